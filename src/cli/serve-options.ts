@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util'
+import { UsageError } from './usage-error.js'
+
+export interface ServeOptions {
+  dir: string
+  host: string
+  port: number
+  schema: string[]
+  token: string | undefined
+}
+
+export const default_port = 7070
+
+export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): ServeOptions {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        dir: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string' },
+        schema: { type: 'string', multiple: true, default: [] },
+        token: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    })
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+  const { values } = parsed
+  return {
+    dir: values.dir ?? env.TENANTDB_DIR ?? './data',
+    host: values.host,
+    port: parsePort(values.port ?? env.TENANTDB_PORT ?? String(default_port)),
+    schema: values.schema,
+    token: values.token,
+  }
+}
+
+function parsePort(text: string): number {
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`port must be an integer 0-65535, got '${text}'`)
+  return port
+}

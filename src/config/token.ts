@@ -1,0 +1,69 @@
+// Where the service token comes from (product.md 3). First found wins: the --token
+// flag, SERVICE_TOKEN, <dir>/service.token; otherwise a fresh random token is
+// written to <dir>/service.token with mode 0600.
+import { randomBytes } from 'node:crypto'
+import { readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { token_random_bytes } from '../limits.js'
+
+export const token_file_name = 'service.token'
+
+export type TokenSource = 'flag' | 'env' | 'file' | 'generated'
+
+export interface ResolvedToken {
+  token: string
+  source: TokenSource
+  /** The token file, for the sources `file` and `generated`. */
+  file?: string
+  /** Set when the token file can be read by other users. */
+  warning?: string
+}
+
+export class TokenError extends Error {
+  override name = 'TokenError'
+}
+
+// Printable ASCII without spaces: the token must survive a header and a query string.
+const token_pattern = /^[\x21-\x7e]+$/
+
+export function checkToken(token: string, origin: string): string {
+  if (!token_pattern.test(token)) {
+    throw new TokenError(`${origin} must be printable ASCII without spaces and not empty`)
+  }
+  return token
+}
+
+export async function resolveToken(options: {
+  flag?: string | undefined
+  env?: string | undefined
+  dir: string
+}): Promise<ResolvedToken> {
+  if (options.flag !== undefined) return { token: checkToken(options.flag, '--token'), source: 'flag' }
+  if (options.env !== undefined && options.env !== '') {
+    return { token: checkToken(options.env, 'SERVICE_TOKEN'), source: 'env' }
+  }
+  const file = join(options.dir, token_file_name)
+  const existing = await readTokenFile(file)
+  if (existing !== undefined) return existing
+  const token = randomBytes(token_random_bytes).toString('base64url')
+  // 'wx': never overwrite a token file another process wrote meanwhile.
+  await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' })
+  return { token, source: 'generated', file }
+}
+
+async function readTokenFile(file: string): Promise<ResolvedToken | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+  const token = checkToken(text.trim(), file)
+  const mode = (await stat(file)).mode & 0o777
+  const resolved: ResolvedToken = { token, source: 'file', file }
+  if ((mode & 0o077) !== 0) {
+    resolved.warning = `${file} is readable by other users (mode ${mode.toString(8)}); run chmod 600 on it`
+  }
+  return resolved
+}

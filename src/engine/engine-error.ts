@@ -1,0 +1,46 @@
+// The TypeScript half of the one error mapping: native/src/error.rs throws
+// "<code>: <sentence>"; this turns it back into a typed error.
+
+export type EngineErrorCode = 'corrupted' | 'locked' | 'io' | 'invalid_argument' | 'closed'
+
+const codes: readonly EngineErrorCode[] = ['corrupted', 'locked', 'io', 'invalid_argument', 'closed']
+
+export class EngineError extends Error {
+  readonly code: EngineErrorCode
+  /** The page that failed verification, for `corrupted`. */
+  readonly page: number | undefined
+
+  constructor(code: EngineErrorCode, message: string, page?: number) {
+    super(message)
+    this.name = 'EngineError'
+    this.code = code
+    this.page = page
+  }
+}
+
+/** Rethrows a native failure as an EngineError; anything else is a bug and passes through. */
+export function toEngineError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err
+  const match = /^([a-z_]+): (.*)$/s.exec(err.message)
+  const code = match?.[1] as EngineErrorCode | undefined
+  if (match === null || code === undefined || !codes.includes(code)) return err
+  const sentence = match[2] ?? ''
+  const page = code === 'corrupted' ? Number(/^page (\d+)/.exec(sentence)?.[1]) : undefined
+  return new EngineError(code, sentence, page)
+}
+
+export async function mapAsync<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise
+  } catch (err) {
+    throw toEngineError(err)
+  }
+}
+
+export function mapSync<T>(call: () => T): T {
+  try {
+    return call()
+  } catch (err) {
+    throw toEngineError(err)
+  }
+}

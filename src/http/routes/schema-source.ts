@@ -1,0 +1,19 @@
+// GET /api/v1/schema.eel: the schema source the server was started with, as text.
+// Several files are concatenated with a "# file: NAME" line before each (product.md 5).
+import type { FastifyInstance } from 'fastify'
+
+export interface SchemaFile {
+  name: string
+  source: string
+}
+
+export function concatSchemaSources(files: readonly SchemaFile[]): string {
+  return files.map((file) => `# file: ${file.name}\n${file.source.endsWith('\n') ? file.source : `${file.source}\n`}`).join('')
+}
+
+export function schemaSourceRoutes(files: readonly SchemaFile[]) {
+  const text = concatSchemaSources(files)
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.get('/api/v1/schema.eel', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(text))
+  }
+}

@@ -1,0 +1,21 @@
+// Every limit of the TypeScript service, in one place, each named with its unit.
+// Rust's limits live in crates/storage/src/limits.rs.
+
+/** Largest request body the HTTP server reads (product.md 7). */
+export const body_bytes_max = 1024 * 1024
+
+/** Random bytes in a generated service token (base64url-encoded). */
+export const token_random_bytes = 32
+
+/** Failed authentications one address may make within the window before 429. */
+export const auth_failures_max = 20
+export const auth_failure_window_ms = 60_000
+
+/** Time a request may take before the server gives up on it (product.md 7). */
+export const request_timeout_ms = 60_000
+
+/** Time SIGTERM waits for in-flight requests before closing regardless. */
+export const shutdown_grace_ms = 10_000
+
+/** Addresses the failed-auth table tracks at once (bounded memory). */
+export const auth_throttle_addresses_max = 10_000

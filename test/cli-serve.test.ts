@@ -1,0 +1,46 @@
+// The real `tenantdb serve` command, as a newcomer runs it.
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { spawnCli } from './helpers/spawn-cli.js'
+import { tempDir } from './helpers/temp-dir.js'
+
+t.test('serve prints the URL and a generated token, answers health, stops on SIGTERM', async (t) => {
+  const dir = tempDir(t)
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', 'examples/schema.eel'])
+  const [, url] = await server.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)
+  const [, token] = await server.waitFor(/token: (\S+)\s+\(generated, saved to .*service\.token\)/)
+  t.equal(statSync(join(dir, 'service.token')).mode & 0o777, 0o600)
+
+  const ok = await fetch(`${url}/health`, { headers: { authorization: `Bearer ${token}` } })
+  t.equal(ok.status, 200)
+  t.match(await ok.json(), { ok: true, tenant: 'default' })
+  t.equal((await fetch(`${url}/health`)).status, 401)
+  const schema = await fetch(`${url}/schema.eel?token=${token}`)
+  t.match(await schema.text(), /^# file: schema\.eel\n# An example schema/)
+
+  const second = spawnCli(t, ['serve', '--dir', dir, '--port', '0'])
+  t.equal(await second.exited, 2, 'a second server on the same directory exits 2')
+  t.match(second.stderr(), /is locked by another process/)
+
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'SIGTERM is a clean exit')
+  t.notMatch(server.stdout() + server.stderr().replace(/token: \S+ +\(generated/, ''), token as string,
+    'the token appears only in the one start-up line')
+
+  const again = spawnCli(t, ['serve', '--dir', dir, '--port', '0'])
+  await again.waitFor(/token: read from .*service\.token/)
+  again.child.kill('SIGINT')
+  t.equal(await again.exited, 0, 'the lock was released; restart reuses the saved token')
+})
+
+t.test('serve refuses bad arguments with usage and exit 2', async (t) => {
+  for (const args of [['serve', '--port', 'http'], ['serve', '--bogus'], ['serve', '--schema', '/no/such.eel'], ['frobnicate']]) {
+    const run = spawnCli(t, args)
+    t.equal(await run.exited, 2, args.join(' '))
+    t.match(run.stderr(), /usage: tenantdb/, args.join(' '))
+  }
+  const version = spawnCli(t, ['--version'])
+  t.equal(await version.exited, 0)
+  t.match(version.stdout(), /^\d+\.\d+\.\d+\n$/)
+})
