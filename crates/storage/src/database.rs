@@ -1,121 +1,528 @@
-//! A database directory: its lock, its page file and its meta record.
+//! A database directory: its lock, page file, WAL and corruption log, and the
+//! versions readers see.
 //!
 //! Directory contents:
 //!
-//! | file    | owner          | purpose                                   |
-//! |---------|----------------|-------------------------------------------|
-//! | `LOCK`  | `dir_lock.rs`  | flock held while the directory is open    |
-//! | `pages` | `page_file.rs` | page slots; slots 0 and 1 are meta slots  |
+//! | file             | owner               | purpose                                   |
+//! |------------------|---------------------|-------------------------------------------|
+//! | `LOCK`           | `dir_lock.rs`       | flock held while the directory is open    |
+//! | `pages`          | `page_file.rs`      | page slots; slots 0 and 1 are meta slots  |
+//! | `wal/*.wal`      | `wal/`              | WAL segments                              |
+//! | `corruption.log` | `corruption_log.rs` | persisted corruption reports              |
+//!
+//! Life of a commit: `commit` applies it to the head version in memory (checking it
+//! first; a failed check changes nothing) and queues it; the sync thread writes the
+//! queued commits as one WAL batch, fsyncs once, publishes the newest version to
+//! readers and completes each commit (`group_commit.rs`). A checkpoint writes the
+//! nodes of the newest durable version to fresh page slots, fsyncs, publishes a new
+//! meta record naming them and the checkpoint LSN, then lets the WAL drop segments
+//! that neither recovery nor tail retention needs. Opening reads the newest valid
+//! meta record and replays the frames after its checkpoint LSN.
 
-use std::fs::{self, File};
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
 
-use crate::dir_lock::DirLock;
+use crate::btree::{self, TreeCheck, TreeRoot, Value};
+use crate::checkpoint::{swizzle, write_version};
+use crate::commit::Commit;
+use crate::corruption_log::{CorruptionLog, CorruptionReport};
 use crate::error::{Error, Result};
-use crate::limits::PAGE_NO_MAX;
+use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
+use crate::histogram::Histogram;
+use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT};
 use crate::meta::Meta;
-use crate::page::{Page, PageType};
+use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
+use crate::version::Version;
+use crate::vfs::{RealVfs, Vfs};
+use crate::wal::Wal;
 
-#[derive(Debug, Clone, Default)]
-pub struct Options {}
+#[derive(Clone)]
+pub struct Options {
+    /// Budget of the page cache, in bytes of decoded nodes.
+    pub cache_bytes: usize,
+    /// Checkpoint automatically once this many WAL bytes follow the last checkpoint.
+    pub checkpoint_wal_bytes: u64,
+    /// WAL bytes kept for the change feed after they are checkpointed.
+    pub tail_retention_bytes: u64,
+    pub vfs: Arc<dyn Vfs>,
+}
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            cache_bytes: CACHE_BYTES_DEFAULT,
+            checkpoint_wal_bytes: CHECKPOINT_WAL_BYTES_DEFAULT,
+            tail_retention_bytes: TAIL_RETENTION_BYTES_DEFAULT,
+            vfs: Arc::new(RealVfs),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
 pub struct Stats {
     pub page_count: u64,
-    pub checkpoint_lsn: u64,
     pub page_file_bytes: u64,
+    pub wal_bytes: u64,
+    /// LSN of the newest durable commit (what readers see).
+    pub current_lsn: u64,
+    pub checkpoint_lsn: u64,
+    /// WAL bytes after the checkpoint LSN: what recovery would replay.
+    pub lag_bytes: u64,
+    pub oldest_lsn: u64,
+    pub replayed_frames: u64,
+    pub torn_bytes: u64,
+    pub open_micros: u64,
+    pub fsync: Histogram,
+    pub cache: CacheStats,
+    pub corruption: Vec<CorruptionReport>,
+    pub corruption_total: u64,
     pub db_dir: PathBuf,
 }
 
-pub struct Database {
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    pub pages: u64,
+    pub entries: u64,
+    pub wal_problems: usize,
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeInfo {
+    pub name: Vec<u8>,
+    pub count: u64,
+    pub lsn: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CheckpointStats {
+    pub checkpoint_lsn: u64,
+    pub pages_written: u64,
+}
+
+struct Head {
+    version: Arc<Version>,
+    next_lsn: u64,
+}
+
+struct Inner {
     dir: PathBuf,
-    pages: PageFile,
-    meta: Meta,
-    /// Page count including pages written since the last publish.
-    page_count: u64,
-    // Declared last so it is dropped last: the lock outlives every file handle.
-    _lock: DirLock,
+    options: Options,
+    pager: Pager,
+    corruption: Arc<CorruptionLog>,
+    wal: Mutex<Wal>,
+    head: Mutex<Head>,
+    durable: Mutex<Arc<Version>>,
+    meta: Mutex<Meta>,
+    checkpoint_lock: Mutex<()>,
+    failed: Mutex<Option<String>>,
+    closed: AtomicBool,
+    fsync: Mutex<Histogram>,
+    group: GroupCommit,
+    replayed_frames: u64,
+    torn_bytes: u64,
+    open_micros: u64,
+    lock: Mutex<Option<Box<dyn Send + Sync>>>,
+}
+
+pub struct Database {
+    inner: Arc<Inner>,
+    sync_thread: Option<JoinHandle<()>>,
+}
+
+/// A consistent, immutable view of the database as of one LSN.
+#[derive(Clone)]
+pub struct Snapshot {
+    inner: Arc<Inner>,
+    version: Arc<Version>,
 }
 
 impl Database {
-    /// Opens (creating if needed) the database directory `dir`, taking its lock.
-    pub fn open(dir: &Path, _options: Options) -> Result<Database> {
-        fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
-        let dir = fs::canonicalize(dir).map_err(|e| Error::io("resolve", dir, e))?;
-        let lock = DirLock::acquire(&dir)?;
-        let pages = PageFile::open(&dir)?;
+    /// Opens (creating if needed) the database directory `dir`: takes its lock, reads
+    /// the newest meta record and replays the WAL after its checkpoint.
+    pub fn open(dir: &Path, options: Options) -> Result<Database> {
+        let started = Instant::now();
+        let vfs = options.vfs.clone();
+        vfs.create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
+        let dir = std::path::absolute(dir).map_err(|e| Error::io("resolve", dir, e))?;
+        let lock = vfs.lock_dir(&dir)?;
+        let corruption = Arc::new(CorruptionLog::open(vfs.clone(), &dir)?);
+        let pages = PageFile::open(&*vfs, &dir)?;
         let meta = if pages.len_bytes()? == 0 {
             let meta = Meta::initial();
             meta.write(&pages)?;
             pages.sync()?;
-            sync_dir(&dir)?;
+            vfs.sync_dir(&dir).map_err(|e| Error::io("fsync directory", &dir, e))?;
             meta
         } else {
-            Meta::read_newest(&pages)?
+            Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?
         };
-        Ok(Database { dir, pages, page_count: meta.page_count, meta, _lock: lock })
-    }
-
-    /// Writes `payload` into a fresh slot at the allocator tip and returns its number.
-    /// The page is durable only after [`Database::sync`].
-    pub fn write_new_page(&mut self, page_type: PageType, payload: &[u8]) -> Result<u64> {
-        if self.page_count >= PAGE_NO_MAX {
-            return Err(Error::InvalidArgument(format!("page file is full ({PAGE_NO_MAX} pages)")));
+        let pager = Pager::new(pages, meta.page_count, options.cache_bytes, corruption.clone());
+        let (wal, recovered) = Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn).map_err(|e| record(&corruption, e))?;
+        let mut version = Version { lsn: meta.checkpoint_lsn, trees: meta.trees.clone(), pins: meta.pins.clone() };
+        let replayed_frames = recovered.frames.len() as u64;
+        for frame in &recovered.frames {
+            let commit = Commit::decode(&frame.payload).ok_or_else(|| {
+                record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 })
+            })?;
+            version = version.apply(&pager, &commit, frame.lsn)?;
         }
-        let page_no = self.page_count;
-        self.pages.write(page_no, self.meta.checkpoint_lsn, page_type, payload)?;
-        self.page_count += 1;
-        Ok(page_no)
+        let next_lsn = wal.next_lsn();
+        assert_eq!(next_lsn, version.lsn + 1, "the WAL's next LSN follows the last replayed commit");
+        let version = Arc::new(version);
+        let inner = Arc::new(Inner {
+            dir,
+            options,
+            pager,
+            corruption,
+            wal: Mutex::new(wal),
+            head: Mutex::new(Head { version: version.clone(), next_lsn }),
+            durable: Mutex::new(version),
+            meta: Mutex::new(meta),
+            checkpoint_lock: Mutex::new(()),
+            failed: Mutex::new(None),
+            closed: AtomicBool::new(false),
+            fsync: Mutex::new(Histogram::default()),
+            group: GroupCommit::new(),
+            replayed_frames,
+            torn_bytes: recovered.torn_bytes,
+            open_micros: started.elapsed().as_micros() as u64,
+            lock: Mutex::new(Some(lock)),
+        });
+        let thread_inner = inner.clone();
+        let sync_thread = std::thread::Builder::new()
+            .name("tenantdb-sync".into())
+            .spawn(move || run_sync_thread(&thread_inner.group, &*thread_inner))
+            .map_err(|e| Error::io("spawn sync thread", &inner.dir, e))?;
+        Ok(Database { inner, sync_thread: Some(sync_thread) })
     }
 
-    /// Reads and verifies one page. A page that fails verification is an
-    /// `Error::Corrupted` naming it; its bytes are never returned.
-    pub fn read_page(&self, page_no: u64) -> Result<Page> {
-        if page_no >= self.page_count {
-            return Err(Error::InvalidArgument(format!(
-                "page {page_no} is beyond the allocator tip {}",
-                self.page_count
-            )));
+    /// Applies `commit` in memory and queues it for the next group fsync; `done` is
+    /// called from the sync thread with its LSN once durable, or with the error. A
+    /// commit that fails its checks is refused at once and changes nothing.
+    pub fn commit(&self, commit: Commit, done: Completion) {
+        match self.enqueue(commit, done) {
+            Ok(()) => {}
+            Err((err, done)) => done(Err(err)),
         }
-        self.pages.read(page_no)
     }
 
-    /// Makes every page written so far durable, then publishes the new tip in the
-    /// other meta slot. Pages are synced before meta so meta never names a page that
-    /// could be lost.
-    pub fn sync(&mut self) -> Result<()> {
-        self.pages.sync()?;
-        let next = Meta { generation: self.meta.generation + 1, page_count: self.page_count, ..self.meta };
-        next.write(&self.pages)?;
-        self.pages.sync()?;
-        self.meta = next;
+    fn enqueue(&self, commit: Commit, done: Completion) -> std::result::Result<(), (Error, Completion)> {
+        let inner = &self.inner;
+        if let Some(cause) = inner.failed() {
+            return Err((Error::FailStopped(cause), done));
+        }
+        if inner.closed.load(Ordering::SeqCst) {
+            return Err((Error::Closed, done));
+        }
+        let mut head = inner.head.lock().expect("head lock");
+        let lsn = head.next_lsn;
+        let version = match head.version.apply(&inner.pager, &commit, lsn) {
+            Ok(version) => Arc::new(version),
+            Err(err) => return Err((err, done)),
+        };
+        head.next_lsn += 1;
+        head.version = version.clone();
+        // Queued under the head lock, so queue order is LSN order.
+        let mut queue = inner.group.queue.lock().expect("commit queue lock");
+        queue.pending.push(Pending { lsn, payload: commit.encode(), version, done });
+        drop(queue);
+        drop(head);
+        inner.group.ready.notify_one();
         Ok(())
+    }
+
+    /// Commits and waits until durable. Returns the commit's LSN.
+    pub fn commit_sync(&self, commit: Commit) -> Result<u64> {
+        let (send, receive) = mpsc::channel();
+        self.commit(commit, Box::new(move |result| {
+            let _ = send.send(result);
+        }));
+        receive.recv().expect("every commit completes")
+    }
+
+    /// The newest durable version.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { inner: self.inner.clone(), version: self.inner.durable.lock().expect("durable lock").clone() }
+    }
+
+    pub fn checkpoint(&self) -> Result<CheckpointStats> {
+        self.inner.checkpoint()
+    }
+
+    /// Committed frames with LSN > `after`, decoded, in order, in a bounded batch.
+    pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<(u64, Commit)>> {
+        let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
+        let frames = self.inner.wal.lock().expect("wal lock").read_after(after, frames_max, bytes_max)?;
+        frames
+            .into_iter()
+            .take_while(|frame| frame.lsn <= durable_lsn)
+            .map(|frame| {
+                Commit::decode(&frame.payload)
+                    .map(|commit| (frame.lsn, commit))
+                    .ok_or(Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 })
+            })
+            .collect()
+    }
+
+    /// Walks every page reachable from the newest version and its pins, and every WAL
+    /// frame, checking checksums and tree invariants. Damage found is also recorded
+    /// as corruption reports.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        let inner = &self.inner;
+        let version = inner.durable.lock().expect("durable lock").clone();
+        let mut check = TreeCheck::default();
+        btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
+        btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
+        let wal_problems = inner.wal.lock().expect("wal lock").verify()?;
+        let mut problems = check.problems;
+        let wal_count = wal_problems.len();
+        problems.extend(wal_problems);
+        Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, problems })
     }
 
     pub fn stats(&self) -> Result<Stats> {
+        let inner = &self.inner;
+        let checkpoint_lsn = inner.meta.lock().expect("meta lock").checkpoint_lsn;
+        let (wal_bytes, lag_bytes, oldest_lsn) = {
+            let wal = inner.wal.lock().expect("wal lock");
+            (wal.bytes(), wal.bytes_after(checkpoint_lsn), wal.oldest_lsn())
+        };
         Ok(Stats {
-            page_count: self.page_count,
-            checkpoint_lsn: self.meta.checkpoint_lsn,
-            page_file_bytes: self.pages.len_bytes()?,
-            db_dir: self.dir.clone(),
+            page_count: inner.pager.page_count(),
+            page_file_bytes: inner.pager.file().len_bytes()?,
+            wal_bytes,
+            current_lsn: inner.durable.lock().expect("durable lock").lsn,
+            checkpoint_lsn,
+            lag_bytes,
+            oldest_lsn,
+            replayed_frames: inner.replayed_frames,
+            torn_bytes: inner.torn_bytes,
+            open_micros: inner.open_micros,
+            fsync: inner.fsync.lock().expect("fsync lock").clone(),
+            cache: inner.pager.cache_stats(),
+            corruption: inner.corruption.reports(),
+            corruption_total: inner.corruption.total(),
+            db_dir: inner.dir.clone(),
         })
     }
 
-    pub fn page_file_path(&self) -> &Path {
-        self.pages.path()
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
     }
 
-    /// Publishes what was written and releases the lock.
+    /// Stops the sync thread (completing what was queued), checkpoints, and releases
+    /// the directory lock. After an fsync failure it skips the checkpoint (recovery
+    /// replays the WAL instead) and reports the failure.
     pub fn close(mut self) -> Result<()> {
-        if self.page_count != self.meta.page_count {
-            self.sync()?;
+        self.stop_sync_thread();
+        let result = match self.inner.failed() {
+            Some(cause) => Err(Error::FailStopped(cause)),
+            None => self.inner.checkpoint().map(|_| ()),
+        };
+        self.inner.release();
+        result
+    }
+
+    fn stop_sync_thread(&mut self) {
+        self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.group.queue.lock().expect("commit queue lock").closing = true;
+        self.inner.group.ready.notify_all();
+        if let Some(thread) = self.sync_thread.take() {
+            thread.join().expect("the sync thread does not panic");
         }
-        Ok(())
     }
 }
 
-/// Makes a newly created file's directory entry durable.
-fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| Error::io("fsync directory", dir, e))
+impl Drop for Database {
+    /// Dropped without `close`: stop the sync thread and release the lock, without a
+    /// checkpoint (the WAL holds every acknowledged commit).
+    fn drop(&mut self) {
+        self.stop_sync_thread();
+        self.inner.release();
+    }
+}
+
+impl Inner {
+    fn failed(&self) -> Option<String> {
+        self.failed.lock().expect("failed lock").clone()
+    }
+
+    fn release(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.lock.lock().expect("dir lock").take();
+    }
+
+    fn checkpoint(&self) -> Result<CheckpointStats> {
+        let _serial = self.checkpoint_lock.lock().expect("checkpoint lock");
+        if let Some(cause) = self.failed() {
+            return Err(Error::FailStopped(cause));
+        }
+        let version = self.durable.lock().expect("durable lock").clone();
+        let result = self.write_checkpoint(&version);
+        if let Err(err) = &result {
+            // Pages or meta may be half written: carry on only after recovery.
+            self.fail_stop(format!("checkpoint failed: {err}"));
+        }
+        let pages_written = result?;
+        {
+            let mut head = self.head.lock().expect("head lock");
+            head.version = Arc::new(swizzle(&head.version));
+        }
+        {
+            let mut durable = self.durable.lock().expect("durable lock");
+            *durable = Arc::new(swizzle(&durable));
+        }
+        Ok(CheckpointStats { checkpoint_lsn: version.lsn, pages_written })
+    }
+
+    fn write_checkpoint(&self, version: &Version) -> Result<u64> {
+        let pages_written = write_version(&self.pager, version, version.lsn)?;
+        self.pager.sync()?;
+        let mut meta = self.meta.lock().expect("meta lock");
+        let next = Meta {
+            generation: meta.generation + 1,
+            page_count: self.pager.page_count(),
+            checkpoint_lsn: version.lsn,
+            trees: version.trees.clone(),
+            pins: version.pins.clone(),
+        };
+        next.write(self.pager.file())?;
+        self.pager.sync()?;
+        *meta = next;
+        drop(meta);
+        self.wal.lock().expect("wal lock").retain(version.lsn, self.options.tail_retention_bytes)?;
+        Ok(pages_written)
+    }
+}
+
+impl BatchSink for Inner {
+    fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
+        let started = Instant::now();
+        self.wal.lock().expect("wal lock").append_batch(frames)?;
+        let micros = started.elapsed().as_micros() as u64;
+        self.fsync.lock().expect("fsync lock").record(micros);
+        Ok(micros)
+    }
+
+    fn publish(&self, version: Arc<Version>) {
+        *self.durable.lock().expect("durable lock") = version;
+    }
+
+    fn after_batch(&self) {
+        let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
+        let lag = self.wal.lock().expect("wal lock").bytes_after(checkpoint_lsn);
+        if lag >= self.options.checkpoint_wal_bytes {
+            // A failure here is already fail-stop (recorded by checkpoint itself).
+            let _ = self.checkpoint();
+        }
+    }
+
+    fn fail_stop(&self, cause: String) {
+        self.failed.lock().expect("failed lock").get_or_insert(cause);
+    }
+
+    fn failed(&self) -> Option<String> {
+        Inner::failed(self)
+    }
+}
+
+/// Records a corruption error in the persisted log and passes it on.
+fn record(log: &CorruptionLog, err: Error) -> Error {
+    let _ = match &err {
+        Error::Corrupted { page, kind } => log.record(format!("page:{page}"), "pages".into(), Some(*page), kind.as_str()),
+        Error::WalCorrupted { segment, offset } => {
+            log.record(format!("wal:{segment}@{offset}"), format!("wal/{segment}"), None, "wal_frame")
+        }
+        _ => Ok(()),
+    };
+    err
+}
+
+impl Snapshot {
+    pub fn lsn(&self) -> u64 {
+        self.version.lsn
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.inner.closed.load(Ordering::SeqCst) { Err(Error::Closed) } else { Ok(()) }
+    }
+
+    fn tree(&self, name: &[u8]) -> Result<TreeRoot> {
+        self.check_open()?;
+        self.version.tree(&self.inner.pager, name)
+    }
+
+    pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Arc<[u8]>>> {
+        let root = self.tree(tree)?;
+        match btree::get(&self.inner.pager, &root, key)? {
+            Some(value) => self.inner.pager.read_value(&value).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Up to `limit` entries within the bounds, ascending or descending.
+    pub fn range(
+        &self,
+        tree: &[u8],
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Arc<[u8]>, Arc<[u8]>)>> {
+        let root = self.tree(tree)?;
+        let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
+        entries.into_iter().map(|(key, value)| Ok((key, self.inner.pager.read_value(&value)?))).collect()
+    }
+
+    /// Every tree of this version with its entry count and last-change LSN.
+    pub fn trees(&self) -> Result<Vec<TreeInfo>> {
+        self.check_open()?;
+        list_trees(&self.inner.pager, &self.version.trees)
+    }
+
+    pub fn tree_info(&self, name: &[u8]) -> Result<Option<TreeInfo>> {
+        self.check_open()?;
+        Ok(match btree::get(&self.inner.pager, &self.version.trees, name)? {
+            Some(Value::Tree(tree)) => Some(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn }),
+            _ => None,
+        })
+    }
+
+    /// Every pin with the LSN it was taken at (`count` is its number of trees).
+    pub fn pins(&self) -> Result<Vec<TreeInfo>> {
+        self.check_open()?;
+        list_trees(&self.inner.pager, &self.version.pins)
+    }
+
+    /// The version saved under pin `name`.
+    pub fn pin(&self, name: &[u8]) -> Result<Option<Snapshot>> {
+        self.check_open()?;
+        Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
+            inner: self.inner.clone(),
+            version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
+        }))
+    }
+}
+
+fn list_trees(pager: &Pager, table: &TreeRoot) -> Result<Vec<TreeInfo>> {
+    let mut out: Vec<TreeInfo> = Vec::new();
+    loop {
+        let last = out.last().map(|t| t.name.clone());
+        let lower = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let batch = btree::range(pager, table, lower, Bound::Unbounded, false, 1024)?;
+        if batch.is_empty() {
+            return Ok(out);
+        }
+        for (name, value) in batch {
+            if let Value::Tree(tree) = value {
+                out.push(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn });
+            }
+        }
+    }
 }

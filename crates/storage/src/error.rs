@@ -16,6 +16,11 @@ pub enum CorruptionKind {
     PageType,
     /// Neither meta slot is valid.
     Meta,
+    /// The slot is intact but is not the version its parent points to: a lost write
+    /// or a stale image (the parent records each child's checksum).
+    Stale,
+    /// The slot decodes but breaks a tree invariant (key order, bounds, depth).
+    Tree,
 }
 
 impl CorruptionKind {
@@ -25,6 +30,8 @@ impl CorruptionKind {
             CorruptionKind::PageNumber => "page_number",
             CorruptionKind::PageType => "page_type",
             CorruptionKind::Meta => "meta",
+            CorruptionKind::Stale => "stale",
+            CorruptionKind::Tree => "tree",
         }
     }
 }
@@ -33,6 +40,12 @@ impl CorruptionKind {
 pub enum Error {
     /// A stored page failed verification. Its bytes are never returned as data.
     Corrupted { page: u64, kind: CorruptionKind },
+    /// A WAL frame that was durable is damaged: a bad frame followed by frames of a
+    /// later, synced batch. (A torn tail after a crash is normal recovery instead.)
+    WalCorrupted { segment: String, offset: u64 },
+    /// An fsync failed earlier; nothing more is acknowledged until the directory is
+    /// reopened and recovered (fail-stop, never retry an fsync and carry on).
+    FailStopped(String),
     /// Another process (or another handle in this one) holds the directory's lock.
     Locked { dir: PathBuf },
     /// The operating system refused an operation.
@@ -50,6 +63,8 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::Corrupted { .. } => "corrupted",
+            Error::WalCorrupted { .. } => "corrupted",
+            Error::FailStopped(_) => "fail_stopped",
             Error::Locked { .. } => "locked",
             Error::Io { .. } => "io",
             Error::InvalidArgument(_) => "invalid_argument",
@@ -68,6 +83,13 @@ impl fmt::Display for Error {
             Error::Corrupted { page, kind } => {
                 write!(f, "page {page} is corrupted ({} check failed)", kind.as_str())
             }
+            Error::WalCorrupted { segment, offset } => {
+                write!(f, "WAL segment {segment} is corrupted at byte {offset}")
+            }
+            Error::FailStopped(cause) => write!(
+                f,
+                "database stopped after a failed fsync ({cause}); reopen the directory to recover"
+            ),
             Error::Locked { dir } => write!(
                 f,
                 "database directory {} is locked by another process (is a server running on it?)",

@@ -2,15 +2,30 @@
 //!
 //! The public surface is listed here; everything else is private to the crate.
 
+mod btree;
+mod checkpoint;
 mod checksum;
+mod commit;
+mod corruption_log;
 mod database;
 mod dir_lock;
 mod error;
+mod group_commit;
+mod histogram;
 pub mod limits;
 mod meta;
 mod page;
+mod page_cache;
 mod page_file;
+mod pager;
+mod version;
+pub mod vfs;
+pub mod wal;
 
-pub use database::{Database, Options, Stats};
+pub use commit::{Commit, Op};
+pub use corruption_log::CorruptionReport;
+pub use database::{CheckpointStats, Database, Options, Snapshot, Stats, TreeInfo, VerifyReport};
+pub use histogram::{Histogram, BUCKET_BOUNDS_MICROS};
+pub use pager::CacheStats;
 pub use error::{CorruptionKind, Error, Result};
 pub use page::{PageType, PAGE_HEADER_BYTES};

@@ -10,3 +10,34 @@ pub const META_SLOTS: u64 = 2;
 pub const PAGE_NO_MAX: u64 = 1 << 40;
 
 const _: () = assert!(PAGE_BYTES.is_power_of_two() && PAGE_BYTES >= 512);
+
+/// Largest key of a B-tree entry (product.md 7: key 1 KiB).
+pub const KEY_BYTES_MAX: usize = 1024;
+
+/// Largest value of a B-tree entry (product.md 7: row 1 MiB).
+pub const VALUE_BYTES_MAX: usize = 1024 * 1024;
+
+/// Values longer than this go to overflow pages. Chosen so that two entries with a
+/// maximal key and a maximal inline value always fit in one leaf, which makes a
+/// two-way split of an overfull node always fit.
+pub const INLINE_VALUE_BYTES_MAX: usize = 960;
+
+/// Longest tree or pin name.
+pub const NAME_BYTES_MAX: usize = 255;
+
+/// Default size of the page cache, in bytes of decoded nodes.
+pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
+
+/// Checkpoint automatically once this many WAL bytes follow the last checkpoint.
+pub const CHECKPOINT_WAL_BYTES_DEFAULT: u64 = 64 * 1024 * 1024;
+
+/// WAL kept for the change feed even after checkpoint (product.md 5: 256 MiB).
+pub const TAIL_RETENTION_BYTES_DEFAULT: u64 = 256 * 1024 * 1024;
+
+/// Entries one range call returns at most (results cross the binding in batches).
+pub const RANGE_BATCH_ENTRIES_MAX: usize = 10_000;
+
+const _: () = assert!(
+    2 * (2 + 1 + KEY_BYTES_MAX + 4 + INLINE_VALUE_BYTES_MAX) + 3 <= PAGE_BYTES - 32,
+    "two maximal leaf entries must fit in one page"
+);

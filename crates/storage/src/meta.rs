@@ -4,15 +4,21 @@
 //!
 //! Payload layout of a meta slot (little-endian, inside the page slot's payload):
 //!
-//! | offset | bytes | field          | meaning                                     |
-//! |-------:|------:|----------------|---------------------------------------------|
-//! |      0 |     8 | magic          | ASCII `TENANTDB`                            |
-//! |      8 |     4 | format         | directory format version, currently 1       |
-//! |     12 |     4 | page_bytes     | slot size the directory was created with    |
-//! |     16 |     8 | generation     | +1 per publish; the newest valid one wins   |
-//! |     24 |     8 | page_count     | allocator tip: pages 0..page_count exist    |
-//! |     32 |     8 | checkpoint_lsn | LSN up to which pages hold every commit     |
+//! | offset | bytes | field          | meaning                                       |
+//! |-------:|------:|----------------|-----------------------------------------------|
+//! |      0 |     8 | magic          | ASCII `TENANTDB`                              |
+//! |      8 |     4 | format         | directory format version, currently 1         |
+//! |     12 |     4 | page_bytes     | slot size the directory was created with      |
+//! |     16 |     8 | generation     | +1 per publish; the newest valid one wins     |
+//! |     24 |     8 | page_count     | allocator tip: pages 0..page_count exist      |
+//! |     32 |     8 | checkpoint_lsn | the pages hold every commit up to this LSN    |
+//! |     40 |    32 | trees          | root set: tree reference (below)              |
+//! |     72 |    32 | pins           | pin table: tree reference (below)             |
+//!
+//! A tree reference is `root_page: u64` (0 = empty), `root_checksum: u64`,
+//! `count: u64`, `lsn: u64`, as in a leaf's tree value (`btree/node_codec.rs`).
 
+use crate::btree::{DiskLoc, NodeRef, TreeRoot};
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{META_SLOTS, PAGE_BYTES};
 use crate::page::PageType;
@@ -20,32 +26,44 @@ use crate::page_file::PageFile;
 
 const MAGIC: &[u8; 8] = b"TENANTDB";
 const FORMAT_VERSION: u32 = 1;
-pub const META_BYTES: usize = 40;
+pub const META_BYTES: usize = 104;
+const TREE_REF_BYTES: usize = 32;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Meta {
     pub generation: u64,
     pub page_count: u64,
     pub checkpoint_lsn: u64,
+    pub trees: TreeRoot,
+    pub pins: TreeRoot,
 }
 
 impl Meta {
     pub fn initial() -> Meta {
-        Meta { generation: 1, page_count: META_SLOTS, checkpoint_lsn: 0 }
+        Meta {
+            generation: 1,
+            page_count: META_SLOTS,
+            checkpoint_lsn: 0,
+            trees: TreeRoot::default(),
+            pins: TreeRoot::default(),
+        }
     }
 
-    fn slot(self) -> u64 {
+    fn slot(&self) -> u64 {
         self.generation % META_SLOTS
     }
 
-    fn encode(self) -> [u8; META_BYTES] {
-        let mut bytes = [0u8; META_BYTES];
-        bytes[0..8].copy_from_slice(MAGIC);
-        bytes[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-        bytes[12..16].copy_from_slice(&(PAGE_BYTES as u32).to_le_bytes());
-        bytes[16..24].copy_from_slice(&self.generation.to_le_bytes());
-        bytes[24..32].copy_from_slice(&self.page_count.to_le_bytes());
-        bytes[32..40].copy_from_slice(&self.checkpoint_lsn.to_le_bytes());
+    fn encode(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(META_BYTES);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(PAGE_BYTES as u32).to_le_bytes());
+        bytes.extend_from_slice(&self.generation.to_le_bytes());
+        bytes.extend_from_slice(&self.page_count.to_le_bytes());
+        bytes.extend_from_slice(&self.checkpoint_lsn.to_le_bytes());
+        encode_tree(&mut bytes, &self.trees);
+        encode_tree(&mut bytes, &self.pins);
+        debug_assert_eq!(bytes.len(), META_BYTES);
         bytes
     }
 
@@ -59,13 +77,19 @@ impl Meta {
         {
             return None;
         }
-        let meta = Meta { generation: u64_at(16), page_count: u64_at(24), checkpoint_lsn: u64_at(32) };
+        let meta = Meta {
+            generation: u64_at(16),
+            page_count: u64_at(24),
+            checkpoint_lsn: u64_at(32),
+            trees: decode_tree(&bytes[40..72]),
+            pins: decode_tree(&bytes[72..104]),
+        };
         (meta.page_count >= META_SLOTS).then_some(meta)
     }
 
     /// Writes this record into its slot. The caller syncs.
-    pub fn write(self, pages: &PageFile) -> Result<()> {
-        pages.write(self.slot(), self.checkpoint_lsn, PageType::Meta, &self.encode())
+    pub fn write(&self, pages: &PageFile) -> Result<()> {
+        pages.write(self.slot(), self.checkpoint_lsn, PageType::Meta, &self.encode()).map(|_| ())
     }
 
     /// Reads both slots and returns the newest valid record.
@@ -81,4 +105,22 @@ impl Meta {
     }
 }
 
-const _: () = assert!(META_BYTES == 40);
+fn encode_tree(out: &mut Vec<u8>, tree: &TreeRoot) {
+    let loc = tree.root.as_ref().map(|r| r.disk_loc().expect("meta names only written trees"));
+    out.extend_from_slice(&loc.map_or(0, |l| l.page).to_le_bytes());
+    out.extend_from_slice(&loc.map_or(0, |l| l.checksum).to_le_bytes());
+    out.extend_from_slice(&tree.count.to_le_bytes());
+    out.extend_from_slice(&tree.lsn.to_le_bytes());
+}
+
+fn decode_tree(bytes: &[u8]) -> TreeRoot {
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    let page = u64_at(0);
+    TreeRoot {
+        root: (page != 0).then(|| NodeRef::Disk(DiskLoc { page, checksum: u64_at(8) })),
+        count: u64_at(16),
+        lsn: u64_at(24),
+    }
+}
+
+const _: () = assert!(META_BYTES == 40 + 2 * TREE_REF_BYTES);

@@ -7,7 +7,7 @@
 //! |      0 |     8 | checksum    | xxh3_64 of bytes 8..PAGE_BYTES (header rest + payload)   |
 //! |      8 |     8 | page_no     | the slot's own number; catches misdirected writes        |
 //! |     16 |     8 | lsn         | LSN of the commit or checkpoint that wrote the slot      |
-//! |     24 |     1 | page_type   | [`PageType`]                                             |
+//! |     24 |     1 | page_type   | 1 meta, 2 raw, 3 leaf, 4 branch, 5 overflow              |
 //! |     25 |     1 | format      | slot format version, currently 1                         |
 //! |     26 |     2 | reserved    | zero                                                     |
 //! |     28 |     4 | payload_len | bytes of payload in use                                  |
@@ -41,6 +41,12 @@ pub enum PageType {
     Meta = 1,
     /// Opaque bytes; used by tests and by pages whose owner keeps its own layout.
     Raw = 2,
+    /// A B-tree leaf (`btree/node_codec.rs`).
+    Leaf = 3,
+    /// A B-tree branch (`btree/node_codec.rs`).
+    Branch = 4,
+    /// One page of a large value's chain (`btree/overflow.rs`).
+    Overflow = 5,
 }
 
 impl PageType {
@@ -48,6 +54,9 @@ impl PageType {
         match value {
             1 => Some(PageType::Meta),
             2 => Some(PageType::Raw),
+            3 => Some(PageType::Leaf),
+            4 => Some(PageType::Branch),
+            5 => Some(PageType::Overflow),
             _ => None,
         }
     }
@@ -57,6 +66,8 @@ impl PageType {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
     pub page_no: u64,
+    /// The slot's checksum; a parent records it to detect a stale child.
+    pub checksum: u64,
     pub lsn: u64,
     pub page_type: PageType,
     pub payload: Vec<u8>,
@@ -106,10 +117,16 @@ pub fn decode(expected_page_no: u64, slot: &[u8]) -> Result<Page> {
     }
     Ok(Page {
         page_no: expected_page_no,
+        checksum: stored,
         lsn: read_u64(slot, OFFSET_LSN),
         page_type,
         payload: slot[PAGE_HEADER_BYTES..PAGE_HEADER_BYTES + payload_len].to_vec(),
     })
+}
+
+/// The checksum stored in an encoded slot image.
+pub fn slot_checksum(slot: &[u8]) -> u64 {
+    read_u64(slot, OFFSET_CHECKSUM)
 }
 
 fn read_u64(bytes: &[u8], offset: usize) -> u64 {
@@ -124,7 +141,9 @@ mod tests {
     fn round_trip() {
         let slot = encode(7, 42, PageType::Raw, b"hello").unwrap();
         let page = decode(7, &slot).unwrap();
-        assert_eq!(page, Page { page_no: 7, lsn: 42, page_type: PageType::Raw, payload: b"hello".to_vec() });
+        assert_eq!(page.payload, b"hello");
+        assert_eq!((page.page_no, page.lsn, page.page_type), (7, 42, PageType::Raw));
+        assert_eq!(page.checksum, slot_checksum(&slot));
     }
 
     #[test]

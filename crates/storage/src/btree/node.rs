@@ -1,0 +1,130 @@
+//! B-tree nodes in memory. Nodes are immutable once built: a change copies the path
+//! from the root to the changed leaf (copy-on-write), so any number of versions share
+//! their unchanged subtrees and a reader holding an old root sees it unchanged.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::limits::PAGE_BYTES;
+use crate::page::PAGE_HEADER_BYTES;
+
+pub type Key = Arc<[u8]>;
+
+/// Where a node lives: on disk (by page number and the checksum its slot must have,
+/// so a stale or misdirected page is detected), or in memory (built since the last
+/// checkpoint).
+#[derive(Clone, Debug)]
+pub enum NodeRef {
+    Disk(DiskLoc),
+    Mem(Arc<MemNode>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DiskLoc {
+    pub page: u64,
+    pub checksum: u64,
+}
+
+#[derive(Debug)]
+pub struct MemNode {
+    pub node: Node,
+    /// Set once a checkpoint has written this node; later checkpoints reuse the page.
+    pub written: OnceLock<DiskLoc>,
+}
+
+impl NodeRef {
+    pub fn mem(node: Node) -> NodeRef {
+        NodeRef::Mem(Arc::new(MemNode { node, written: OnceLock::new() }))
+    }
+
+    /// The disk location if the node is on disk or was written by a checkpoint.
+    pub fn disk_loc(&self) -> Option<DiskLoc> {
+        match self {
+            NodeRef::Disk(loc) => Some(*loc),
+            NodeRef::Mem(mem) => mem.written.get().copied(),
+        }
+    }
+}
+
+/// The root of one tree: its root node (none when empty), its entry count (kept on
+/// every change, so row estimates need no scan), and the LSN of its last change.
+#[derive(Clone, Debug, Default)]
+pub struct TreeRoot {
+    pub root: Option<NodeRef>,
+    pub count: u64,
+    pub lsn: u64,
+}
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// Bytes held in the node (inline on disk, or not yet written).
+    Bytes(Arc<[u8]>),
+    /// A large value already written to a chain of overflow pages.
+    Overflow { first_page: u64, len: u32, hash: u64 },
+    /// A whole tree as a value: the root set maps tree names to trees this way, and
+    /// the pin table maps pin names to root sets.
+    Tree(TreeRoot),
+}
+
+#[derive(Clone, Debug)]
+pub enum Node {
+    Leaf(Vec<(Key, Value)>),
+    /// `keys[i]` separates `children[i]` (keys < it) from `children[i + 1]` (keys >= it).
+    Branch { level: u8, keys: Vec<Key>, children: Vec<NodeRef> },
+}
+
+/// Bytes available for a node in one page slot.
+pub const NODE_BYTES_MAX: usize = PAGE_BYTES - PAGE_HEADER_BYTES;
+
+impl Node {
+    pub fn level(&self) -> u8 {
+        match self {
+            Node::Leaf(_) => 0,
+            Node::Branch { level, .. } => *level,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Node::Leaf(entries) => entries.is_empty(),
+            Node::Branch { children, .. } => children.is_empty(),
+        }
+    }
+
+    /// Bytes of the node's on-disk encoding (see `node_codec.rs`).
+    pub fn encoded_bytes(&self) -> usize {
+        match self {
+            Node::Leaf(entries) => {
+                LEAF_HEADER_BYTES + entries.iter().map(|(k, v)| leaf_entry_bytes(k, v)).sum::<usize>()
+            }
+            Node::Branch { keys, children, .. } => {
+                BRANCH_HEADER_BYTES
+                    + children.len() * CHILD_REF_BYTES
+                    + keys.iter().map(|k| 2 + k.len()).sum::<usize>()
+            }
+        }
+    }
+
+    /// Approximate bytes of memory held, for the page cache's budget.
+    pub fn memory_bytes(&self) -> usize {
+        64 + self.encoded_bytes()
+    }
+}
+
+pub const LEAF_HEADER_BYTES: usize = 3;
+pub const BRANCH_HEADER_BYTES: usize = 3;
+pub const CHILD_REF_BYTES: usize = 16;
+
+pub fn leaf_entry_bytes(key: &[u8], value: &Value) -> usize {
+    2 + 1 + key.len() + value_bytes(value)
+}
+
+pub fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::Bytes(bytes) if bytes.len() <= crate::limits::INLINE_VALUE_BYTES_MAX => 4 + bytes.len(),
+        Value::Bytes(_) | Value::Overflow { .. } => OVERFLOW_REF_BYTES,
+        Value::Tree(_) => TREE_REF_BYTES,
+    }
+}
+
+pub const OVERFLOW_REF_BYTES: usize = 8 + 4 + 8;
+pub const TREE_REF_BYTES: usize = 8 + 8 + 8 + 8;

@@ -1,0 +1,188 @@
+//! On-disk layout of B-tree nodes, inside a page slot's payload (little-endian).
+//!
+//! Leaf (page type 3):
+//!
+//! | offset | bytes | field     | meaning                                  |
+//! |-------:|------:|-----------|------------------------------------------|
+//! |      0 |     1 | level     | 0                                        |
+//! |      1 |     2 | count     | number of entries                        |
+//! |      3 |   ... | entries   | `count` entries in strictly ascending key order |
+//!
+//! Leaf entry: `key_len: u16`, `kind: u8`, `key`, then by kind:
+//!
+//! | kind | bytes | fields                                                            |
+//! |-----:|------:|-------------------------------------------------------------------|
+//! |    0 | 4 + n | inline value: `len: u32`, `len` bytes                             |
+//! |    1 |    20 | overflow value: `first_page: u64`, `len: u32`, `hash: u64` (xxh3 of the value) |
+//! |    2 |    32 | tree value: `root_page: u64` (0 = empty tree), `root_checksum: u64`, `count: u64`, `lsn: u64` |
+//!
+//! Branch (page type 4):
+//!
+//! | offset | bytes | field     | meaning                                        |
+//! |-------:|------:|-----------|------------------------------------------------|
+//! |      0 |     1 | level     | height above the leaves, >= 1                  |
+//! |      1 |     2 | count     | number of children n >= 1                      |
+//! |      3 | 16 n  | children  | `page: u64`, `checksum: u64` per child         |
+//! |    ... |   ... | keys      | n - 1 separators: `key_len: u16`, `key`        |
+//!
+//! Separator i: keys of child i are < it, keys of child i + 1 are >= it. The parent
+//! records each child's slot checksum, so a child slot that is intact but stale (a
+//! lost write) or belongs elsewhere is detected as corruption.
+
+use std::sync::Arc;
+
+use super::node::{
+    DiskLoc, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
+    LEAF_HEADER_BYTES, OVERFLOW_REF_BYTES, TREE_REF_BYTES,
+};
+use crate::error::{CorruptionKind, Error, Result};
+use crate::page::PageType;
+
+const KIND_INLINE: u8 = 0;
+const KIND_OVERFLOW: u8 = 1;
+const KIND_TREE: u8 = 2;
+
+const _: () = assert!(LEAF_HEADER_BYTES == 3 && BRANCH_HEADER_BYTES == 3 && CHILD_REF_BYTES == 16);
+const _: () = assert!(OVERFLOW_REF_BYTES == 20 && TREE_REF_BYTES == 32);
+
+/// Encodes a node whose children and large values are all on disk already.
+/// Returns the page type to write it as.
+pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
+    let mut out = Vec::with_capacity(node.encoded_bytes());
+    match node {
+        Node::Leaf(entries) => {
+            out.push(0);
+            out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+            for (key, value) in entries {
+                out.extend_from_slice(&(key.len() as u16).to_le_bytes());
+                match value {
+                    Value::Bytes(bytes) => {
+                        assert!(bytes.len() <= crate::limits::INLINE_VALUE_BYTES_MAX, "large value not written to overflow");
+                        out.push(KIND_INLINE);
+                        out.extend_from_slice(key);
+                        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                        out.extend_from_slice(bytes);
+                    }
+                    Value::Overflow { first_page, len, hash } => {
+                        out.push(KIND_OVERFLOW);
+                        out.extend_from_slice(key);
+                        out.extend_from_slice(&first_page.to_le_bytes());
+                        out.extend_from_slice(&len.to_le_bytes());
+                        out.extend_from_slice(&hash.to_le_bytes());
+                    }
+                    Value::Tree(tree) => {
+                        out.push(KIND_TREE);
+                        out.extend_from_slice(key);
+                        let loc = tree.root.as_ref().map(|r| r.disk_loc().expect("subtree written before its parent"));
+                        out.extend_from_slice(&loc.map_or(0, |l| l.page).to_le_bytes());
+                        out.extend_from_slice(&loc.map_or(0, |l| l.checksum).to_le_bytes());
+                        out.extend_from_slice(&tree.count.to_le_bytes());
+                        out.extend_from_slice(&tree.lsn.to_le_bytes());
+                    }
+                }
+            }
+            debug_assert_eq!(out.len(), node.encoded_bytes());
+            (PageType::Leaf, out)
+        }
+        Node::Branch { level, keys, children } => {
+            out.push(*level);
+            out.extend_from_slice(&(children.len() as u16).to_le_bytes());
+            for child in children {
+                let loc = child.disk_loc().expect("child written before its parent");
+                out.extend_from_slice(&loc.page.to_le_bytes());
+                out.extend_from_slice(&loc.checksum.to_le_bytes());
+            }
+            for key in keys {
+                out.extend_from_slice(&(key.len() as u16).to_le_bytes());
+                out.extend_from_slice(key);
+            }
+            debug_assert_eq!(out.len(), node.encoded_bytes());
+            (PageType::Branch, out)
+        }
+    }
+}
+
+/// Decodes a verified page's payload. Any inconsistency is corruption of `page`: a
+/// checksummed slot can still hold nonsense if a buggy or foreign writer made it.
+pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
+    let bad = || Error::Corrupted { page, kind: CorruptionKind::Tree };
+    let mut r = Reader { bytes: payload, at: 0 };
+    let level = r.u8().ok_or_else(bad)?;
+    let count = r.u16().ok_or_else(bad)? as usize;
+    let node = match page_type {
+        PageType::Leaf if level == 0 => {
+            let mut entries = Vec::with_capacity(count);
+            for _ in 0..count {
+                let key_len = r.u16().ok_or_else(bad)? as usize;
+                let kind = r.u8().ok_or_else(bad)?;
+                let key: Key = Arc::from(r.take(key_len).ok_or_else(bad)?);
+                let value = match kind {
+                    KIND_INLINE => {
+                        let len = r.u32().ok_or_else(bad)? as usize;
+                        Value::Bytes(Arc::from(r.take(len).ok_or_else(bad)?))
+                    }
+                    KIND_OVERFLOW => Value::Overflow {
+                        first_page: r.u64().ok_or_else(bad)?,
+                        len: r.u32().ok_or_else(bad)?,
+                        hash: r.u64().ok_or_else(bad)?,
+                    },
+                    KIND_TREE => {
+                        let root_page = r.u64().ok_or_else(bad)?;
+                        let checksum = r.u64().ok_or_else(bad)?;
+                        let count = r.u64().ok_or_else(bad)?;
+                        let lsn = r.u64().ok_or_else(bad)?;
+                        let root = (root_page != 0).then_some(NodeRef::Disk(DiskLoc { page: root_page, checksum }));
+                        Value::Tree(TreeRoot { root, count, lsn })
+                    }
+                    _ => return Err(bad()),
+                };
+                entries.push((key, value));
+            }
+            Node::Leaf(entries)
+        }
+        PageType::Branch if level >= 1 && count >= 1 => {
+            let mut children = Vec::with_capacity(count);
+            for _ in 0..count {
+                let child_page = r.u64().ok_or_else(bad)?;
+                let checksum = r.u64().ok_or_else(bad)?;
+                children.push(NodeRef::Disk(DiskLoc { page: child_page, checksum }));
+            }
+            let mut keys = Vec::with_capacity(count - 1);
+            for _ in 0..count - 1 {
+                let key_len = r.u16().ok_or_else(bad)? as usize;
+                keys.push(Arc::from(r.take(key_len).ok_or_else(bad)?));
+            }
+            Node::Branch { level, keys, children }
+        }
+        _ => return Err(Error::Corrupted { page, kind: CorruptionKind::PageType }),
+    };
+    if r.at != payload.len() {
+        return Err(bad());
+    }
+    Ok(node)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let slice = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(slice)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take(2).map(|b| u16::from_le_bytes(b.try_into().expect("2 bytes")))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+}

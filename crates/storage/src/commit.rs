@@ -1,0 +1,170 @@
+//! A transaction as the storage core logs it: opaque caller metadata plus a list of
+//! operations, applied in order, all or nothing. One commit is one WAL frame.
+//!
+//! Frame payload (little-endian; `bytes` = `len: u32` then `len` bytes):
+//!
+//! | field    | encoding                     | meaning                                |
+//! |----------|------------------------------|----------------------------------------|
+//! | version  | u8 = 1                       | payload format                         |
+//! | meta     | bytes                        | caller's metadata (the service's event header) |
+//! | op_count | u32                          | number of operations                   |
+//! | ops      | `tag: u8` then fields        | see the table below                    |
+//!
+//! | tag | operation          | fields (all `bytes`) |
+//! |----:|--------------------|----------------------|
+//! |   1 | put                | tree, key, value     |
+//! |   2 | delete             | tree, key            |
+//! |   3 | drop tree          | tree                 |
+//! |   4 | copy tree          | from, to             |
+//! |   5 | copy tree from pin | pin, from, to        |
+//! |   6 | pin                | name                 |
+//! |   7 | unpin              | name                 |
+//! |   8 | compact tree       | tree                 |
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Inserts or replaces `key` in `tree`, creating the tree if needed.
+    Put { tree: Vec<u8>, key: Vec<u8>, value: Vec<u8> },
+    /// Removes `key` from `tree`; absent keys are a no-op.
+    Delete { tree: Vec<u8>, key: Vec<u8> },
+    /// Removes a whole tree; an absent tree is a no-op.
+    DropTree { tree: Vec<u8> },
+    /// Makes `to` share `from`'s current root: an O(1) copy (a fork). Replaces `to`.
+    CopyTree { from: Vec<u8>, to: Vec<u8> },
+    /// Makes `to` share the root `from` had in pin `pin` (a fork from a snapshot).
+    CopyTreeFromPin { pin: Vec<u8>, from: Vec<u8>, to: Vec<u8> },
+    /// Saves the current root set (after the operations before it) under `name`.
+    Pin { name: Vec<u8> },
+    /// Forgets a pin; absent pins are a no-op.
+    Unpin { name: Vec<u8> },
+    /// Rebuilds `tree` from its live entries into fresh, dense nodes.
+    CompactTree { tree: Vec<u8> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Commit {
+    pub meta: Vec<u8>,
+    pub ops: Vec<Op>,
+}
+
+const FORMAT_VERSION: u8 = 1;
+
+impl Commit {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = vec![FORMAT_VERSION];
+        put_bytes(&mut out, &self.meta);
+        out.extend_from_slice(&(self.ops.len() as u32).to_le_bytes());
+        for op in &self.ops {
+            let (tag, fields): (u8, Vec<&[u8]>) = match op {
+                Op::Put { tree, key, value } => (1, vec![tree, key, value]),
+                Op::Delete { tree, key } => (2, vec![tree, key]),
+                Op::DropTree { tree } => (3, vec![tree]),
+                Op::CopyTree { from, to } => (4, vec![from, to]),
+                Op::CopyTreeFromPin { pin, from, to } => (5, vec![pin, from, to]),
+                Op::Pin { name } => (6, vec![name]),
+                Op::Unpin { name } => (7, vec![name]),
+                Op::CompactTree { tree } => (8, vec![tree]),
+            };
+            out.push(tag);
+            for field in fields {
+                put_bytes(&mut out, field);
+            }
+        }
+        out
+    }
+
+    /// `None` when the payload is not a commit this version wrote.
+    pub fn decode(payload: &[u8]) -> Option<Commit> {
+        let mut r = Reader { bytes: payload, at: 0 };
+        if r.take(1)?[0] != FORMAT_VERSION {
+            return None;
+        }
+        let meta = r.bytes()?;
+        let count = r.u32()? as usize;
+        // Each op takes at least 5 bytes: refuse counts the payload cannot hold.
+        if count > payload.len() / 5 {
+            return None;
+        }
+        let mut ops = Vec::with_capacity(count);
+        for _ in 0..count {
+            let tag = r.take(1)?[0];
+            ops.push(match tag {
+                1 => Op::Put { tree: r.bytes()?, key: r.bytes()?, value: r.bytes()? },
+                2 => Op::Delete { tree: r.bytes()?, key: r.bytes()? },
+                3 => Op::DropTree { tree: r.bytes()? },
+                4 => Op::CopyTree { from: r.bytes()?, to: r.bytes()? },
+                5 => Op::CopyTreeFromPin { pin: r.bytes()?, from: r.bytes()?, to: r.bytes()? },
+                6 => Op::Pin { name: r.bytes()? },
+                7 => Op::Unpin { name: r.bytes()? },
+                8 => Op::CompactTree { tree: r.bytes()? },
+                _ => return None,
+            });
+        }
+        (r.at == payload.len()).then_some(Commit { meta, ops })
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let slice = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(slice)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+    fn bytes(&mut self) -> Option<Vec<u8>> {
+        let len = self.u32()? as usize;
+        self.take(len).map(<[u8]>::to_vec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_round_trips() {
+        let commit = Commit {
+            meta: b"{\"tenant\":\"a\"}".to_vec(),
+            ops: vec![
+                Op::Put { tree: b"t".to_vec(), key: b"k".to_vec(), value: vec![7; 2000] },
+                Op::Delete { tree: b"t".to_vec(), key: b"k".to_vec() },
+                Op::DropTree { tree: b"t".to_vec() },
+                Op::CopyTree { from: b"a".to_vec(), to: b"b".to_vec() },
+                Op::CopyTreeFromPin { pin: b"p".to_vec(), from: b"a".to_vec(), to: b"c".to_vec() },
+                Op::Pin { name: b"p".to_vec() },
+                Op::Unpin { name: b"p".to_vec() },
+                Op::CompactTree { tree: b"t".to_vec() },
+            ],
+        };
+        assert_eq!(Commit::decode(&commit.encode()), Some(commit));
+    }
+
+    #[test]
+    fn fuzz_truncated_and_garbage_payloads_decode_to_none_without_panic() {
+        let bytes = Commit { meta: vec![1, 2, 3], ops: vec![Op::Pin { name: b"x".to_vec() }] }.encode();
+        for len in 0..bytes.len() {
+            assert_eq!(Commit::decode(&bytes[..len]), None);
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..10_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 64) as usize;
+            let garbage: Vec<u8> = (0..len).map(|i| (seed >> (i % 8 * 8)) as u8).collect();
+            let _ = Commit::decode(&garbage);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Group commit. A commit is applied in memory and queued by the caller's thread;
+//! one sync thread takes everything queued, writes it as one WAL batch with one
+//! fdatasync, then publishes the newest version to readers and calls each commit's
+//! completion. So concurrent commits share an fsync, writes become visible only once
+//! durable, and no caller thread blocks while waiting (the binding resolves a
+//! promise from the completion).
+//!
+//! An fsync (or write) error is fail-stop: that batch and everything after it fails,
+//! and nothing more is acknowledged until the directory is reopened and recovered.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::version::Version;
+
+pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
+
+pub struct Pending {
+    pub lsn: u64,
+    pub payload: Vec<u8>,
+    pub version: Arc<Version>,
+    pub done: Completion,
+}
+
+#[derive(Default)]
+pub struct Queue {
+    pub pending: Vec<Pending>,
+    pub closing: bool,
+}
+
+pub struct GroupCommit {
+    pub queue: Mutex<Queue>,
+    pub ready: Condvar,
+}
+
+impl GroupCommit {
+    pub fn new() -> GroupCommit {
+        GroupCommit { queue: Mutex::new(Queue::default()), ready: Condvar::new() }
+    }
+
+    /// Waits for work; `None` once closing and drained.
+    pub fn next_batch(&self) -> Option<Vec<Pending>> {
+        let mut queue = self.queue.lock().expect("commit queue lock");
+        loop {
+            if !queue.pending.is_empty() {
+                return Some(std::mem::take(&mut queue.pending));
+            }
+            if queue.closing {
+                return None;
+            }
+            queue = self.ready.wait(queue).expect("commit queue lock");
+        }
+    }
+}
+
+/// What the sync thread needs from the database.
+pub trait BatchSink {
+    /// Writes and syncs the frames; returns the microseconds the durable write took.
+    fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64>;
+    fn publish(&self, version: Arc<Version>);
+    /// Called once per batch after completions ran; may checkpoint.
+    fn after_batch(&self);
+    fn fail_stop(&self, cause: String);
+    fn failed(&self) -> Option<String>;
+}
+
+pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
+    while let Some(batch) = group.next_batch() {
+        if let Some(cause) = sink.failed() {
+            for pending in batch {
+                (pending.done)(Err(Error::FailStopped(cause.clone())));
+            }
+            continue;
+        }
+        let started = Instant::now();
+        let frames: Vec<(u64, &[u8])> = batch.iter().map(|p| (p.lsn, p.payload.as_slice())).collect();
+        let result = sink.write_batch(&frames);
+        drop(frames);
+        match result {
+            Ok(_) => {
+                let newest = batch.last().expect("a batch is not empty").version.clone();
+                sink.publish(newest);
+                for pending in batch {
+                    (pending.done)(Ok(pending.lsn));
+                }
+                sink.after_batch();
+            }
+            Err(err) => {
+                let cause = format!("{err} after {} µs", started.elapsed().as_micros());
+                sink.fail_stop(cause.clone());
+                for pending in batch {
+                    (pending.done)(Err(Error::FailStopped(cause.clone())));
+                }
+            }
+        }
+    }
+}

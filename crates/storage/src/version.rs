@@ -1,0 +1,210 @@
+//! A version of the whole database: the root set (tree name → tree) and the pin table
+//! (pin name → root set) as of one LSN. Versions are immutable; applying a commit
+//! yields a new one that shares every unchanged node with the old.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::btree::{self, TreeRoot, Value};
+use crate::commit::{Commit, Op};
+use crate::error::{Error, Result};
+use crate::limits::{KEY_BYTES_MAX, NAME_BYTES_MAX, RANGE_BATCH_ENTRIES_MAX, VALUE_BYTES_MAX};
+use crate::pager::Pager;
+
+#[derive(Debug, Clone, Default)]
+pub struct Version {
+    /// LSN of the last commit this version contains.
+    pub lsn: u64,
+    pub trees: TreeRoot,
+    pub pins: TreeRoot,
+}
+
+impl Version {
+    /// The tree named `name`, empty if there is none.
+    pub fn tree(&self, pager: &Pager, name: &[u8]) -> Result<TreeRoot> {
+        lookup_tree(pager, &self.trees, name)
+    }
+
+    /// The root set saved under pin `name`.
+    pub fn pin(&self, pager: &Pager, name: &[u8]) -> Result<Option<Version>> {
+        Ok(match btree::get(pager, &self.pins, name)? {
+            Some(Value::Tree(trees)) => Some(Version { lsn: trees.lsn, trees, pins: TreeRoot::default() }),
+            Some(_) => return Err(Error::InvalidArgument("pin table entry is not a root set".into())),
+            None => None,
+        })
+    }
+
+    /// Checks `commit` and applies it as LSN `lsn`. On any error nothing changes: the
+    /// new version is only returned whole.
+    pub fn apply(&self, pager: &Pager, commit: &Commit, lsn: u64) -> Result<Version> {
+        for op in &commit.ops {
+            check_op(op)?;
+        }
+        let mut next = Working { pager, version: self.clone(), touched: BTreeMap::new(), lsn };
+        for op in &commit.ops {
+            next.apply(op)?;
+        }
+        next.flush()?;
+        next.version.lsn = lsn;
+        Ok(next.version)
+    }
+}
+
+fn lookup_tree(pager: &Pager, trees: &TreeRoot, name: &[u8]) -> Result<TreeRoot> {
+    match btree::get(pager, trees, name)? {
+        Some(Value::Tree(tree)) => Ok(tree),
+        Some(_) => Err(Error::InvalidArgument("root set entry is not a tree".into())),
+        None => Ok(TreeRoot::default()),
+    }
+}
+
+/// A version being built. Trees touched by several operations are kept aside and
+/// written back to the root set once, before anything reads the root set.
+struct Working<'a> {
+    pager: &'a Pager,
+    version: Version,
+    touched: BTreeMap<Vec<u8>, Option<TreeRoot>>,
+    lsn: u64,
+}
+
+impl Working<'_> {
+    fn tree(&mut self, name: &[u8]) -> Result<TreeRoot> {
+        match self.touched.get(name) {
+            Some(Some(tree)) => Ok(tree.clone()),
+            Some(None) => Ok(TreeRoot::default()),
+            None => lookup_tree(self.pager, &self.version.trees, name),
+        }
+    }
+
+    fn apply(&mut self, op: &Op) -> Result<()> {
+        let lsn = self.lsn;
+        match op {
+            Op::Put { tree, key, value } => {
+                let root = self.tree(tree)?;
+                let value = Value::Bytes(Arc::from(value.as_slice()));
+                let (root, _) = btree::put(self.pager, &root, Arc::from(key.as_slice()), value, lsn)?;
+                self.touched.insert(tree.clone(), Some(root));
+            }
+            Op::Delete { tree, key } => {
+                let root = self.tree(tree)?;
+                if let Some((root, _)) = btree::delete(self.pager, &root, key, lsn)? {
+                    let keep = root.root.is_some() || self.exists(tree)?;
+                    self.touched.insert(tree.clone(), keep.then_some(root));
+                }
+            }
+            Op::DropTree { tree } => {
+                self.touched.insert(tree.clone(), None);
+            }
+            Op::CopyTree { from, to } => {
+                let root = self.tree(from)?;
+                self.touched.insert(to.clone(), Some(TreeRoot { lsn, ..root }));
+            }
+            Op::CopyTreeFromPin { pin, from, to } => {
+                let pinned = self.pinned(pin)?;
+                let root = lookup_tree(self.pager, &pinned, from)?;
+                self.touched.insert(to.clone(), Some(TreeRoot { lsn, ..root }));
+            }
+            Op::Pin { name } => {
+                if btree::get(self.pager, &self.version.pins, name)?.is_some() {
+                    return Err(Error::InvalidArgument(format!("pin {} exists", String::from_utf8_lossy(name))));
+                }
+                self.flush()?;
+                let trees = TreeRoot { lsn, ..self.version.trees.clone() };
+                let (pins, _) = btree::put(self.pager, &self.version.pins, Arc::from(name.as_slice()), Value::Tree(trees), lsn)?;
+                self.version.pins = pins;
+            }
+            Op::Unpin { name } => {
+                if let Some((pins, _)) = btree::delete(self.pager, &self.version.pins, name, lsn)? {
+                    self.version.pins = pins;
+                }
+            }
+            Op::CompactTree { tree } => {
+                let root = self.tree(tree)?;
+                if root.root.is_some() {
+                    let entries = all_entries(self.pager, &root)?;
+                    self.touched.insert(tree.clone(), Some(btree::build(entries, lsn)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `tree` exists (an emptied tree still exists until dropped).
+    fn exists(&mut self, tree: &[u8]) -> Result<bool> {
+        Ok(match self.touched.get(tree) {
+            Some(entry) => entry.is_some(),
+            None => btree::get(self.pager, &self.version.trees, tree)?.is_some(),
+        })
+    }
+
+    fn pinned(&self, pin: &[u8]) -> Result<TreeRoot> {
+        match btree::get(self.pager, &self.version.pins, pin)? {
+            Some(Value::Tree(trees)) => Ok(trees),
+            _ => Err(Error::InvalidArgument(format!("no pin named {}", String::from_utf8_lossy(pin)))),
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        for (name, tree) in std::mem::take(&mut self.touched) {
+            self.version.trees = match tree {
+                Some(tree) => btree::put(self.pager, &self.version.trees, Arc::from(name.as_slice()), Value::Tree(tree), self.lsn)?.0,
+                None => match btree::delete(self.pager, &self.version.trees, &name, self.lsn)? {
+                    Some((trees, _)) => trees,
+                    None => continue,
+                },
+            };
+        }
+        Ok(())
+    }
+}
+
+/// Every entry of a tree, in order, read in bounded batches.
+fn all_entries(pager: &Pager, tree: &TreeRoot) -> Result<Vec<(btree::Key, Value)>> {
+    let mut out: Vec<(btree::Key, Value)> = Vec::with_capacity(tree.count as usize);
+    loop {
+        let lower = match out.last() {
+            Some((key, _)) => Bound::Excluded(key.to_vec()),
+            None => Bound::Unbounded,
+        };
+        let lower_ref = match &lower {
+            Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
+            _ => Bound::Unbounded,
+        };
+        let batch = btree::range(pager, tree, lower_ref, Bound::Unbounded, false, RANGE_BATCH_ENTRIES_MAX)?;
+        if batch.is_empty() {
+            return Ok(out);
+        }
+        out.extend(batch);
+    }
+}
+
+fn check_op(op: &Op) -> Result<()> {
+    let name = |what: &str, name: &[u8]| -> Result<()> {
+        if name.is_empty() || name.len() > NAME_BYTES_MAX {
+            return Err(Error::InvalidArgument(format!("{what} name must be 1 to {NAME_BYTES_MAX} bytes, got {}", name.len())));
+        }
+        Ok(())
+    };
+    let key = |key: &[u8]| -> Result<()> {
+        if key.len() > KEY_BYTES_MAX {
+            return Err(Error::InvalidArgument(format!("key of {} bytes exceeds {KEY_BYTES_MAX}", key.len())));
+        }
+        Ok(())
+    };
+    match op {
+        Op::Put { tree, key: k, value } => {
+            name("tree", tree)?;
+            key(k)?;
+            if value.len() > VALUE_BYTES_MAX {
+                return Err(Error::InvalidArgument(format!("value of {} bytes exceeds {VALUE_BYTES_MAX}", value.len())));
+            }
+            Ok(())
+        }
+        Op::Delete { tree, key: k } => name("tree", tree).and(key(k)),
+        Op::DropTree { tree } | Op::CompactTree { tree } => name("tree", tree),
+        Op::CopyTree { from, to } => name("tree", from).and(name("tree", to)),
+        Op::CopyTreeFromPin { pin, from, to } => name("pin", pin).and(name("tree", from)).and(name("tree", to)),
+        Op::Pin { name: n } | Op::Unpin { name: n } => name("pin", n),
+    }
+}

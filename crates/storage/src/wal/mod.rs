@@ -1,0 +1,247 @@
+//! The write-ahead log: one frame per committed transaction, with an opaque payload,
+//! and the change feed (frames stay readable until retention deletes their segment).
+//!
+//! # Files
+//!
+//! Segments live in `<db dir>/wal/`, named `{first_lsn:020}.wal`. LSNs grow by exactly
+//! one per frame, across segments and restarts. Frames are written in batches (group
+//! commit): one batch is one `write_at` then one `sync`, and the next batch is only
+//! written after that sync returned, so at most ONE batch is ever unsynced. A batch
+//! never spans segments: a new segment is started, at a batch boundary, once the
+//! current one holds `SEGMENT_BYTES_MAX` bytes. A new segment is made durable with the
+//! batch that starts it: create, write, sync the file, sync the directory. Frame
+//! format: see `frame.rs`.
+//!
+//! # Recovery: a torn tail versus corruption
+//!
+//! After a crash the last batch may be partly on disk: each of its frames missing,
+//! torn at 512-byte sectors, or whole, in any combination (unsynced writes are
+//! reordered). That is normal, and recovery discards it. A damaged frame of a batch
+//! that had been synced is corruption, and must never be dropped silently. The two are
+//! told apart with `batch_start_lsn`:
+//!
+//! 1. Frames are scanned in order. A frame that is *unreadable* (bad magic, length
+//!    over the cap or past the end of the file, bad checksum) at offset X, where LSN E
+//!    was expected, starts the decision below.
+//! 2. Search forward, from X in the same segment and then through every later
+//!    segment, at 8-aligned offsets, for any readable frame F with `F.lsn >= E`. A
+//!    readable frame is skipped over whole, so payload bytes that happen to look like
+//!    a frame are not mistaken for one; an unreadable spot advances by 8 bytes. Every
+//!    byte is probed once: linear, and only paid on this failure path.
+//! 3. If some F has `F.batch_start_lsn > E`, a batch that started after E was written
+//!    and (since a batch is only written after the previous one was synced) E's batch
+//!    had been synced: `Error::WalCorrupted { segment, offset: X }`.
+//! 4. Otherwise every such F (if any) belongs to E's batch, the one unsynced batch:
+//!    a torn tail. Everything from X on is discarded: the segment is truncated at X
+//!    (`set_len` + `sync`) and later segment files are removed (`sync_dir`), so new
+//!    frames append cleanly. `Recovered::torn_bytes` counts what was cut.
+//!
+//! A *readable* frame that does not fit where it sits (LSN other than E, a
+//! `batch_start_lsn` that is neither its own LSN nor its batch's, nonzero padding) is
+//! corruption at once: a crash tears or drops writes but never moves whole frames,
+//! and a frame left over from before an earlier recovery cannot exist because that
+//! recovery truncated it durably. The same holds for a segment whose name promises
+//! another LSN than its first frame has, and for a segment that does not start right
+//! after the previous one ends (a gap in the middle: retention only deletes the
+//! oldest segments, so only the oldest may start anywhere; it must start at or below
+//! `checkpoint_lsn + 1`, or frames needed for replay are gone).
+//!
+//! Limit of the rule: damage to the *last* synced batch, with no later batch, looks
+//! exactly like a torn tail and is discarded (nothing on disk tells them apart).
+//!
+//! If `checkpoint_lsn` is beyond the last frame (segments were lost or deleted), the
+//! remaining segments hold only checkpointed frames and would leave a hole before
+//! `checkpoint_lsn + 1`, so they are removed and the WAL restarts at
+//! `checkpoint_lsn + 1`.
+//!
+//! # Concurrency
+//!
+//! Every method takes `&self`; share the log as `Arc<Wal>`. `append_batch` and
+//! `retain` are serialized by an internal writer mutex, which also holds the
+//! fail-stop cause. Readers (`read_after`, `verify`, the stats) take a read lock on the
+//! segment list only to copy out what they need (file handles, offsets), and do their
+//! file I/O without any lock. The writer does its write and sync without the list
+//! lock too, and publishes new frames (and the new `next_lsn`) only after the sync
+//! returned, so readers only ever see durable frames and never a half-written batch.
+//!
+//! # Sizes
+//!
+//! `bytes_after` is exact: each segment keeps the offset of every frame (4 bytes per
+//! frame, at most an eighth of the segment since a frame is at least 32 bytes).
+
+mod frame;
+mod reader;
+mod recovery;
+mod segment;
+mod verify;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::error::{Error, Result};
+use crate::vfs::Vfs;
+use segment::Segment;
+
+pub use frame::{FRAME_HEADER_BYTES, FRAME_MAGIC};
+
+/// A segment is closed once it holds this many bytes; the next batch starts a new one.
+// moves to limits.rs
+pub const SEGMENT_BYTES_MAX: u64 = 16 << 20;
+
+/// Largest payload of one frame; a frame claiming more is invalid.
+// moves to limits.rs
+pub const FRAME_PAYLOAD_BYTES_MAX: usize = 64 << 20;
+
+/// Hard cap on a segment file's size, so frame offsets fit in u32. A batch that would
+/// push the current segment past it starts a new segment; a batch larger than this on
+/// its own is refused (`InvalidArgument`).
+// moves to limits.rs
+pub const SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
+
+/// Name of the WAL's directory inside the database directory.
+pub const WAL_DIR_NAME: &str = "wal";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub lsn: u64,
+    pub payload: Vec<u8>,
+}
+
+#[derive(Debug, Default)]
+pub struct Recovered {
+    /// Frames with `lsn > checkpoint_lsn`, in LSN order: what to replay.
+    pub frames: Vec<Frame>,
+    /// Bytes discarded as a torn tail (0 after a clean shutdown).
+    pub torn_bytes: u64,
+}
+
+pub struct Wal {
+    vfs: Arc<dyn Vfs>,
+    /// `<db dir>/wal`.
+    dir: PathBuf,
+    /// Serializes `append_batch` and `retain`; `Some(cause)` once fail-stopped.
+    writer: Mutex<Option<String>>,
+    /// What readers see: durable segments and the next LSN. Held only briefly.
+    state: RwLock<State>,
+}
+
+struct State {
+    /// Oldest first, contiguous in LSN. May be empty (fresh, or all removed).
+    segments: Vec<Segment>,
+    /// LSN the next appended frame gets; every frame below it is durable.
+    next_lsn: u64,
+}
+
+impl State {
+    fn oldest_lsn(&self) -> u64 {
+        self.segments.first().map_or(self.next_lsn, |s| s.first_lsn)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.segments.iter().map(|s| s.bytes).sum()
+    }
+}
+
+impl Wal {
+    /// Opens `<dir>/wal` (creating it), recovers (see the module docs) and returns the
+    /// frames after `checkpoint_lsn` to replay. `next_lsn` becomes
+    /// `max(last valid lsn, checkpoint_lsn) + 1`.
+    pub fn open(vfs: Arc<dyn Vfs>, dir: &Path, checkpoint_lsn: u64) -> Result<(Wal, Recovered)> {
+        let wal_dir = dir.join(WAL_DIR_NAME);
+        let existed = vfs.exists(&wal_dir).map_err(|e| Error::io("stat WAL directory", &wal_dir, e))?;
+        if !existed {
+            vfs.create_dir_all(&wal_dir)
+                .map_err(|e| Error::io("create WAL directory", &wal_dir, e))?;
+            // The new directory's entry must be durable before segments in it are.
+            vfs.sync_dir(dir).map_err(|e| Error::io("sync directory", dir, e))?;
+        }
+        let outcome = recovery::recover(&*vfs, &wal_dir, checkpoint_lsn)?;
+        let wal = Wal {
+            vfs,
+            dir: wal_dir,
+            writer: Mutex::new(None),
+            state: RwLock::new(State { segments: outcome.segments, next_lsn: outcome.next_lsn }),
+        };
+        Ok((wal, outcome.recovered))
+    }
+
+    /// LSN the next appended frame must have. Every frame below it is durable.
+    pub fn next_lsn(&self) -> u64 {
+        self.read_state().next_lsn
+    }
+
+    /// Appends `frames` (`(lsn, payload)`, LSNs consecutive from `next_lsn()`: anything
+    /// else is a bug and panics) as one batch: one `write_at`, then one `sync`, after
+    /// starting a new segment if the current one is full. Returns `Ok` only once the
+    /// batch is durable. An I/O error is returned as is, and from then on every append
+    /// and `retain` fails with `Error::FailStopped` (reopen to recover). An empty batch
+    /// is a no-op; a payload over `FRAME_PAYLOAD_BYTES_MAX` is `InvalidArgument`
+    /// (nothing written, not fail-stopped).
+    pub fn append_batch(&self, frames: &[(u64, &[u8])]) -> Result<()> {
+        writer::append_batch(self, frames)
+    }
+
+    /// Frames with `lsn > after`, in order: at most `max_frames`, and no more than
+    /// `max_bytes` of payload in total, except that the first frame is always returned
+    /// even if it alone is larger. Only durable frames are read. Empty if nothing is
+    /// after `after` (or `max_frames` is 0). `InvalidArgument` if frames right after
+    /// `after` were already deleted by retention (so a change-feed reader never skips
+    /// frames without knowing). A frame failing its checksum is `WalCorrupted`.
+    pub fn read_after(&self, after: u64, max_frames: usize, max_bytes: usize) -> Result<Vec<Frame>> {
+        reader::read_after(self, after, max_frames, max_bytes)
+    }
+
+    /// Lowest LSN still stored (`next_lsn()` if the WAL holds no frame).
+    pub fn oldest_lsn(&self) -> u64 {
+        self.read_state().oldest_lsn()
+    }
+
+    /// Total bytes of all segments (durable frames only).
+    pub fn bytes(&self) -> u64 {
+        self.read_state().bytes()
+    }
+
+    /// Exact bytes (headers and padding included) of the stored frames with LSN > `lsn`.
+    pub fn bytes_after(&self, lsn: u64) -> u64 {
+        let state = self.read_state();
+        state
+            .segments
+            .iter()
+            .filter(|s| s.end_lsn() > lsn.saturating_add(1))
+            .map(|s| s.bytes - s.offset_of(lsn.saturating_add(1).max(s.first_lsn)))
+            .sum()
+    }
+
+    /// Deletes whole segments whose every frame has `lsn <= checkpoint_lsn`, oldest
+    /// first, as long as the bytes remaining stay `>= retention_bytes`; never the
+    /// newest segment. Durable (`sync_dir`) when it returns. An I/O error fail-stops
+    /// the WAL like a failed append.
+    pub fn retain(&self, checkpoint_lsn: u64, retention_bytes: u64) -> Result<()> {
+        writer::retain(self, checkpoint_lsn, retention_bytes)
+    }
+
+    /// Reads every frame of every segment and checks format, checksums and LSN
+    /// continuity, and that the directory holds exactly the segments the WAL knows.
+    /// Returns the problems as sentences (empty: clean). Modifies nothing; I/O errors
+    /// are returned as errors.
+    pub fn verify(&self) -> Result<Vec<String>> {
+        verify::verify(self)
+    }
+
+    fn read_state(&self) -> RwLockReadGuard<'_, State> {
+        // Nothing panics while holding the lock, but a poisoned lock must not turn
+        // every later read into a panic either.
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write_state(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock_writer(&self) -> MutexGuard<'_, Option<String>> {
+        // The LSN assertion panics while holding this lock, before any I/O or state
+        // change, so the state behind a poisoned lock is still sound.
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

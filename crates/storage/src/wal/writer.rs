@@ -1,0 +1,158 @@
+//! Appending batches and retiring old segments: the only code that changes the WAL
+//! after open. Both run under the writer mutex; file I/O happens outside the state
+//! lock, and the state changes only after the I/O is durable.
+
+use std::sync::Arc;
+
+use super::frame;
+use super::segment::{segment_name, Segment};
+use super::{Wal, FRAME_PAYLOAD_BYTES_MAX, SEGMENT_BYTES_MAX, SEGMENT_FILE_BYTES_MAX};
+use crate::error::{Error, Result};
+use crate::vfs::VfsFile;
+
+/// Where a batch goes.
+enum Target {
+    /// Append to the current (newest) segment at this offset.
+    Current { file: Arc<dyn VfsFile>, path: std::path::PathBuf, offset: u64 },
+    /// Start a new segment named after the batch's first LSN.
+    New,
+}
+
+pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
+    let mut failed = wal.lock_writer();
+    if let Some(cause) = failed.as_ref() {
+        return Err(Error::FailStopped(cause.clone()));
+    }
+    if frames.is_empty() {
+        return Ok(());
+    }
+    // Only this thread (holding the writer mutex) changes the state, so what is read
+    // here stays true until we publish.
+    let (first_lsn, current) = {
+        let state = wal.read_state();
+        let current = state
+            .segments
+            .last()
+            .map(|s| (Arc::clone(&s.file), s.path.clone(), s.bytes, s.end_lsn()));
+        (state.next_lsn, current)
+    };
+    for (i, (lsn, _)) in frames.iter().enumerate() {
+        assert_eq!(
+            *lsn,
+            first_lsn + i as u64,
+            "WAL batch frame {i} has LSN {lsn}; frames must be consecutive from next_lsn {first_lsn}"
+        );
+    }
+    if let Some((lsn, payload)) = frames.iter().find(|(_, p)| p.len() > FRAME_PAYLOAD_BYTES_MAX) {
+        return Err(Error::InvalidArgument(format!(
+            "WAL frame {lsn} has a payload of {} bytes, over the {FRAME_PAYLOAD_BYTES_MAX}-byte cap",
+            payload.len()
+        )));
+    }
+    let batch_bytes: u64 = frames.iter().map(|(_, p)| frame::frame_bytes(p.len()) as u64).sum();
+    if batch_bytes > SEGMENT_FILE_BYTES_MAX {
+        return Err(Error::InvalidArgument(format!(
+            "WAL batch of {batch_bytes} bytes exceeds the {SEGMENT_FILE_BYTES_MAX}-byte segment cap"
+        )));
+    }
+
+    let mut buf = Vec::with_capacity(batch_bytes as usize);
+    let mut relative = Vec::with_capacity(frames.len());
+    for (lsn, payload) in frames {
+        relative.push(buf.len() as u64);
+        frame::encode_into(&mut buf, *lsn, first_lsn, payload);
+    }
+
+    let target = match current {
+        // Append only to a segment that continues at first_lsn, is not full, and
+        // keeps its offsets within u32.
+        Some((file, path, bytes, end_lsn))
+            if end_lsn == first_lsn
+                && bytes < SEGMENT_BYTES_MAX
+                && bytes + batch_bytes <= SEGMENT_FILE_BYTES_MAX =>
+        {
+            Target::Current { file, path, offset: bytes }
+        }
+        _ => Target::New,
+    };
+    let written = write_durably(wal, target, first_lsn, &buf);
+    let (new_segment, base) = match written {
+        Ok(done) => done,
+        Err(e) => {
+            // Fail-stop: after a failed write or fsync, what is durable is unknown.
+            *failed = Some(e.to_string());
+            return Err(e);
+        }
+    };
+
+    let mut state = wal.write_state();
+    if let Some(segment) = new_segment {
+        state.segments.push(segment);
+    }
+    let segment = state.segments.last_mut().expect("the batch's segment is listed");
+    segment.offsets.extend(relative.iter().map(|r| (base + r) as u32));
+    segment.bytes = base + batch_bytes;
+    state.next_lsn = first_lsn + frames.len() as u64;
+    Ok(())
+}
+
+/// Writes the batch with one `write_at` and one `sync` (plus, for a new segment, its
+/// creation and a `sync_dir`). Returns the new segment, if any, and the batch offset.
+fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> Result<(Option<Segment>, u64)> {
+    match target {
+        Target::Current { file, path, offset } => {
+            file.write_at(buf, offset).map_err(|e| Error::io("write WAL segment", &path, e))?;
+            file.sync().map_err(|e| Error::io("sync WAL segment", &path, e))?;
+            Ok((None, offset))
+        }
+        Target::New => {
+            let name = segment_name(first_lsn);
+            let path = wal.dir.join(&name);
+            let file = wal.vfs.open(&path, true).map_err(|e| Error::io("create WAL segment", &path, e))?;
+            file.write_at(buf, 0).map_err(|e| Error::io("write WAL segment", &path, e))?;
+            file.sync().map_err(|e| Error::io("sync WAL segment", &path, e))?;
+            // The batch is only durable once the new file's name is.
+            wal.vfs.sync_dir(&wal.dir).map_err(|e| Error::io("sync WAL directory", &wal.dir, e))?;
+            let segment = Segment { name, path, first_lsn, file, offsets: Vec::new(), bytes: 0 };
+            Ok((Some(segment), 0))
+        }
+    }
+}
+
+pub fn retain(wal: &Wal, checkpoint_lsn: u64, retention_bytes: u64) -> Result<()> {
+    let mut failed = wal.lock_writer();
+    if let Some(cause) = failed.as_ref() {
+        return Err(Error::FailStopped(cause.clone()));
+    }
+    // Unlisted first, so no new read starts on a segment being removed (reads already
+    // under way keep their open handle).
+    let doomed: Vec<std::path::PathBuf> = {
+        let mut state = wal.write_state();
+        let mut remaining = state.bytes();
+        let mut count = 0;
+        // `count + 1 < len`: never the newest segment.
+        while count + 1 < state.segments.len() {
+            let segment = &state.segments[count];
+            let all_checkpointed = segment.end_lsn() <= checkpoint_lsn.saturating_add(1);
+            if !all_checkpointed || remaining - segment.bytes < retention_bytes {
+                break;
+            }
+            remaining -= segment.bytes;
+            count += 1;
+        }
+        state.segments.drain(..count).map(|s| s.path).collect()
+    };
+    if doomed.is_empty() {
+        return Ok(());
+    }
+    let removed = (|| {
+        for path in &doomed {
+            wal.vfs.remove(path).map_err(|e| Error::io("remove WAL segment", path, e))?;
+        }
+        wal.vfs.sync_dir(&wal.dir).map_err(|e| Error::io("sync WAL directory", &wal.dir, e))
+    })();
+    if let Err(e) = &removed {
+        *failed = Some(e.to_string());
+    }
+    removed
+}
