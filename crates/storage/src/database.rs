@@ -152,18 +152,29 @@ impl Database {
         let dir = std::path::absolute(dir).map_err(|e| Error::io("resolve", dir, e))?;
         let lock = vfs.lock_dir(&dir)?;
         let corruption = Arc::new(CorruptionLog::open(vfs.clone(), &dir)?);
-        let pages = PageFile::open(&*vfs, &dir)?;
-        let meta = if pages.len_bytes()? == 0 {
-            let meta = Meta::initial();
-            meta.write(&pages)?;
-            pages.sync()?;
-            vfs.sync_dir(&dir).map_err(|e| Error::io("fsync directory", &dir, e))?;
-            meta
-        } else {
-            Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?
+        let (pages, meta) = match PageFile::open(&*vfs, &dir)? {
+            Some(pages) => {
+                let meta = Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?;
+                (pages, meta)
+            }
+            None => {
+                let [older, newer] = Meta::initial();
+                let pages = PageFile::create(&*vfs, &dir, |pages| {
+                    older.write(pages)?;
+                    newer.write(pages)
+                })?;
+                (pages, newer)
+            }
         };
         let pager = Pager::new(pages, meta.page_count, options.cache_bytes, corruption.clone());
         let (wal, recovered) = Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn).map_err(|e| record(&corruption, e))?;
+        // Replay must start right after the checkpoint: a WAL that no longer reaches
+        // back that far (a lost segment) cannot be replayed correctly.
+        let first_lsn = recovered.frames.first().map_or(wal.next_lsn(), |f| f.lsn);
+        if first_lsn != meta.checkpoint_lsn + 1 {
+            let missing = Error::WalCorrupted { segment: format!("frames {}..{first_lsn} missing", meta.checkpoint_lsn + 1), offset: 0 };
+            return Err(record(&corruption, missing));
+        }
         let mut version = Version { lsn: meta.checkpoint_lsn, trees: meta.trees.clone(), pins: meta.pins.clone() };
         let replayed_frames = recovered.frames.len() as u64;
         for frame in &recovered.frames {
@@ -280,7 +291,8 @@ impl Database {
         btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
         btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
         let wal_problems = inner.wal.lock().expect("wal lock").verify()?;
-        let mut problems = check.problems;
+        let mut problems = crate::meta::check_slots(inner.pager.file());
+        problems.extend(check.problems);
         let wal_count = wal_problems.len();
         problems.extend(wal_problems);
         Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, problems })
@@ -394,9 +406,11 @@ impl Inner {
         };
         next.write(self.pager.file())?;
         self.pager.sync()?;
-        *meta = next;
+        // If this meta slot is ever found damaged, open falls back to the previous
+        // one, so the WAL keeps every frame after the previous checkpoint too.
+        let previous_checkpoint_lsn = std::mem::replace(&mut *meta, next).checkpoint_lsn;
         drop(meta);
-        self.wal.lock().expect("wal lock").retain(version.lsn, self.options.tail_retention_bytes)?;
+        self.wal.lock().expect("wal lock").retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)?;
         Ok(pages_written)
     }
 }

@@ -39,9 +39,15 @@ pub struct Meta {
 }
 
 impl Meta {
-    pub fn initial() -> Meta {
+    /// The records a new directory starts with: generation 0 in slot 0 and 1 in slot
+    /// 1, both empty, so both slots always hold a valid record until damaged.
+    pub fn initial() -> [Meta; 2] {
+        [Meta::empty(0), Meta::empty(1)]
+    }
+
+    fn empty(generation: u64) -> Meta {
         Meta {
-            generation: 1,
+            generation,
             page_count: META_SLOTS,
             checkpoint_lsn: 0,
             trees: TreeRoot::default(),
@@ -92,17 +98,46 @@ impl Meta {
         pages.write(self.slot(), self.checkpoint_lsn, PageType::Meta, &self.encode()).map(|_| ())
     }
 
-    /// Reads both slots and returns the newest valid record.
+    /// Reads both slots and returns the newest valid record. A slot that fails
+    /// verification is skipped (a torn meta write looks the same); an I/O error is
+    /// returned, never taken for a bad slot.
     pub fn read_newest(pages: &PageFile) -> Result<Meta> {
-        (0..META_SLOTS)
-            .filter_map(|slot| {
-                let page = pages.read(slot).ok()?;
-                let meta = (page.page_type == PageType::Meta).then(|| Meta::decode(&page.payload))??;
-                (meta.slot() == slot).then_some(meta)
-            })
-            .max_by_key(|meta| meta.generation)
-            .ok_or(Error::Corrupted { page: 0, kind: CorruptionKind::Meta })
+        let mut newest: Option<Meta> = None;
+        for slot in 0..META_SLOTS {
+            let page = match pages.read(slot) {
+                Ok(page) => page,
+                Err(Error::Corrupted { .. }) => continue,
+                Err(err) => return Err(err),
+            };
+            let Some(meta) = (page.page_type == PageType::Meta).then(|| Meta::decode(&page.payload)).flatten() else {
+                continue;
+            };
+            if meta.slot() == slot && newest.as_ref().is_none_or(|n| meta.generation > n.generation) {
+                newest = Some(meta);
+            }
+        }
+        newest.ok_or(Error::Corrupted { page: 0, kind: CorruptionKind::Meta })
     }
+}
+
+/// Problems with the meta slots, for verify: a slot that fails its checks. Open
+/// treats such a slot like a torn meta write and uses the other one, so this is the
+/// only place the damage shows.
+pub fn check_slots(pages: &PageFile) -> Vec<String> {
+    (0..META_SLOTS)
+        .filter_map(|slot| {
+            let problem = match pages.read(slot) {
+                Err(err) => Some(err.to_string()),
+                Ok(page) if page.page_type != PageType::Meta => Some("not a meta slot".to_string()),
+                Ok(page) => match Meta::decode(&page.payload) {
+                    None => Some("unreadable meta record".to_string()),
+                    Some(meta) if meta.slot() != slot => Some("meta record in the wrong slot".to_string()),
+                    Some(_) => None,
+                },
+            };
+            problem.map(|p| format!("meta slot {slot}: {p}"))
+        })
+        .collect()
 }
 
 fn encode_tree(out: &mut Vec<u8>, tree: &TreeRoot) {

@@ -17,10 +17,30 @@ pub struct PageFile {
 }
 
 impl PageFile {
-    pub fn open(vfs: &dyn Vfs, dir: &Path) -> Result<PageFile> {
+    /// Opens the page file of `dir`, or `None` when the directory has none yet.
+    pub fn open(vfs: &dyn Vfs, dir: &Path) -> Result<Option<PageFile>> {
         let path = dir.join(PAGE_FILE_NAME);
-        let file = vfs.open(&path, true).map_err(|e| Error::io("open", &path, e))?;
-        Ok(PageFile { file, path })
+        match vfs.open(&path, false) {
+            Ok(file) => Ok(Some(PageFile { file, path })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io("open", &path, e)),
+        }
+    }
+
+    /// Creates the page file atomically: `init` fills a temporary file, which is
+    /// synced and then renamed into place, so a crash during creation leaves either
+    /// no page file or a complete one.
+    pub fn create(vfs: &dyn Vfs, dir: &Path, init: impl FnOnce(&PageFile) -> Result<()>) -> Result<PageFile> {
+        let tmp = dir.join(format!("{PAGE_FILE_NAME}.tmp"));
+        let path = dir.join(PAGE_FILE_NAME);
+        let file = vfs.open(&tmp, true).map_err(|e| Error::io("create", &tmp, e))?;
+        file.set_len(0).map_err(|e| Error::io("truncate", &tmp, e))?;
+        let staged = PageFile { file, path: tmp.clone() };
+        init(&staged)?;
+        staged.sync()?;
+        vfs.rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+        vfs.sync_dir(dir).map_err(|e| Error::io("fsync directory", dir, e))?;
+        Ok(PageFile { file: staged.file, path })
     }
 
     pub fn len_bytes(&self) -> Result<u64> {

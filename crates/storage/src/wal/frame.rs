@@ -35,7 +35,7 @@ const OFFSET_CHECKSUM: usize = 24;
 
 const _: () = assert!(OFFSET_CHECKSUM + 8 == FRAME_HEADER_BYTES);
 const _: () = assert!(FRAME_HEADER_BYTES == 32);
-const _: () = assert!(FRAME_HEADER_BYTES % FRAME_ALIGN == 0);
+const _: () = assert!(FRAME_HEADER_BYTES.is_multiple_of(FRAME_ALIGN));
 const _: () = assert!(u32::from_le_bytes(*b"TWAL") == FRAME_MAGIC);
 const _: () = assert!(FRAME_PAYLOAD_BYTES_MAX <= u32::MAX as usize);
 
@@ -61,14 +61,18 @@ pub fn frame_bytes(payload_len: usize) -> usize {
 
 /// Appends the encoded frame (with padding) to `out`.
 pub fn encode_into(out: &mut Vec<u8>, lsn: u64, batch_start_lsn: u64, payload: &[u8]) {
-    assert!(payload.len() <= FRAME_PAYLOAD_BYTES_MAX, "caller checks the payload cap");
+    assert!(
+        payload.len() <= FRAME_PAYLOAD_BYTES_MAX,
+        "caller checks the payload cap"
+    );
     let start = out.len();
     let mut header = [0u8; FRAME_HEADER_BYTES];
     header[OFFSET_MAGIC..OFFSET_MAGIC + 4].copy_from_slice(&FRAME_MAGIC.to_le_bytes());
     header[OFFSET_PAYLOAD_LEN..OFFSET_PAYLOAD_LEN + 4]
         .copy_from_slice(&(payload.len() as u32).to_le_bytes());
     header[OFFSET_LSN..OFFSET_LSN + 8].copy_from_slice(&lsn.to_le_bytes());
-    header[OFFSET_BATCH_START..OFFSET_BATCH_START + 8].copy_from_slice(&batch_start_lsn.to_le_bytes());
+    header[OFFSET_BATCH_START..OFFSET_BATCH_START + 8]
+        .copy_from_slice(&batch_start_lsn.to_le_bytes());
     let sum = frame_checksum(&header[..OFFSET_CHECKSUM], payload);
     header[OFFSET_CHECKSUM..].copy_from_slice(&sum.to_le_bytes());
     out.extend_from_slice(&header);
@@ -107,7 +111,9 @@ pub fn payload<'a>(rest: &'a [u8], header: &Header) -> &'a [u8] {
 
 /// Whether the padding after the payload of a frame that passed [`check`] is zero.
 pub fn padding_is_zero(rest: &[u8], header: &Header) -> bool {
-    rest[FRAME_HEADER_BYTES + header.payload_len..header.frame_bytes()].iter().all(|&b| b == 0)
+    rest[FRAME_HEADER_BYTES + header.payload_len..header.frame_bytes()]
+        .iter()
+        .all(|&b| b == 0)
 }
 
 /// xxh3_64 of `header_fields ++ payload`, streamed so a large payload is not copied.
@@ -140,22 +146,33 @@ mod tests {
             encode_into(&mut out, 42, 40, &payload);
             let mut joined = out[..OFFSET_CHECKSUM].to_vec();
             joined.extend_from_slice(&payload);
-            assert_eq!(read_u64(&out, OFFSET_CHECKSUM), checksum(&joined), "len {len}");
+            assert_eq!(
+                read_u64(&out, OFFSET_CHECKSUM),
+                checksum(&joined),
+                "len {len}"
+            );
         }
     }
 
     #[test]
     fn frame_encodes_aligned_and_checks_back() {
         for len in 0..20usize {
-            let payload = vec![0xAB; len];
+            let bytes = vec![0xAB; len];
             let mut out = vec![1, 2, 3, 4, 5, 6, 7, 8];
-            encode_into(&mut out, 9, 7, &payload);
+            encode_into(&mut out, 9, 7, &bytes);
             assert_eq!(out.len() % FRAME_ALIGN, 0);
             assert_eq!(&out[..4], b"\x01\x02\x03\x04");
             assert_eq!(&out[8..12], b"TWAL");
             let header = check(&out[8..]).expect("a fresh frame checks");
-            assert_eq!(header, Header { payload_len: len, lsn: 9, batch_start_lsn: 7 });
-            assert_eq!(payload(&out[8..], &header), &payload[..]);
+            assert_eq!(
+                header,
+                Header {
+                    payload_len: len,
+                    lsn: 9,
+                    batch_start_lsn: 7
+                }
+            );
+            assert_eq!(payload(&out[8..], &header), &bytes[..]);
             assert!(padding_is_zero(&out[8..], &header));
             // One byte short of the padded frame is unreadable, not a short frame.
             assert_eq!(check(&out[8..out.len() - 1]), None);

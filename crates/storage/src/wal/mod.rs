@@ -46,8 +46,11 @@
 //! oldest segments, so only the oldest may start anywhere; it must start at or below
 //! `checkpoint_lsn + 1`, or frames needed for replay are gone).
 //!
-//! Limit of the rule: damage to the *last* synced batch, with no later batch, looks
-//! exactly like a torn tail and is discarded (nothing on disk tells them apart).
+//! Limits of the rule: damage to the *last* synced batch, with no later batch, looks
+//! exactly like a torn tail and is discarded (nothing on disk tells them apart). And
+//! inside a torn frame whose header was lost, its payload is probed like any bytes: a
+//! payload that embeds a well-formed frame with a larger LSN and batch start would
+//! make a torn tail read as corruption (the safe direction: refuse, never drop).
 //!
 //! If `checkpoint_lsn` is beyond the last frame (segments were lost or deleted), the
 //! remaining segments hold only checkpointed frames and would leave a hole before
@@ -60,7 +63,8 @@
 //! `retain` are serialized by an internal writer mutex, which also holds the
 //! fail-stop cause. Readers (`read_after`, `verify`, the stats) take a read lock on the
 //! segment list only to copy out what they need (file handles, offsets), and do their
-//! file I/O without any lock. The writer does its write and sync without the list
+//! file I/O without any lock (`verify` also takes the writer mutex for its directory
+//! listing and snapshot, so it may wait for one batch, never for its own reads). The writer does its write and sync without the list
 //! lock too, and publishes new frames (and the new `next_lsn`) only after the sync
 //! returned, so readers only ever see durable frames and never a half-written batch.
 //!
@@ -133,6 +137,12 @@ struct State {
     next_lsn: u64,
 }
 
+// Shared as `Arc<Wal>` across the sync thread and readers.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Wal>();
+};
+
 impl State {
     fn oldest_lsn(&self) -> u64 {
         self.segments.first().map_or(self.next_lsn, |s| s.first_lsn)
@@ -149,19 +159,25 @@ impl Wal {
     /// `max(last valid lsn, checkpoint_lsn) + 1`.
     pub fn open(vfs: Arc<dyn Vfs>, dir: &Path, checkpoint_lsn: u64) -> Result<(Wal, Recovered)> {
         let wal_dir = dir.join(WAL_DIR_NAME);
-        let existed = vfs.exists(&wal_dir).map_err(|e| Error::io("stat WAL directory", &wal_dir, e))?;
+        let existed = vfs
+            .exists(&wal_dir)
+            .map_err(|e| Error::io("stat WAL directory", &wal_dir, e))?;
         if !existed {
             vfs.create_dir_all(&wal_dir)
                 .map_err(|e| Error::io("create WAL directory", &wal_dir, e))?;
             // The new directory's entry must be durable before segments in it are.
-            vfs.sync_dir(dir).map_err(|e| Error::io("sync directory", dir, e))?;
+            vfs.sync_dir(dir)
+                .map_err(|e| Error::io("sync directory", dir, e))?;
         }
         let outcome = recovery::recover(&*vfs, &wal_dir, checkpoint_lsn)?;
         let wal = Wal {
             vfs,
             dir: wal_dir,
             writer: Mutex::new(None),
-            state: RwLock::new(State { segments: outcome.segments, next_lsn: outcome.next_lsn }),
+            state: RwLock::new(State {
+                segments: outcome.segments,
+                next_lsn: outcome.next_lsn,
+            }),
         };
         Ok((wal, outcome.recovered))
     }
@@ -188,7 +204,12 @@ impl Wal {
     /// after `after` (or `max_frames` is 0). `InvalidArgument` if frames right after
     /// `after` were already deleted by retention (so a change-feed reader never skips
     /// frames without knowing). A frame failing its checksum is `WalCorrupted`.
-    pub fn read_after(&self, after: u64, max_frames: usize, max_bytes: usize) -> Result<Vec<Frame>> {
+    pub fn read_after(
+        &self,
+        after: u64,
+        max_frames: usize,
+        max_bytes: usize,
+    ) -> Result<Vec<Frame>> {
         reader::read_after(self, after, max_frames, max_bytes)
     }
 

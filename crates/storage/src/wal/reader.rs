@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::frame::{self, FRAME_HEADER_BYTES, FRAME_ALIGN};
+use super::frame::{self, FRAME_ALIGN, FRAME_HEADER_BYTES};
 use super::segment::read_range;
 use super::{Frame, Wal};
 use crate::error::{Error, Result};
@@ -20,7 +20,12 @@ struct Piece {
     bounds: Vec<u64>,
 }
 
-pub fn read_after(wal: &Wal, after: u64, max_frames: usize, max_bytes: usize) -> Result<Vec<Frame>> {
+pub fn read_after(
+    wal: &Wal,
+    after: u64,
+    max_frames: usize,
+    max_bytes: usize,
+) -> Result<Vec<Frame>> {
     if max_frames == 0 {
         return Ok(Vec::new());
     }
@@ -37,14 +42,20 @@ pub fn read_after(wal: &Wal, after: u64, max_frames: usize, max_bytes: usize) ->
             // These bytes were verified at open or written by us; failing now is damage.
             let header = frame::check(rest)
                 .filter(|h| h.lsn == lsn && h.frame_bytes() == rest.len())
-                .ok_or_else(|| Error::WalCorrupted { segment: piece.name.clone(), offset: window[0] })?;
+                .ok_or_else(|| Error::WalCorrupted {
+                    segment: piece.name.clone(),
+                    offset: window[0],
+                })?;
             if !frames.is_empty()
                 && (frames.len() == max_frames || payload_bytes + header.payload_len > max_bytes)
             {
                 return Ok(frames);
             }
             payload_bytes += header.payload_len;
-            frames.push(Frame { lsn, payload: frame::payload(rest, &header).to_vec() });
+            frames.push(Frame {
+                lsn,
+                payload: frame::payload(rest, &header).to_vec(),
+            });
         }
     }
     Ok(frames)
@@ -76,7 +87,9 @@ fn plan(wal: &Wal, after: u64, max_frames: usize, max_bytes: usize) -> Result<Ve
         while lsn < segment.end_lsn() {
             let frame_bytes = (segment.offset_of(lsn + 1) - segment.offset_of(lsn)) as usize;
             let min_payload = frame_bytes.saturating_sub(FRAME_HEADER_BYTES + FRAME_ALIGN - 1);
-            if count == max_frames || (count > 0 && min_bytes.saturating_add(min_payload) > max_bytes) {
+            if count == max_frames
+                || (count > 0 && min_bytes.saturating_add(min_payload) > max_bytes)
+            {
                 full = true;
                 break;
             }

@@ -16,7 +16,10 @@ pub struct Outcome {
 }
 
 fn corrupted(segment: &str, offset: u64) -> Error {
-    Error::WalCorrupted { segment: segment.to_string(), offset }
+    Error::WalCorrupted {
+        segment: segment.to_string(),
+        offset,
+    }
 }
 
 pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Outcome> {
@@ -39,7 +42,9 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
             return Err(corrupted(name, 0));
         }
         let path = wal_dir.join(name);
-        let file = vfs.open(&path, false).map_err(|e| Error::io("open WAL segment", &path, e))?;
+        let file = vfs
+            .open(&path, false)
+            .map_err(|e| Error::io("open WAL segment", &path, e))?;
         let data = read_all(&*file, &path)?;
         let mut segment = Segment {
             name: name.clone(),
@@ -58,10 +63,11 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
 
         // The first unreadable frame: torn tail or corruption?
         let later = &names[i + 1..];
-        let later_bytes = match later_batch_search(vfs, wal_dir, &data, bad_offset, expected, later)? {
-            Search::LaterBatchFound => return Err(corrupted(name, bad_offset as u64)),
-            Search::TornTail { later_bytes } => later_bytes,
-        };
+        let later_bytes =
+            match later_batch_search(vfs, wal_dir, &data, bad_offset, expected, later)? {
+                Search::LaterBatchFound => return Err(corrupted(name, bad_offset as u64)),
+                Search::TornTail { later_bytes } => later_bytes,
+            };
         torn_bytes += (data.len() - bad_offset) as u64 + later_bytes;
         // Later segments go first: a crash in between then finds the same torn tail
         // again, never a truncated segment followed by a gap.
@@ -69,8 +75,10 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
         if data.len() > bad_offset {
             let file = &segment.file;
             let path = &segment.path;
-            file.set_len(bad_offset as u64).map_err(|e| Error::io("truncate WAL segment", path, e))?;
-            file.sync().map_err(|e| Error::io("sync WAL segment", path, e))?;
+            file.set_len(bad_offset as u64)
+                .map_err(|e| Error::io("truncate WAL segment", path, e))?;
+            file.sync()
+                .map_err(|e| Error::io("sync WAL segment", path, e))?;
         }
         segments.push(segment);
         break;
@@ -89,7 +97,11 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
     } else {
         last_lsn + 1
     };
-    Ok(Outcome { segments, next_lsn, recovered: Recovered { frames, torn_bytes } })
+    Ok(Outcome {
+        segments,
+        next_lsn,
+        recovered: Recovered { frames, torn_bytes },
+    })
 }
 
 /// Scans a segment's frames in order, filling its index and collecting frames after
@@ -111,7 +123,8 @@ fn scan_segment(
         let lsn = segment.end_lsn();
         let end = offset + header.frame_bytes();
         // A batch never spans segments, so the first frame of a segment starts one.
-        let in_batch = header.batch_start_lsn == header.lsn || Some(header.batch_start_lsn) == batch_start;
+        let in_batch =
+            header.batch_start_lsn == header.lsn || Some(header.batch_start_lsn) == batch_start;
         if header.lsn != lsn
             || !in_batch
             || !frame::padding_is_zero(rest, &header)
@@ -120,7 +133,10 @@ fn scan_segment(
             return Err(corrupted(&segment.name, offset as u64));
         }
         if lsn > checkpoint_lsn {
-            frames.push(Frame { lsn, payload: frame::payload(rest, &header).to_vec() });
+            frames.push(Frame {
+                lsn,
+                payload: frame::payload(rest, &header).to_vec(),
+            });
         }
         segment.offsets.push(offset as u32);
         segment.bytes = end as u64;
@@ -154,7 +170,9 @@ fn later_batch_search(
     let mut later_bytes = 0u64;
     for (_, name) in later {
         let path = wal_dir.join(name);
-        let file = vfs.open(&path, false).map_err(|e| Error::io("open WAL segment", &path, e))?;
+        let file = vfs
+            .open(&path, false)
+            .map_err(|e| Error::io("open WAL segment", &path, e))?;
         let data = read_all(&*file, &path)?;
         if later_batch_in(&data, 0, expected) {
             return Ok(Search::LaterBatchFound);
@@ -180,15 +198,21 @@ fn later_batch_in(data: &[u8], start: usize, expected: u64) -> bool {
     false
 }
 
-fn remove_durably<'a>(vfs: &dyn Vfs, wal_dir: &Path, names: impl Iterator<Item = &'a str>) -> Result<()> {
+fn remove_durably<'a>(
+    vfs: &dyn Vfs,
+    wal_dir: &Path,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<()> {
     let mut removed = false;
     for name in names {
         let path = wal_dir.join(name);
-        vfs.remove(&path).map_err(|e| Error::io("remove WAL segment", &path, e))?;
+        vfs.remove(&path)
+            .map_err(|e| Error::io("remove WAL segment", &path, e))?;
         removed = true;
     }
     if removed {
-        vfs.sync_dir(wal_dir).map_err(|e| Error::io("sync WAL directory", wal_dir, e))?;
+        vfs.sync_dir(wal_dir)
+            .map_err(|e| Error::io("sync WAL directory", wal_dir, e))?;
     }
     Ok(())
 }

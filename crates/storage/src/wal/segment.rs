@@ -27,9 +27,13 @@ pub fn parse_segment_name(name: &str) -> Option<u64> {
 /// Segment files in `wal_dir` as `(first_lsn, name)`, oldest first. Other names are
 /// ignored here (`verify` reports them).
 pub fn list_segments(vfs: &dyn Vfs, wal_dir: &Path) -> Result<Vec<(u64, String)>> {
-    let names = vfs.list(wal_dir).map_err(|e| Error::io("list WAL directory", wal_dir, e))?;
-    let mut segments: Vec<(u64, String)> =
-        names.into_iter().filter_map(|name| Some((parse_segment_name(&name)?, name))).collect();
+    let names = vfs
+        .list(wal_dir)
+        .map_err(|e| Error::io("list WAL directory", wal_dir, e))?;
+    let mut segments: Vec<(u64, String)> = names
+        .into_iter()
+        .filter_map(|name| Some((parse_segment_name(&name)?, name)))
+        .collect();
     segments.sort();
     Ok(segments)
 }
@@ -75,7 +79,9 @@ impl Segment {
 
 /// Reads a whole file into memory (short reads past the end read as zeros).
 pub fn read_all(file: &dyn VfsFile, path: &Path) -> Result<Vec<u8>> {
-    let len = file.len().map_err(|e| Error::io("stat WAL segment", path, e))?;
+    let len = file
+        .len()
+        .map_err(|e| Error::io("stat WAL segment", path, e))?;
     read_range(file, path, 0, len)
 }
 
@@ -83,7 +89,10 @@ pub fn read_all(file: &dyn VfsFile, path: &Path) -> Result<Vec<u8>> {
 /// shows up as frames failing their checksum rather than as an I/O error.
 pub fn read_range(file: &dyn VfsFile, path: &Path, start: u64, end: u64) -> Result<Vec<u8>> {
     let len = usize::try_from(end - start).map_err(|_| {
-        Error::InvalidArgument(format!("WAL range of {} bytes does not fit in memory", end - start))
+        Error::InvalidArgument(format!(
+            "WAL range of {} bytes does not fit in memory",
+            end - start
+        ))
     })?;
     let mut buf = vec![0u8; len];
     read_full_or_zero(file, &mut buf, start).map_err(|e| Error::io("read WAL segment", path, e))?;
@@ -102,7 +111,13 @@ mod tests {
             assert_eq!(parse_segment_name(&name), Some(lsn));
         }
         assert_eq!(segment_name(1), "00000000000000000001.wal");
-        for bad in ["1.wal", "0000000000000000000a.wal", "00000000000000000001.tmp", "99999999999999999999.wal", "+0000000000000000001.wal"] {
+        for bad in [
+            "1.wal",
+            "0000000000000000000a.wal",
+            "00000000000000000001.tmp",
+            "99999999999999999999.wal",
+            "+0000000000000000001.wal",
+        ] {
             assert_eq!(parse_segment_name(bad), None, "{bad}");
         }
     }

@@ -21,11 +21,15 @@ struct Snapshot {
 }
 
 pub fn verify(wal: &Wal) -> Result<Vec<String>> {
-    // Listed before the snapshot: a segment created by a concurrent append after the
-    // listing is simply not seen; one created before it is named at or past the
-    // snapshot's next LSN and is not reported.
-    let listed = wal.vfs.list(&wal.dir).map_err(|e| Error::io("list WAL directory", &wal.dir, e))?;
-    let (snapshots, next_lsn) = {
+    // The listing and the snapshot are taken under the writer mutex, so no append
+    // (rotation) or retain is half done between them; it waits for at most one batch.
+    // The reading below runs without it.
+    let (listed, snapshots) = {
+        let _writer = wal.lock_writer();
+        let listed = wal
+            .vfs
+            .list(&wal.dir)
+            .map_err(|e| Error::io("list WAL directory", &wal.dir, e))?;
         let state = wal.read_state();
         let snapshots: Vec<Snapshot> = state
             .segments
@@ -39,7 +43,7 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
                 bytes: s.bytes,
             })
             .collect();
-        (snapshots, state.next_lsn)
+        (listed, snapshots)
     };
 
     let mut problems = Vec::new();
@@ -47,16 +51,22 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
     let on_disk: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
     for name in &listed {
         match parse_segment_name(name) {
-            None => problems.push(format!("WAL directory holds {name}, which is not a segment file")),
-            Some(first_lsn) if !known.contains(name.as_str()) && first_lsn < next_lsn => problems.push(
-                format!("WAL segment file {name} is on disk but not part of the log (starts at LSN {first_lsn})"),
-            ),
+            None => problems.push(format!(
+                "WAL directory holds {name}, which is not a segment file"
+            )),
+            Some(first_lsn) if !known.contains(name.as_str()) => problems.push(format!(
+                "WAL segment file {name} is on disk but not part of the log \
+                 (starts at LSN {first_lsn}; left by a failed append or copied in?)"
+            )),
             Some(_) => {}
         }
     }
     for snapshot in &snapshots {
         if !on_disk.contains(snapshot.name.as_str()) {
-            problems.push(format!("WAL segment {} is missing from the WAL directory", snapshot.name));
+            problems.push(format!(
+                "WAL segment {} is missing from the WAL directory",
+                snapshot.name
+            ));
         }
     }
 
@@ -79,7 +89,10 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
 
 fn verify_segment(snapshot: &Snapshot, newest: bool, problems: &mut Vec<String>) -> Result<()> {
     let name = &snapshot.name;
-    let len = snapshot.file.len().map_err(|e| Error::io("stat WAL segment", &snapshot.path, e))?;
+    let len = snapshot
+        .file
+        .len()
+        .map_err(|e| Error::io("stat WAL segment", &snapshot.path, e))?;
     // The newest segment may be growing under a concurrent append; only the durable
     // prefix is ours to judge there.
     if len < snapshot.bytes || (!newest && len != snapshot.bytes) {
@@ -95,7 +108,10 @@ fn verify_segment(snapshot: &Snapshot, newest: bool, problems: &mut Vec<String>)
     for (k, &offset) in snapshot.offsets.iter().enumerate() {
         let lsn = snapshot.first_lsn + k as u64;
         let start = offset as usize;
-        let end = snapshot.offsets.get(k + 1).map_or(snapshot.bytes as usize, |&o| o as usize);
+        let end = snapshot
+            .offsets
+            .get(k + 1)
+            .map_or(snapshot.bytes as usize, |&o| o as usize);
         let rest = &data[start..end];
         let Some(header) = frame::check(rest) else {
             problems.push(format!(
@@ -127,7 +143,9 @@ fn verify_segment(snapshot: &Snapshot, newest: bool, problems: &mut Vec<String>)
             ));
         }
         if !frame::padding_is_zero(rest, &header) {
-            problems.push(format!("WAL segment {name}, byte {start}: padding after frame of LSN {lsn} is not zero"));
+            problems.push(format!(
+                "WAL segment {name}, byte {start}: padding after frame of LSN {lsn} is not zero"
+            ));
         }
         batch_start = Some(header.batch_start_lsn);
     }

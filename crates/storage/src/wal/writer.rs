@@ -13,7 +13,11 @@ use crate::vfs::VfsFile;
 /// Where a batch goes.
 enum Target {
     /// Append to the current (newest) segment at this offset.
-    Current { file: Arc<dyn VfsFile>, path: std::path::PathBuf, offset: u64 },
+    Current {
+        file: Arc<dyn VfsFile>,
+        path: std::path::PathBuf,
+        offset: u64,
+    },
     /// Start a new segment named after the batch's first LSN.
     New,
 }
@@ -43,13 +47,19 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
             "WAL batch frame {i} has LSN {lsn}; frames must be consecutive from next_lsn {first_lsn}"
         );
     }
-    if let Some((lsn, payload)) = frames.iter().find(|(_, p)| p.len() > FRAME_PAYLOAD_BYTES_MAX) {
+    if let Some((lsn, payload)) = frames
+        .iter()
+        .find(|(_, p)| p.len() > FRAME_PAYLOAD_BYTES_MAX)
+    {
         return Err(Error::InvalidArgument(format!(
             "WAL frame {lsn} has a payload of {} bytes, over the {FRAME_PAYLOAD_BYTES_MAX}-byte cap",
             payload.len()
         )));
     }
-    let batch_bytes: u64 = frames.iter().map(|(_, p)| frame::frame_bytes(p.len()) as u64).sum();
+    let batch_bytes: u64 = frames
+        .iter()
+        .map(|(_, p)| frame::frame_bytes(p.len()) as u64)
+        .sum();
     if batch_bytes > SEGMENT_FILE_BYTES_MAX {
         return Err(Error::InvalidArgument(format!(
             "WAL batch of {batch_bytes} bytes exceeds the {SEGMENT_FILE_BYTES_MAX}-byte segment cap"
@@ -71,7 +81,11 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
                 && bytes < SEGMENT_BYTES_MAX
                 && bytes + batch_bytes <= SEGMENT_FILE_BYTES_MAX =>
         {
-            Target::Current { file, path, offset: bytes }
+            Target::Current {
+                file,
+                path,
+                offset: bytes,
+            }
         }
         _ => Target::New,
     };
@@ -89,8 +103,13 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
     if let Some(segment) = new_segment {
         state.segments.push(segment);
     }
-    let segment = state.segments.last_mut().expect("the batch's segment is listed");
-    segment.offsets.extend(relative.iter().map(|r| (base + r) as u32));
+    let segment = state
+        .segments
+        .last_mut()
+        .expect("the batch's segment is listed");
+    segment
+        .offsets
+        .extend(relative.iter().map(|r| (base + r) as u32));
     segment.bytes = base + batch_bytes;
     state.next_lsn = first_lsn + frames.len() as u64;
     Ok(())
@@ -98,22 +117,43 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
 
 /// Writes the batch with one `write_at` and one `sync` (plus, for a new segment, its
 /// creation and a `sync_dir`). Returns the new segment, if any, and the batch offset.
-fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> Result<(Option<Segment>, u64)> {
+fn write_durably(
+    wal: &Wal,
+    target: Target,
+    first_lsn: u64,
+    buf: &[u8],
+) -> Result<(Option<Segment>, u64)> {
     match target {
         Target::Current { file, path, offset } => {
-            file.write_at(buf, offset).map_err(|e| Error::io("write WAL segment", &path, e))?;
-            file.sync().map_err(|e| Error::io("sync WAL segment", &path, e))?;
+            file.write_at(buf, offset)
+                .map_err(|e| Error::io("write WAL segment", &path, e))?;
+            file.sync()
+                .map_err(|e| Error::io("sync WAL segment", &path, e))?;
             Ok((None, offset))
         }
         Target::New => {
             let name = segment_name(first_lsn);
             let path = wal.dir.join(&name);
-            let file = wal.vfs.open(&path, true).map_err(|e| Error::io("create WAL segment", &path, e))?;
-            file.write_at(buf, 0).map_err(|e| Error::io("write WAL segment", &path, e))?;
-            file.sync().map_err(|e| Error::io("sync WAL segment", &path, e))?;
+            let file = wal
+                .vfs
+                .open(&path, true)
+                .map_err(|e| Error::io("create WAL segment", &path, e))?;
+            file.write_at(buf, 0)
+                .map_err(|e| Error::io("write WAL segment", &path, e))?;
+            file.sync()
+                .map_err(|e| Error::io("sync WAL segment", &path, e))?;
             // The batch is only durable once the new file's name is.
-            wal.vfs.sync_dir(&wal.dir).map_err(|e| Error::io("sync WAL directory", &wal.dir, e))?;
-            let segment = Segment { name, path, first_lsn, file, offsets: Vec::new(), bytes: 0 };
+            wal.vfs
+                .sync_dir(&wal.dir)
+                .map_err(|e| Error::io("sync WAL directory", &wal.dir, e))?;
+            let segment = Segment {
+                name,
+                path,
+                first_lsn,
+                file,
+                offsets: Vec::new(),
+                bytes: 0,
+            };
             Ok((Some(segment), 0))
         }
     }
@@ -147,9 +187,13 @@ pub fn retain(wal: &Wal, checkpoint_lsn: u64, retention_bytes: u64) -> Result<()
     }
     let removed = (|| {
         for path in &doomed {
-            wal.vfs.remove(path).map_err(|e| Error::io("remove WAL segment", path, e))?;
+            wal.vfs
+                .remove(path)
+                .map_err(|e| Error::io("remove WAL segment", path, e))?;
         }
-        wal.vfs.sync_dir(&wal.dir).map_err(|e| Error::io("sync WAL directory", &wal.dir, e))
+        wal.vfs
+            .sync_dir(&wal.dir)
+            .map_err(|e| Error::io("sync WAL directory", &wal.dir, e))
     })();
     if let Err(e) = &removed {
         *failed = Some(e.to_string());

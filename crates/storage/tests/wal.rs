@@ -1,0 +1,903 @@
+//! WAL tests, on the simulated file system: each is named by what it breaks.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use storage::vfs::{CrashMode, FaultKind, SimVfs, Vfs};
+use storage::wal::{Frame, Recovered, Wal, FRAME_HEADER_BYTES, SEGMENT_BYTES_MAX};
+use storage::Error;
+
+fn db() -> &'static Path {
+    Path::new("/db")
+}
+
+fn seg_path(dir: &Path, first_lsn: u64) -> PathBuf {
+    dir.join("wal").join(seg_name(first_lsn))
+}
+
+fn seg_name(first_lsn: u64) -> String {
+    format!("{first_lsn:020}.wal")
+}
+
+fn open_at(sim: &SimVfs, dir: &Path, checkpoint: u64) -> storage::Result<(Wal, Recovered)> {
+    Wal::open(Arc::new(sim.clone()) as Arc<dyn Vfs>, dir, checkpoint)
+}
+
+fn open(sim: &SimVfs, checkpoint: u64) -> (Wal, Recovered) {
+    open_at(sim, db(), checkpoint).expect("WAL opens")
+}
+
+/// Deterministic payload of `len` bytes for `lsn`, so content checks catch mix-ups.
+fn payload(lsn: u64, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (lsn as usize * 131 + i * 7 + 1) as u8)
+        .collect()
+}
+
+/// Appends one batch with these payload sizes at `next_lsn`; returns its frames.
+fn append(wal: &Wal, lens: &[usize]) -> Vec<Frame> {
+    let first = wal.next_lsn();
+    let frames: Vec<Frame> = (0..lens.len())
+        .map(|i| Frame {
+            lsn: first + i as u64,
+            payload: payload(first + i as u64, lens[i]),
+        })
+        .collect();
+    let batch: Vec<(u64, &[u8])> = frames
+        .iter()
+        .map(|f| (f.lsn, f.payload.as_slice()))
+        .collect();
+    wal.append_batch(&batch).expect("append");
+    frames
+}
+
+/// Bytes a frame takes on disk, padding included.
+fn frame_len(payload_len: usize) -> u64 {
+    (FRAME_HEADER_BYTES + payload_len).next_multiple_of(8) as u64
+}
+
+fn file_len(sim: &SimVfs, path: &Path) -> u64 {
+    sim.read_raw(path).expect("file exists").len() as u64
+}
+
+fn flip_bit(sim: &SimVfs, path: &Path, offset: u64, bit: u8) {
+    let byte = sim.read_raw(path).expect("file exists")[offset as usize];
+    sim.write_raw(path, offset, &[byte ^ (1 << bit)]);
+}
+
+fn truncate(sim: &SimVfs, path: &Path, len: u64) {
+    let file = sim.open(path, false).unwrap();
+    file.set_len(len).unwrap();
+    file.sync().unwrap();
+}
+
+fn lsns(frames: &[Frame]) -> Vec<u64> {
+    frames.iter().map(|f| f.lsn).collect()
+}
+
+fn expect_corrupted<T>(result: storage::Result<T>, segment: &str, offset: u64) {
+    match result {
+        Err(Error::WalCorrupted {
+            segment: s,
+            offset: o,
+        }) => {
+            assert_eq!((s.as_str(), o), (segment, offset), "wrong place reported")
+        }
+        Err(other) => panic!("expected WalCorrupted at {segment}:{offset}, got {other}"),
+        Ok(_) => panic!("expected WalCorrupted at {segment}:{offset}, got Ok"),
+    }
+}
+
+/// Builds a segment starting at `first_lsn` holding `batches` in another directory
+/// (a WAL opened with checkpoint `first_lsn - 1`) and returns its bytes, to plant
+/// hand-made segments without writing 16 MiB.
+fn foreign_segment(sim: &SimVfs, first_lsn: u64, batches: &[&[usize]]) -> Vec<u8> {
+    let dir = PathBuf::from(format!("/scratch{first_lsn}"));
+    let (wal, _) = open_at(sim, &dir, first_lsn - 1).unwrap();
+    for lens in batches {
+        append(&wal, lens);
+    }
+    sim.read_raw(&seg_path(&dir, first_lsn)).unwrap()
+}
+
+fn plant(sim: &SimVfs, first_lsn: u64, bytes: &[u8]) {
+    let path = db().join("wal").join(seg_name(first_lsn));
+    sim.create_dir_all(&db().join("wal")).unwrap();
+    let file = sim.open(&path, true).unwrap();
+    file.write_at(bytes, 0).unwrap();
+    file.sync().unwrap();
+    sim.sync_dir(&db().join("wal")).unwrap();
+}
+
+/// Nested so that `cargo test -p tenantdb-storage wal` selects every test here.
+mod wal {
+    use super::*;
+
+    #[test]
+    fn append_then_reopen_returns_frames_after_checkpoint_in_order() {
+        let sim = SimVfs::new();
+        let mut all = Vec::new();
+        {
+            let (wal, recovered) = open(&sim, 0);
+            assert!(recovered.frames.is_empty());
+            assert_eq!(wal.next_lsn(), 1);
+            all.extend(append(&wal, &[3]));
+            all.extend(append(&wal, &[0, 17, 8]));
+            all.extend(append(&wal, &[100, 1]));
+            assert_eq!(wal.next_lsn(), 7);
+        }
+        let sim = sim.crash(CrashMode::DropUnsynced);
+        for checkpoint in 0..=6 {
+            let (wal, recovered) = open(&sim, checkpoint);
+            assert_eq!(
+                recovered.frames,
+                all[checkpoint as usize..],
+                "checkpoint {checkpoint}"
+            );
+            assert_eq!(recovered.torn_bytes, 0);
+            assert_eq!(wal.next_lsn(), 7);
+            assert_eq!(wal.oldest_lsn(), 1);
+        }
+    }
+
+    #[test]
+    fn lsns_continue_across_reopen() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[5, 5]);
+        }
+        let sim = sim.crash(CrashMode::DropUnsynced);
+        {
+            let (wal, recovered) = open(&sim, 0);
+            assert_eq!(wal.next_lsn(), 3);
+            assert_eq!(lsns(&recovered.frames), [1, 2]);
+            append(&wal, &[1]);
+        }
+        let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 2);
+        assert_eq!(lsns(&recovered.frames), [3]);
+        assert_eq!(wal.next_lsn(), 4);
+    }
+
+    #[test]
+    fn lsns_continue_after_every_segment_was_deleted() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[5, 5, 5]);
+        }
+        for name in sim.list(&db().join("wal")).unwrap() {
+            sim.remove(&db().join("wal").join(name)).unwrap();
+        }
+        sim.sync_dir(&db().join("wal")).unwrap();
+        {
+            let (wal, recovered) = open(&sim, 3);
+            assert!(recovered.frames.is_empty());
+            assert_eq!(wal.next_lsn(), 4);
+            assert_eq!(wal.oldest_lsn(), 4);
+            assert_eq!(wal.bytes(), 0);
+            append(&wal, &[9]);
+        }
+        let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 3);
+        assert_eq!(lsns(&recovered.frames), [4]);
+        assert_eq!(wal.oldest_lsn(), 4);
+        assert_eq!(wal.next_lsn(), 5);
+    }
+
+    #[test]
+    fn checkpoint_beyond_the_last_frame_restarts_the_wal_after_the_checkpoint() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[5, 5, 5]);
+        }
+        {
+            let (wal, recovered) = open(&sim, 10);
+            assert!(recovered.frames.is_empty());
+            assert_eq!((wal.oldest_lsn(), wal.next_lsn()), (11, 11));
+            append(&wal, &[1]);
+            assert!(wal.verify().unwrap().is_empty());
+        }
+        let sim = sim.crash(CrashMode::DropUnsynced);
+        assert_eq!(sim.list(&db().join("wal")).unwrap(), [seg_name(11)]);
+        let (wal, recovered) = open(&sim, 10);
+        assert_eq!(lsns(&recovered.frames), [11]);
+        assert_eq!(wal.next_lsn(), 12);
+    }
+
+    #[test]
+    fn segment_rotation_starts_a_new_segment_at_a_batch_boundary_once_full() {
+        let sim = SimVfs::new();
+        let big = 4 << 20; // four 4 MiB frames (plus headers) fill a segment
+        let mut all = Vec::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            all.extend(append(&wal, &[big, big]));
+            all.extend(append(&wal, &[big, big])); // now just over 16 MiB
+            assert_eq!(sim.list(&db().join("wal")).unwrap(), [seg_name(1)]);
+            all.extend(append(&wal, &[big, 10])); // starts segment 5
+            all.extend(append(&wal, &[7]));
+            assert_eq!(
+                sim.list(&db().join("wal")).unwrap(),
+                [seg_name(1), seg_name(5)]
+            );
+            assert_eq!(file_len(&sim, &seg_path(db(), 1)), 4 * frame_len(big));
+            assert_eq!(
+                wal.bytes(),
+                all.iter().map(|f| frame_len(f.payload.len())).sum::<u64>()
+            );
+            assert_eq!(
+                wal.bytes_after(4),
+                frame_len(big) + frame_len(10) + frame_len(7)
+            );
+            assert!(wal.verify().unwrap().is_empty());
+            // Reads cross the segment boundary.
+            assert_eq!(
+                lsns(&wal.read_after(3, 10, usize::MAX).unwrap()),
+                [4, 5, 6, 7]
+            );
+        }
+        let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);
+        assert_eq!(recovered.frames, all);
+        assert_eq!(wal.next_lsn(), 8);
+    }
+
+    #[test]
+    fn segment_rotation_keeps_a_batch_whole_even_past_the_limit() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let big = 5 << 20;
+        append(&wal, &[big, big, big, big]); // 20 MiB in one batch: one segment
+        append(&wal, &[1]);
+        assert_eq!(
+            sim.list(&db().join("wal")).unwrap(),
+            [seg_name(1), seg_name(5)]
+        );
+        assert!(file_len(&sim, &seg_path(db(), 1)) > SEGMENT_BYTES_MAX);
+    }
+
+    #[test]
+    fn read_after_is_exclusive_and_batches_by_frames_and_bytes() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let mut all = Vec::new();
+        all.extend(append(&wal, &[10, 10, 10]));
+        all.extend(append(&wal, &[10, 50]));
+        all.extend(append(&wal, &[10, 1, 2, 3]));
+        assert_eq!(wal.read_after(0, 100, usize::MAX).unwrap(), all);
+        assert_eq!(
+            wal.read_after(2, 100, usize::MAX).unwrap(),
+            all[2..],
+            "after is exclusive"
+        );
+        assert_eq!(lsns(&wal.read_after(1, 2, usize::MAX).unwrap()), [2, 3]);
+        assert_eq!(
+            lsns(&wal.read_after(0, 100, 30).unwrap()),
+            [1, 2, 3],
+            "30 bytes: exactly three"
+        );
+        assert_eq!(lsns(&wal.read_after(0, 100, 29).unwrap()), [1, 2]);
+        assert_eq!(
+            lsns(&wal.read_after(4, 100, 10).unwrap()),
+            [5],
+            "first frame even if larger"
+        );
+        assert_eq!(lsns(&wal.read_after(4, 100, 0).unwrap()), [5]);
+        assert_eq!(lsns(&wal.read_after(5, 100, 16).unwrap()), [6, 7, 8, 9]);
+        assert!(wal.read_after(9, 100, usize::MAX).unwrap().is_empty());
+        assert!(wal.read_after(1000, 100, usize::MAX).unwrap().is_empty());
+        assert!(wal
+            .read_after(u64::MAX, 100, usize::MAX)
+            .unwrap()
+            .is_empty());
+        assert!(wal.read_after(0, 0, usize::MAX).unwrap().is_empty());
+        // Paging through with any page size yields every frame once, in order.
+        for page in 1..5 {
+            let mut got = Vec::new();
+            let mut after = 0;
+            loop {
+                let frames = wal.read_after(after, page, 25).unwrap();
+                let Some(last) = frames.last() else { break };
+                after = last.lsn;
+                got.extend(frames);
+            }
+            assert_eq!(got, all, "page size {page}");
+        }
+    }
+
+    #[test]
+    fn read_after_frames_deleted_by_retention_is_an_error_not_a_skip() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let big = 6 << 20;
+        append(&wal, &[big, big, big]); // segment 1: LSN 1..3
+        append(&wal, &[4]); // segment 4
+        wal.retain(3, 0).unwrap();
+        assert_eq!(wal.oldest_lsn(), 4);
+        assert_eq!(lsns(&wal.read_after(3, 10, usize::MAX).unwrap()), [4]);
+        match wal.read_after(1, 10, usize::MAX) {
+            Err(Error::InvalidArgument(_)) => {}
+            other => panic!("expected InvalidArgument, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bytes_after_is_exact_per_frame() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let lens = [3usize, 8, 0, 100, 17];
+        append(&wal, &lens[..2]);
+        append(&wal, &lens[2..]);
+        let total: u64 = lens.iter().map(|&l| frame_len(l)).sum();
+        assert_eq!(wal.bytes(), total);
+        for lsn in 0..=6u64 {
+            let expected: u64 = lens.iter().skip(lsn as usize).map(|&l| frame_len(l)).sum();
+            assert_eq!(wal.bytes_after(lsn), expected, "after {lsn}");
+        }
+        assert_eq!(wal.bytes_after(u64::MAX), 0);
+    }
+
+    #[test]
+    fn torn_tail_truncated_mid_frame_recovers_the_prefix_and_appends_cleanly() {
+        let sim = SimVfs::new();
+        let mut all;
+        {
+            let (wal, _) = open(&sim, 0);
+            all = append(&wal, &[20, 30]);
+            all.extend(append(&wal, &[700, 900]));
+        }
+        let path = seg_path(db(), 1);
+        let prefix = frame_len(20) + frame_len(30);
+        let third = prefix + frame_len(700);
+        let full = file_len(&sim, &path);
+        // (cut, frames that survive whole, where they end)
+        for (cut, kept, end) in [
+            (prefix + 1, 2, prefix),
+            (prefix + 31, 2, prefix),
+            (prefix + 512, 2, prefix),
+            (third - 1, 2, prefix),
+            (third + 5, 3, third),
+            (full - 1, 3, third),
+        ] {
+            let sim = sim.crash(CrashMode::DropUnsynced);
+            truncate(&sim, &path, cut);
+            let (wal, recovered) = open(&sim, 0);
+            assert_eq!(recovered.frames, all[..kept], "cut at {cut}");
+            assert_eq!(recovered.torn_bytes, cut - end);
+            assert_eq!(wal.next_lsn(), kept as u64 + 1);
+            assert_eq!(file_len(&sim, &path), end, "tail cut durably");
+            let again = append(&wal, &[5]);
+            assert!(wal.verify().unwrap().is_empty());
+            drop(wal);
+            let (_, recovered) = open(&sim.crash(CrashMode::DropUnsynced), kept as u64);
+            assert_eq!(recovered.frames, again);
+            assert_eq!(recovered.torn_bytes, 0);
+        }
+    }
+
+    #[test]
+    fn torn_tail_of_garbage_recovers_the_prefix() {
+        let sim = SimVfs::new();
+        let first;
+        {
+            let (wal, _) = open(&sim, 0);
+            first = append(&wal, &[20]);
+        }
+        let path = seg_path(db(), 1);
+        let end = file_len(&sim, &path);
+        // Garbage after the last frame, then garbage that starts with a valid magic.
+        for garbage in [
+            vec![0xA5u8; 1000],
+            b"TWAL\x10\x00\x00\x00garbage-garbage-garbage-garbage!".to_vec(),
+        ] {
+            let sim = sim.crash(CrashMode::DropUnsynced);
+            sim.write_raw(&path, end, &garbage);
+            let (wal, recovered) = open(&sim, 0);
+            assert_eq!(recovered.frames, first);
+            assert_eq!(recovered.torn_bytes, garbage.len() as u64);
+            append(&wal, &[1, 2]);
+            drop(wal);
+            let (_, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);
+            assert_eq!(lsns(&recovered.frames), [1, 2, 3]);
+        }
+    }
+
+    #[test]
+    fn torn_tail_of_zeros_recovers_the_prefix() {
+        let sim = SimVfs::new();
+        let first;
+        {
+            let (wal, _) = open(&sim, 0);
+            first = append(&wal, &[20]);
+            append(&wal, &[600, 600]);
+        }
+        let path = seg_path(db(), 1);
+        let prefix = frame_len(20);
+        let full = file_len(&sim, &path);
+        // The batch's sectors read back as zeros (allocated, never written), or the file
+        // was extended with zeros past its end.
+        sim.write_raw(&path, prefix, &vec![0u8; (full - prefix) as usize]);
+        sim.write_raw(&path, full, &[0u8; 4096]);
+        let (wal, recovered) = open(&sim, 0);
+        assert_eq!(recovered.frames, first);
+        assert_eq!(recovered.torn_bytes, full + 4096 - prefix);
+        assert_eq!(wal.next_lsn(), 2);
+    }
+
+    #[test]
+    fn reordered_torn_batch_later_frame_present_earlier_one_torn_is_a_torn_tail() {
+        let sim = SimVfs::new();
+        let first;
+        {
+            let (wal, _) = open(&sim, 0);
+            first = append(&wal, &[20]);
+            append(&wal, &[1000, 1000, 1000]); // LSN 2..4: several sectors
+        }
+        let path = seg_path(db(), 1);
+        let start = frame_len(20);
+        // Frame 2's second sector never made it; frames 3 and 4 are whole.
+        sim.write_raw(&path, 512, &[0u8; 512]);
+        let full = file_len(&sim, &path);
+        let (wal, recovered) = open(&sim, 0);
+        assert_eq!(recovered.frames, first);
+        assert_eq!(recovered.torn_bytes, full - start);
+        // Same with the frame's header sector lost instead.
+        let sim2 = SimVfs::new();
+        {
+            let (wal, _) = open(&sim2, 0);
+            append(&wal, &[480]); // frame 1 fills exactly the first sector
+            append(&wal, &[1000, 1000, 1000]);
+        }
+        sim2.write_raw(&path, 512, &[0u8; 512]);
+        let (_, recovered) = open(&sim2, 0);
+        assert_eq!(lsns(&recovered.frames), [1]);
+        drop(wal);
+    }
+
+    #[test]
+    fn torn_batch_under_chaos_crashes_always_recovers_a_prefix() {
+        // The batch is written (not synced) by hand, then the crash tears, drops or keeps
+        // each of its sectors at random. `new_segment`: the batch starts a new segment
+        // (as after a rotation), whose creation is unsynced too.
+        let batch_lens = [700usize, 30, 1500, 9, 2000, 480];
+        for new_segment in [false, true] {
+            let base = SimVfs::new();
+            let synced = {
+                let (wal, _) = open(&base, 0);
+                let mut synced = append(&wal, &[100, 3]);
+                synced.extend(append(&wal, &[1]));
+                synced
+            };
+            let torn_lsn = synced.len() as u64 + 1;
+            let batch: Vec<Frame> = batch_lens
+                .iter()
+                .enumerate()
+                .map(|(i, &len)| Frame {
+                    lsn: torn_lsn + i as u64,
+                    payload: payload(torn_lsn + i as u64, len),
+                })
+                .collect();
+            let (target, offset, bytes) = {
+                let twin = base.crash(CrashMode::DropUnsynced);
+                if new_segment {
+                    (
+                        seg_path(db(), torn_lsn),
+                        0,
+                        foreign_segment(&twin, torn_lsn, &[&batch_lens]),
+                    )
+                } else {
+                    let path = seg_path(db(), 1);
+                    let offset = file_len(&base, &path) as usize;
+                    let (wal, _) = open(&twin, 0);
+                    append(&wal, &batch_lens);
+                    (
+                        path.clone(),
+                        offset,
+                        twin.read_raw(&path).unwrap()[offset..].to_vec(),
+                    )
+                }
+            };
+            let mut outcomes = std::collections::BTreeSet::new();
+            for seed in 0..300 {
+                let sim = base.crash(CrashMode::DropUnsynced);
+                sim.open(&target, true)
+                    .unwrap()
+                    .write_at(&bytes, offset as u64)
+                    .unwrap();
+                let sim = sim.crash(CrashMode::Chaos { seed });
+                let (wal, recovered) = open(&sim, 0);
+                let got = recovered.frames;
+                assert!(got.len() >= synced.len(), "seed {seed}: lost synced frames");
+                assert_eq!(got[..synced.len()], synced[..], "seed {seed}");
+                let kept = got.len() - synced.len();
+                assert_eq!(
+                    got[synced.len()..],
+                    batch[..kept],
+                    "seed {seed}: not a prefix"
+                );
+                outcomes.insert(kept);
+                append(&wal, &[4]);
+                assert!(wal.verify().unwrap().is_empty(), "seed {seed}");
+            }
+            assert!(
+                outcomes.len() > 2,
+                "chaos should tear at several places: {outcomes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bit_flip_in_an_earlier_synced_batch_followed_by_later_batches_is_wal_corrupted() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20]);
+            append(&wal, &[30, 40]);
+            append(&wal, &[50]);
+        }
+        let path = seg_path(db(), 1);
+        let frame3 = frame_len(20) + frame_len(30);
+        flip_bit(&sim, &path, frame3 + FRAME_HEADER_BYTES as u64 + 5, 3);
+        expect_corrupted(open_at(&sim, db(), 0), &seg_name(1), frame3);
+        // The damage is reported whatever the checkpoint: it is never silently dropped.
+        expect_corrupted(open_at(&sim, db(), 4), &seg_name(1), frame3);
+    }
+
+    #[test]
+    fn bit_flip_in_a_segment_followed_by_a_later_segment_is_wal_corrupted() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20, 20]);
+        }
+        plant(&sim, 3, &foreign_segment(&sim, 3, &[&[5], &[6]]));
+        assert_eq!(
+            lsns(&open(&sim, 0).1.frames),
+            [1, 2, 3, 4],
+            "planted segment continues"
+        );
+        flip_bit(&sim, &seg_path(db(), 1), frame_len(20) + 9, 0);
+        expect_corrupted(open_at(&sim, db(), 0), &seg_name(1), frame_len(20));
+    }
+
+    #[test]
+    fn every_single_bit_flip_in_a_frame_followed_by_a_later_batch_is_detected() {
+        // Frame 2 (5-byte payload, 3 bytes of padding) sits between two batches.
+        let build = || {
+            let sim = SimVfs::new();
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[12]);
+            append(&wal, &[5]);
+            append(&wal, &[1]);
+            sim
+        };
+        let path = seg_path(db(), 1);
+        let start = frame_len(12);
+        let len = frame_len(5);
+        assert_eq!(len, 40);
+        for bit in 0..len * 8 {
+            let sim = build();
+            flip_bit(&sim, &path, start + bit / 8, (bit % 8) as u8);
+            expect_corrupted(open_at(&sim, db(), 0), &seg_name(1), start);
+        }
+        // And the first frame of a segment.
+        for bit in 0..frame_len(12) * 8 {
+            let sim = build();
+            flip_bit(&sim, &path, bit / 8, (bit % 8) as u8);
+            expect_corrupted(open_at(&sim, db(), 0), &seg_name(1), 0);
+        }
+    }
+
+    #[test]
+    fn damage_to_the_last_synced_batch_alone_is_indistinguishable_from_a_torn_tail() {
+        // Documented limit: with no later batch, nothing tells bit rot from a tear.
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20]);
+            append(&wal, &[30, 40]);
+        }
+        flip_bit(&sim, &seg_path(db(), 1), frame_len(20) + 40, 1);
+        let (_, recovered) = open(&sim, 0);
+        assert_eq!(lsns(&recovered.frames), [1]);
+        assert!(recovered.torn_bytes > 0);
+    }
+
+    #[test]
+    fn segment_whose_name_disagrees_with_its_first_frame_is_wal_corrupted() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20, 20, 20]);
+        }
+        plant(&sim, 4, &foreign_segment(&sim, 5, &[&[5]]));
+        expect_corrupted(open_at(&sim, db(), 0), &seg_name(4), 0);
+    }
+
+    #[test]
+    fn gap_between_segments_is_wal_corrupted() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20, 20, 20]);
+        }
+        plant(&sim, 6, &foreign_segment(&sim, 6, &[&[5]]));
+        expect_corrupted(open_at(&sim, db(), 0), &seg_name(6), 0);
+    }
+
+    #[test]
+    fn oldest_segment_starting_past_the_checkpoint_is_wal_corrupted() {
+        let sim = SimVfs::new();
+        plant(&sim, 8, &foreign_segment(&sim, 8, &[&[5]]));
+        expect_corrupted(open_at(&sim, db(), 3), &seg_name(8), 0);
+        // Retention may leave the oldest segment anywhere up to checkpoint + 1.
+        let (wal, recovered) = open(&sim, 7);
+        assert_eq!(lsns(&recovered.frames), [8]);
+        assert_eq!(wal.oldest_lsn(), 8);
+    }
+
+    #[test]
+    fn torn_tail_removes_later_segments_holding_only_discarded_frames() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20]);
+            append(&wal, &[600, 600]);
+        }
+        // Torn frame 2, and a later segment that holds only torn bytes.
+        sim.write_raw(&seg_path(db(), 1), 512, &[0xEE; 100]);
+        plant(&sim, 4, &[0x11; 300]);
+        let full = file_len(&sim, &seg_path(db(), 1));
+        let (wal, recovered) = open(&sim, 0);
+        assert_eq!(lsns(&recovered.frames), [1]);
+        assert_eq!(recovered.torn_bytes, full - frame_len(20) + 300);
+        assert_eq!(wal.next_lsn(), 2);
+        let sim = sim.crash(CrashMode::DropUnsynced);
+        assert_eq!(
+            sim.list(&db().join("wal")).unwrap(),
+            [seg_name(1)],
+            "removal is durable"
+        );
+    }
+
+    #[test]
+    fn torn_first_batch_of_a_new_segment_recovers_into_that_segment() {
+        let sim = SimVfs::new();
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20, 20]);
+        }
+        plant(&sim, 3, &foreign_segment(&sim, 3, &[&[700, 700]]));
+        sim.write_raw(&seg_path(db(), 3), 0, &[0u8; 512]); // its first sector is lost
+        let (wal, recovered) = open(&sim, 0);
+        assert_eq!(lsns(&recovered.frames), [1, 2]);
+        assert_eq!(file_len(&sim, &seg_path(db(), 3)), 0);
+        append(&wal, &[1]);
+        drop(wal);
+        let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);
+        assert_eq!(lsns(&recovered.frames), [1, 2, 3]);
+        assert!(wal.verify().unwrap().is_empty());
+    }
+
+    #[test]
+    fn retention_keeps_what_it_must() {
+        let sim = SimVfs::new();
+        let big = 6 << 20; // three per segment
+        let (wal, _) = open(&sim, 0);
+        append(&wal, &[big, big, big]); // segment 1: 1..3
+        append(&wal, &[big, big, big]); // segment 4: 4..6
+        append(&wal, &[big, 10]); // segment 7: 7..8
+        let seg_bytes = 3 * frame_len(big);
+        assert_eq!(
+            sim.list(&db().join("wal")).unwrap(),
+            [seg_name(1), seg_name(4), seg_name(7)]
+        );
+
+        wal.retain(2, 0).unwrap(); // frame 3 is not checkpointed: segment 1 stays
+        assert_eq!(wal.oldest_lsn(), 1);
+        wal.retain(8, 2 * seg_bytes).unwrap(); // deleting segment 1 would leave too little
+        assert_eq!(wal.oldest_lsn(), 1);
+        wal.retain(8, seg_bytes).unwrap(); // segment 1 can go, segment 4 cannot
+        assert_eq!(wal.oldest_lsn(), 4);
+        wal.retain(u64::MAX, 0).unwrap(); // the newest segment always stays
+        assert_eq!(wal.oldest_lsn(), 7);
+        assert_eq!(wal.bytes(), frame_len(big) + frame_len(10));
+        assert_eq!(lsns(&wal.read_after(6, 10, usize::MAX).unwrap()), [7, 8]);
+        assert!(wal.verify().unwrap().is_empty());
+        drop(wal);
+
+        let sim = sim.crash(CrashMode::DropUnsynced);
+        assert_eq!(
+            sim.list(&db().join("wal")).unwrap(),
+            [seg_name(7)],
+            "removal is durable"
+        );
+        let (wal, recovered) = open(&sim, 6);
+        assert_eq!(lsns(&recovered.frames), [7, 8]);
+        assert_eq!(wal.oldest_lsn(), 7);
+    }
+
+    #[test]
+    fn verify_reports_damage_and_read_after_refuses_damaged_frames() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        append(&wal, &[20]);
+        append(&wal, &[30, 40]);
+        assert_eq!(wal.verify().unwrap(), Vec::<String>::new());
+
+        let path = seg_path(db(), 1);
+        let offset = frame_len(20);
+        flip_bit(&sim, &path, offset + 40, 6);
+        let problems = wal.verify().unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains(&seg_name(1)) && problems[0].contains(&format!("byte {offset}")),
+            "{problems:?}"
+        );
+        match wal.read_after(0, 10, usize::MAX) {
+            Err(Error::WalCorrupted { segment, offset: o }) => {
+                assert_eq!((segment, o), (seg_name(1), offset))
+            }
+            other => panic!("expected WalCorrupted, got {other:?}"),
+        }
+        assert_eq!(
+            lsns(&wal.read_after(2, 10, usize::MAX).unwrap()),
+            [3],
+            "undamaged frames still read"
+        );
+
+        // Stray files are reported too; verify changes nothing.
+        let before = sim.read_raw(&path).unwrap();
+        sim.open(&db().join("wal").join("notes.txt"), true).unwrap();
+        let problems = wal.verify().unwrap();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("notes.txt")));
+        assert_eq!(sim.read_raw(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn io_error_during_append_makes_further_appends_fail() {
+        for (kind, skip) in [
+            (FaultKind::Eio, 0),
+            (FaultKind::Eio, 1),
+            (FaultKind::Enospc, 0),
+        ] {
+            let sim = SimVfs::new();
+            let (wal, _) = open(&sim, 0);
+            let acked = append(&wal, &[10, 20]);
+            // skip 0: the write fails; skip 1: the write lands and the fsync fails.
+            sim.fail_at(sim.op_count() + skip, kind, false);
+            let lost = [7u8; 5];
+            match wal.append_batch(&[(3, &lost[..])]) {
+                Err(Error::Io { .. }) => {}
+                other => panic!("{kind:?}/{skip}: expected an I/O error, got {other:?}"),
+            }
+            sim.clear_faults();
+            match wal.append_batch(&[(3, &lost[..])]) {
+                Err(Error::FailStopped(_)) => {}
+                other => panic!("expected FailStopped, got {other:?}"),
+            }
+            assert!(matches!(wal.retain(2, 0), Err(Error::FailStopped(_))));
+            assert_eq!(wal.next_lsn(), 3, "a failed batch is never published");
+            assert_eq!(
+                wal.read_after(0, 10, usize::MAX).unwrap(),
+                acked,
+                "reads still work"
+            );
+            drop(wal);
+            let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);
+            assert_eq!(recovered.frames, acked);
+            assert_eq!(wal.next_lsn(), 3);
+            append(&wal, &[1]);
+        }
+    }
+
+    #[test]
+    fn crash_at_every_operation_keeps_every_acknowledged_batch() {
+        // A workload with a rotation; fail each operation in turn, then crash (chaos).
+        let workload = |wal: &Wal, acked: &mut Vec<Frame>| -> storage::Result<()> {
+            for lens in [&[10usize, 20][..], &[9 << 20], &[8 << 20], &[30, 40], &[5]] {
+                let first = wal.next_lsn();
+                let frames: Vec<Frame> = (0..lens.len())
+                    .map(|i| Frame {
+                        lsn: first + i as u64,
+                        payload: payload(first + i as u64, lens[i]),
+                    })
+                    .collect();
+                let batch: Vec<(u64, &[u8])> = frames
+                    .iter()
+                    .map(|f| (f.lsn, f.payload.as_slice()))
+                    .collect();
+                wal.append_batch(&batch)?;
+                acked.extend(frames);
+            }
+            Ok(())
+        };
+        let total_ops = {
+            let sim = SimVfs::new();
+            let (wal, _) = open(&sim, 0);
+            let start = sim.op_count();
+            workload(&wal, &mut Vec::new()).unwrap();
+            assert!(
+                sim.list(&db().join("wal")).unwrap().len() > 1,
+                "the workload rotates"
+            );
+            sim.op_count() - start
+        };
+        for fail in 0..total_ops {
+            let sim = SimVfs::new();
+            let (wal, _) = open(&sim, 0);
+            sim.fail_at(sim.op_count() + fail, FaultKind::Eio, true);
+            let mut acked = Vec::new();
+            assert!(workload(&wal, &mut acked).is_err(), "op {fail} fails");
+            for seed in 0..4 {
+                let crashed = sim.crash(CrashMode::Chaos { seed });
+                let (wal, recovered) = open(&crashed, 0);
+                let got = recovered.frames;
+                assert!(
+                    got.len() >= acked.len(),
+                    "op {fail} seed {seed}: acknowledged frames lost"
+                );
+                assert_eq!(got[..acked.len()], acked[..], "op {fail} seed {seed}");
+                assert!(wal.verify().unwrap().is_empty());
+                append(&wal, &[3]);
+            }
+        }
+    }
+
+    #[test]
+    fn readers_run_concurrently_with_appends_and_see_only_whole_batches() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let wal = Arc::new(wal);
+        let done = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..3)
+            .map(|r| {
+                let wal = Arc::clone(&wal);
+                let done = Arc::clone(&done);
+                std::thread::spawn(move || {
+                    let mut after = 0u64;
+                    while !done.load(Ordering::Acquire) || after + 1 < wal.next_lsn() {
+                        for frame in wal.read_after(after, 7 + r, 300).unwrap() {
+                            assert_eq!(frame.lsn, after + 1, "no gaps, no repeats");
+                            assert_eq!(frame.payload, payload(frame.lsn, frame.payload.len()));
+                            after = frame.lsn;
+                        }
+                        let _ = (wal.bytes(), wal.bytes_after(after), wal.oldest_lsn());
+                    }
+                    after
+                })
+            })
+            .collect();
+        for i in 0..300usize {
+            append(&wal, &[i % 50, 8, (i * 13) % 200]);
+        }
+        done.store(true, Ordering::Release);
+        for reader in readers {
+            assert_eq!(reader.join().unwrap(), 900);
+        }
+        assert!(wal.verify().unwrap().is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "consecutive")]
+    fn append_with_wrong_lsn_is_a_bug() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let _ = wal.append_batch(&[(2, &b"x"[..])]);
+    }
+
+    #[test]
+    fn oversized_payload_is_refused_without_fail_stop() {
+        let sim = SimVfs::new();
+        let (wal, _) = open(&sim, 0);
+        let huge = vec![0u8; storage::wal::FRAME_PAYLOAD_BYTES_MAX + 1];
+        assert!(matches!(
+            wal.append_batch(&[(1, &huge[..])]),
+            Err(Error::InvalidArgument(_))
+        ));
+        append(&wal, &[1]);
+        assert_eq!(wal.next_lsn(), 2);
+    }
+}
