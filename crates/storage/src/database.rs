@@ -115,7 +115,8 @@ struct Inner {
     options: Options,
     pager: Pager,
     corruption: Arc<CorruptionLog>,
-    wal: Mutex<Wal>,
+    /// The WAL serialises its own appends; reads and stats never wait on an fsync.
+    wal: Wal,
     head: Mutex<Head>,
     durable: Mutex<Arc<Version>>,
     meta: Mutex<Meta>,
@@ -191,7 +192,7 @@ impl Database {
             options,
             pager,
             corruption,
-            wal: Mutex::new(wal),
+            wal,
             head: Mutex::new(Head { version: version.clone(), next_lsn }),
             durable: Mutex::new(version),
             meta: Mutex::new(meta),
@@ -269,7 +270,7 @@ impl Database {
     /// Committed frames with LSN > `after`, decoded, in order, in a bounded batch.
     pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<(u64, Commit)>> {
         let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
-        let frames = self.inner.wal.lock().expect("wal lock").read_after(after, frames_max, bytes_max)?;
+        let frames = self.inner.wal.read_after(after, frames_max, bytes_max)?;
         frames
             .into_iter()
             .take_while(|frame| frame.lsn <= durable_lsn)
@@ -290,7 +291,7 @@ impl Database {
         let mut check = TreeCheck::default();
         btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
         btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
-        let wal_problems = inner.wal.lock().expect("wal lock").verify()?;
+        let wal_problems = inner.wal.verify()?;
         let mut problems = crate::meta::check_slots(inner.pager.file());
         problems.extend(check.problems);
         let wal_count = wal_problems.len();
@@ -301,10 +302,8 @@ impl Database {
     pub fn stats(&self) -> Result<Stats> {
         let inner = &self.inner;
         let checkpoint_lsn = inner.meta.lock().expect("meta lock").checkpoint_lsn;
-        let (wal_bytes, lag_bytes, oldest_lsn) = {
-            let wal = inner.wal.lock().expect("wal lock");
-            (wal.bytes(), wal.bytes_after(checkpoint_lsn), wal.oldest_lsn())
-        };
+        let wal = &inner.wal;
+        let (wal_bytes, lag_bytes, oldest_lsn) = (wal.bytes(), wal.bytes_after(checkpoint_lsn), wal.oldest_lsn());
         Ok(Stats {
             page_count: inner.pager.page_count(),
             page_file_bytes: inner.pager.file().len_bytes()?,
@@ -410,7 +409,7 @@ impl Inner {
         // one, so the WAL keeps every frame after the previous checkpoint too.
         let previous_checkpoint_lsn = std::mem::replace(&mut *meta, next).checkpoint_lsn;
         drop(meta);
-        self.wal.lock().expect("wal lock").retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)?;
+        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)?;
         Ok(pages_written)
     }
 }
@@ -418,7 +417,7 @@ impl Inner {
 impl BatchSink for Inner {
     fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
         let started = Instant::now();
-        self.wal.lock().expect("wal lock").append_batch(frames)?;
+        self.wal.append_batch(frames)?;
         let micros = started.elapsed().as_micros() as u64;
         self.fsync.lock().expect("fsync lock").record(micros);
         Ok(micros)
@@ -430,7 +429,7 @@ impl BatchSink for Inner {
 
     fn after_batch(&self) {
         let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
-        let lag = self.wal.lock().expect("wal lock").bytes_after(checkpoint_lsn);
+        let lag = self.wal.bytes_after(checkpoint_lsn);
         if lag >= self.options.checkpoint_wal_bytes {
             // A failure here is already fail-stop (recorded by checkpoint itself).
             let _ = self.checkpoint();

@@ -25,6 +25,15 @@ pub const INLINE_VALUE_BYTES_MAX: usize = 960;
 /// Longest tree or pin name.
 pub const NAME_BYTES_MAX: usize = 255;
 
+/// A WAL segment is closed once it holds this many bytes; the next batch starts a new one.
+pub const WAL_SEGMENT_BYTES_MAX: u64 = 16 << 20;
+
+/// Largest payload of one WAL frame (one commit); a frame claiming more is invalid.
+pub const WAL_FRAME_PAYLOAD_BYTES_MAX: usize = 64 << 20;
+
+/// Hard cap on a WAL segment file, so frame offsets fit in u32.
+pub const WAL_SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
+
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 

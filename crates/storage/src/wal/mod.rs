@@ -89,19 +89,7 @@ use segment::Segment;
 
 pub use frame::{FRAME_HEADER_BYTES, FRAME_MAGIC};
 
-/// A segment is closed once it holds this many bytes; the next batch starts a new one.
-// moves to limits.rs
-pub const SEGMENT_BYTES_MAX: u64 = 16 << 20;
-
-/// Largest payload of one frame; a frame claiming more is invalid.
-// moves to limits.rs
-pub const FRAME_PAYLOAD_BYTES_MAX: usize = 64 << 20;
-
-/// Hard cap on a segment file's size, so frame offsets fit in u32. A batch that would
-/// push the current segment past it starts a new segment; a batch larger than this on
-/// its own is refused (`InvalidArgument`).
-// moves to limits.rs
-pub const SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
+pub use crate::limits::{WAL_FRAME_PAYLOAD_BYTES_MAX as FRAME_PAYLOAD_BYTES_MAX, WAL_SEGMENT_BYTES_MAX as SEGMENT_BYTES_MAX, WAL_SEGMENT_FILE_BYTES_MAX as SEGMENT_FILE_BYTES_MAX};
 
 /// Name of the WAL's directory inside the database directory.
 pub const WAL_DIR_NAME: &str = "wal";
