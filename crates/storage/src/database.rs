@@ -133,7 +133,7 @@ struct Inner {
 
 pub struct Database {
     inner: Arc<Inner>,
-    sync_thread: Option<JoinHandle<()>>,
+    sync_thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// A consistent, immutable view of the database as of one LSN.
@@ -211,42 +211,25 @@ impl Database {
             .name("tenantdb-sync".into())
             .spawn(move || run_sync_thread(&thread_inner.group, &*thread_inner))
             .map_err(|e| Error::io("spawn sync thread", &inner.dir, e))?;
-        Ok(Database { inner, sync_thread: Some(sync_thread) })
+        Ok(Database { inner, sync_thread: Mutex::new(Some(sync_thread)) })
     }
 
-    /// Applies `commit` in memory and queues it for the next group fsync; `done` is
-    /// called from the sync thread with its LSN once durable, or with the error. A
-    /// commit that fails its checks is refused at once and changes nothing.
+    /// Queues `commit` for the sync thread, which applies it, writes it with the
+    /// next group fsync and calls `done` with its LSN once durable, or with the
+    /// error. A commit that fails its checks changes nothing. O(1) for the caller.
     pub fn commit(&self, commit: Commit, done: Completion) {
-        match self.enqueue(commit, done) {
-            Ok(()) => {}
-            Err((err, done)) => done(Err(err)),
-        }
-    }
-
-    fn enqueue(&self, commit: Commit, done: Completion) -> std::result::Result<(), (Error, Completion)> {
         let inner = &self.inner;
         if let Some(cause) = inner.failed() {
-            return Err((Error::FailStopped(cause), done));
+            return done(Err(Error::FailStopped(cause)));
         }
-        if inner.closed.load(Ordering::SeqCst) {
-            return Err((Error::Closed, done));
-        }
-        let mut head = inner.head.lock().expect("head lock");
-        let lsn = head.next_lsn;
-        let version = match head.version.apply(&inner.pager, &commit, lsn) {
-            Ok(version) => Arc::new(version),
-            Err(err) => return Err((err, done)),
-        };
-        head.next_lsn += 1;
-        head.version = version.clone();
-        // Queued under the head lock, so queue order is LSN order.
         let mut queue = inner.group.queue.lock().expect("commit queue lock");
-        queue.pending.push(Pending { lsn, payload: commit.encode(), version, done });
+        if queue.closing {
+            drop(queue);
+            return done(Err(Error::Closed));
+        }
+        queue.pending.push(Pending { commit, done });
         drop(queue);
-        drop(head);
         inner.group.ready.notify_one();
-        Ok(())
     }
 
     /// Commits and waits until durable. Returns the commit's LSN.
@@ -264,11 +247,13 @@ impl Database {
     }
 
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
+        self.inner.check_open()?;
         self.inner.checkpoint()
     }
 
     /// Committed frames with LSN > `after`, decoded, in order, in a bounded batch.
     pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<(u64, Commit)>> {
+        self.inner.check_open()?;
         let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
         let frames = self.inner.wal.read_after(after, frames_max, bytes_max)?;
         frames
@@ -287,6 +272,7 @@ impl Database {
     /// as corruption reports.
     pub fn verify(&self) -> Result<VerifyReport> {
         let inner = &self.inner;
+        inner.check_open()?;
         let version = inner.durable.lock().expect("durable lock").clone();
         let mut check = TreeCheck::default();
         btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
@@ -301,6 +287,7 @@ impl Database {
 
     pub fn stats(&self) -> Result<Stats> {
         let inner = &self.inner;
+        inner.check_open()?;
         let checkpoint_lsn = inner.meta.lock().expect("meta lock").checkpoint_lsn;
         let wal = &inner.wal;
         let (wal_bytes, lag_bytes, oldest_lsn) = (wal.bytes(), wal.bytes_after(checkpoint_lsn), wal.oldest_lsn());
@@ -329,9 +316,11 @@ impl Database {
 
     /// Stops the sync thread (completing what was queued), checkpoints, and releases
     /// the directory lock. After an fsync failure it skips the checkpoint (recovery
-    /// replays the WAL instead) and reports the failure.
-    pub fn close(mut self) -> Result<()> {
-        self.stop_sync_thread();
+    /// replays the WAL instead) and reports the failure. Closing twice is a no-op.
+    pub fn close(&self) -> Result<()> {
+        if !self.stop_sync_thread() {
+            return Ok(());
+        }
         let result = match self.inner.failed() {
             Some(cause) => Err(Error::FailStopped(cause)),
             None => self.inner.checkpoint().map(|_| ()),
@@ -340,13 +329,13 @@ impl Database {
         result
     }
 
-    fn stop_sync_thread(&mut self) {
-        self.inner.closed.store(true, Ordering::SeqCst);
+    /// Returns false when the thread was already stopped.
+    fn stop_sync_thread(&self) -> bool {
+        let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return false };
         self.inner.group.queue.lock().expect("commit queue lock").closing = true;
         self.inner.group.ready.notify_all();
-        if let Some(thread) = self.sync_thread.take() {
-            thread.join().expect("the sync thread does not panic");
-        }
+        thread.join().expect("the sync thread does not panic");
+        true
     }
 }
 
@@ -354,14 +343,19 @@ impl Drop for Database {
     /// Dropped without `close`: stop the sync thread and release the lock, without a
     /// checkpoint (the WAL holds every acknowledged commit).
     fn drop(&mut self) {
-        self.stop_sync_thread();
-        self.inner.release();
+        if self.stop_sync_thread() {
+            self.inner.release();
+        }
     }
 }
 
 impl Inner {
     fn failed(&self) -> Option<String> {
         self.failed.lock().expect("failed lock").clone()
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::SeqCst) { Err(Error::Closed) } else { Ok(()) }
     }
 
     fn release(&self) {
@@ -415,6 +409,19 @@ impl Inner {
 }
 
 impl BatchSink for Inner {
+    fn apply(&self, commit: &Commit) -> Result<u64> {
+        let mut head = self.head.lock().expect("head lock");
+        let lsn = head.next_lsn;
+        let version = head.version.apply(&self.pager, commit, lsn)?;
+        head.version = Arc::new(version);
+        head.next_lsn += 1;
+        Ok(lsn)
+    }
+
+    fn head(&self) -> Arc<Version> {
+        self.head.lock().expect("head lock").version.clone()
+    }
+
     fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
         let started = Instant::now();
         self.wal.append_batch(frames)?;
@@ -463,7 +470,7 @@ impl Snapshot {
     }
 
     fn check_open(&self) -> Result<()> {
-        if self.inner.closed.load(Ordering::SeqCst) { Err(Error::Closed) } else { Ok(()) }
+        self.inner.check_open()
     }
 
     fn tree(&self, name: &[u8]) -> Result<TreeRoot> {

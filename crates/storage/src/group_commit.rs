@@ -1,5 +1,7 @@
-//! Group commit. A commit is applied in memory and queued by the caller's thread;
-//! one sync thread takes everything queued, writes it as one WAL batch with one
+//! Group commit. A caller only queues its commit (O(1), so Node's event loop never
+//! applies a large transaction itself); one sync thread takes everything queued,
+//! applies each commit in queue order (a commit that fails its checks completes with
+//! the error and changes nothing), writes the rest as one WAL batch with one
 //! fdatasync, then publishes the newest version to readers and calls each commit's
 //! completion. So concurrent commits share an fsync, writes become visible only once
 //! durable, and no caller thread blocks while waiting (the binding resolves a
@@ -11,16 +13,22 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
+use crate::commit::Commit;
 use crate::error::{Error, Result};
 use crate::version::Version;
 
 pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
 
 pub struct Pending {
-    pub lsn: u64,
-    pub payload: Vec<u8>,
-    pub version: Arc<Version>,
+    pub commit: Commit,
     pub done: Completion,
+}
+
+/// A commit applied in memory, waiting for its fsync.
+struct Applied {
+    lsn: u64,
+    payload: Vec<u8>,
+    done: Completion,
 }
 
 #[derive(Default)]
@@ -56,6 +64,10 @@ impl GroupCommit {
 
 /// What the sync thread needs from the database.
 pub trait BatchSink {
+    /// Applies a commit to the head version; returns its LSN.
+    fn apply(&self, commit: &Commit) -> Result<u64>;
+    /// The head version, after the batch's commits were applied.
+    fn head(&self) -> Arc<Version>;
     /// Writes and syncs the frames; returns the microseconds the durable write took.
     fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64>;
     fn publish(&self, version: Arc<Version>);
@@ -67,30 +79,37 @@ pub trait BatchSink {
 
 pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
     while let Some(batch) = group.next_batch() {
-        if let Some(cause) = sink.failed() {
-            for pending in batch {
-                (pending.done)(Err(Error::FailStopped(cause.clone())));
+        let mut applied = Vec::with_capacity(batch.len());
+        for pending in batch {
+            if let Some(cause) = sink.failed() {
+                (pending.done)(Err(Error::FailStopped(cause)));
+                continue;
             }
+            match sink.apply(&pending.commit) {
+                Ok(lsn) => applied.push(Applied { lsn, payload: pending.commit.encode(), done: pending.done }),
+                Err(err) => (pending.done)(Err(err)),
+            }
+        }
+        if applied.is_empty() {
             continue;
         }
         let started = Instant::now();
-        let frames: Vec<(u64, &[u8])> = batch.iter().map(|p| (p.lsn, p.payload.as_slice())).collect();
+        let frames: Vec<(u64, &[u8])> = applied.iter().map(|a| (a.lsn, a.payload.as_slice())).collect();
         let result = sink.write_batch(&frames);
         drop(frames);
         match result {
             Ok(_) => {
-                let newest = batch.last().expect("a batch is not empty").version.clone();
-                sink.publish(newest);
-                for pending in batch {
-                    (pending.done)(Ok(pending.lsn));
+                sink.publish(sink.head());
+                for commit in applied {
+                    (commit.done)(Ok(commit.lsn));
                 }
                 sink.after_batch();
             }
             Err(err) => {
                 let cause = format!("{err} after {} µs", started.elapsed().as_micros());
                 sink.fail_stop(cause.clone());
-                for pending in batch {
-                    (pending.done)(Err(Error::FailStopped(cause.clone())));
+                for commit in applied {
+                    (commit.done)(Err(Error::FailStopped(cause.clone())));
                 }
             }
         }
