@@ -1,51 +1,82 @@
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::PathBuf;
+use std::sync::Arc;
 
+use napi::bindgen_prelude::{AsyncTask, Buffer, Object};
+use napi::Env;
 use napi_derive::napi;
 
-use crate::error::IntoNapi;
+use crate::convert::{self, EngineStats, OpenOptions};
+use crate::error::{to_napi, IntoNapi};
+use crate::snapshot::Snapshot;
+use crate::tasks;
 
 /// An open database directory. Obtained from `open()`; closed with `close()`.
 #[napi]
 pub struct Engine {
-    pub(crate) inner: Arc<Mutex<Option<storage::Database>>>,
+    pub(crate) db: Arc<storage::Database>,
 }
 
-#[napi(object)]
-pub struct EngineStats {
-    pub page_count: i64,
-    pub checkpoint_lsn: i64,
-    pub page_file_bytes: i64,
-    pub db_dir: String,
+/// Opens (creating if needed) a database directory on the thread pool: takes its
+/// exclusive lock, reads the newest meta record and replays the WAL.
+#[napi(ts_return_type = "Promise<Engine>")]
+pub fn open(dir: String, options: Option<OpenOptions>) -> AsyncTask<tasks::Open> {
+    AsyncTask::new(tasks::Open { dir: PathBuf::from(dir), options: convert::options(options) })
 }
 
 #[napi]
 impl Engine {
-    /// Counters of the open database. Synchronous: it reads memory and one stat().
+    /// Queues a commit (a Buffer in the WAL payload format) and resolves with its LSN
+    /// once it is durable; the storage core's sync thread settles the promise.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn commit<'env>(&self, env: &'env Env, payload: Buffer) -> napi::Result<Object<'env>> {
+        let commit = storage::Commit::decode(&payload).ok_or_else(|| {
+            to_napi(storage::Error::InvalidArgument("the commit payload is malformed".into()))
+        })?;
+        let (deferred, promise) = env.create_deferred()?;
+        self.db.commit(commit, Box::new(move |result| match result {
+            Ok(lsn) => deferred.resolve(move |_| Ok(lsn as f64)),
+            Err(err) => deferred.reject(to_napi(err)),
+        }));
+        Ok(promise)
+    }
+
+    /// The newest durable version. Synchronous: it clones a reference.
     #[napi]
-    pub fn stats(&self) -> napi::Result<EngineStats> {
-        let stats = lock(&self.inner).as_ref().ok_or(storage::Error::Closed).into_napi()?.stats().into_napi()?;
-        Ok(EngineStats {
-            page_count: stats.page_count as i64,
-            checkpoint_lsn: stats.checkpoint_lsn as i64,
-            page_file_bytes: stats.page_file_bytes as i64,
-            db_dir: stats.db_dir.to_string_lossy().into_owned(),
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { inner: self.db.snapshot() }
+    }
+
+    #[napi(ts_return_type = "Promise<CheckpointInfo>")]
+    pub fn checkpoint(&self) -> AsyncTask<tasks::Checkpoint> {
+        AsyncTask::new(tasks::Checkpoint(self.db.clone()))
+    }
+
+    #[napi(ts_return_type = "Promise<VerifyInfo>")]
+    pub fn verify(&self) -> AsyncTask<tasks::Verify> {
+        AsyncTask::new(tasks::Verify(self.db.clone()))
+    }
+
+    /// Committed frames with LSN > `after`, in order, at most `framesMax` of them and
+    /// about `bytesMax` bytes of payload (always at least one frame if any).
+    #[napi(ts_return_type = "Promise<FrameBatch>")]
+    pub fn read_frames(&self, after: i64, frames_max: u32, bytes_max: u32) -> AsyncTask<tasks::ReadFrames> {
+        AsyncTask::new(tasks::ReadFrames {
+            db: self.db.clone(),
+            after: after.max(0) as u64,
+            frames_max: frames_max as usize,
+            bytes_max: bytes_max as usize,
         })
     }
 
-    /// Publishes what was written and releases the directory lock. Idempotent.
+    /// Counters of the open database. Synchronous: memory and one stat() per file.
     #[napi]
-    pub fn close(&self) -> napi::Result<()> {
-        lock(&self.inner).take().map(storage::Database::close).transpose().into_napi()?;
-        Ok(())
+    pub fn stats(&self) -> napi::Result<EngineStats> {
+        self.db.stats().into_napi().map(convert::stats)
     }
 
-    #[napi(getter)]
-    pub fn is_open(&self) -> bool {
-        lock(&self.inner).is_some()
+    /// Completes queued commits, checkpoints and releases the directory lock.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close(&self) -> AsyncTask<tasks::Close> {
+        AsyncTask::new(tasks::Close(self.db.clone()))
     }
-}
-
-/// A poisoned lock means a panic mid-operation: a bug, so carrying on is wrong.
-fn lock(inner: &Mutex<Option<storage::Database>>) -> MutexGuard<'_, Option<storage::Database>> {
-    inner.lock().expect("engine lock poisoned by an earlier panic")
 }

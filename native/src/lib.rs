@@ -1,9 +1,16 @@
 //! The N-API binding: one-line delegates over `storage`, one error mapping
-//! (`error.rs`), and async tasks for anything that touches the disk.
+//! (`error.rs`), async tasks for anything that touches the disk, and commit promises
+//! settled by the storage core's sync thread.
+//!
+//! Bytes cross as Buffers: a commit is one Buffer in the WAL payload format
+//! (`crates/storage/src/commit.rs`), a range batch is one packed Buffer
+//! (`snapshot.rs`), so no call pays per-entry conversion costs.
 
+mod convert;
 mod engine;
 mod error;
-mod open_task;
+mod snapshot;
+mod tasks;
 
-pub use engine::Engine;
-pub use open_task::open;
+pub use engine::{open, Engine};
+pub use snapshot::Snapshot;

@@ -42,7 +42,7 @@ export async function serve(argv: string[]): Promise<void> {
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   } catch (err) {
-    engine.close()
+    await engine.close()
     throw err
   }
 }

@@ -1,13 +1,13 @@
 // The TypeScript half of the one error mapping: native/src/error.rs throws
 // "<code>: <sentence>"; this turns it back into a typed error.
 
-export type EngineErrorCode = 'corrupted' | 'locked' | 'io' | 'invalid_argument' | 'closed'
+export type EngineErrorCode = 'corrupted' | 'locked' | 'io' | 'invalid_argument' | 'closed' | 'fail_stopped'
 
-const codes: readonly EngineErrorCode[] = ['corrupted', 'locked', 'io', 'invalid_argument', 'closed']
+const codes: readonly EngineErrorCode[] = ['corrupted', 'locked', 'io', 'invalid_argument', 'closed', 'fail_stopped']
 
 export class EngineError extends Error {
   readonly code: EngineErrorCode
-  /** The page that failed verification, for `corrupted`. */
+  /** The page that failed verification, for `corrupted` errors of the page file. */
   readonly page: number | undefined
 
   constructor(code: EngineErrorCode, message: string, page?: number) {
@@ -25,7 +25,8 @@ export function toEngineError(err: unknown): unknown {
   const code = match?.[1] as EngineErrorCode | undefined
   if (match === null || code === undefined || !codes.includes(code)) return err
   const sentence = match[2] ?? ''
-  const page = code === 'corrupted' ? Number(/^page (\d+)/.exec(sentence)?.[1]) : undefined
+  const pageText = code === 'corrupted' ? /^page (\d+)/.exec(sentence)?.[1] : undefined
+  const page = pageText === undefined ? undefined : Number(pageText)
   return new EngineError(code, sentence, page)
 }
 

@@ -1,13 +1,58 @@
+import { decodeCommit, encodeCommit, type CommitRecord, type Op } from './commit-codec.js'
 import { mapAsync, mapSync } from './engine-error.js'
 import { native, type NativeEngine } from './native.js'
+import { Snapshot } from './snapshot.js'
+
+export interface EngineOptions {
+  /** Page cache budget in bytes of decoded nodes (default 64 MiB). */
+  cacheBytes?: number
+  /** Checkpoint once this many WAL bytes follow the last one (default 64 MiB). */
+  checkpointWalBytes?: number
+  /** WAL bytes kept for the change feed after checkpoint (default 256 MiB). */
+  tailRetentionBytes?: number
+}
+
+export interface CorruptionReport {
+  id: string
+  file: string
+  page: number | null
+  kind: string
+  count: number
+  first_seen_ms: number
+  last_seen_ms: number
+}
 
 export interface EngineStats {
   /** Allocator tip: pages 0..page_count exist in the page file. */
   page_count: number
-  checkpoint_lsn: number
   page_file_bytes: number
+  wal_bytes: number
+  /** LSN of the newest durable commit. */
+  current_lsn: number
+  checkpoint_lsn: number
+  /** WAL bytes after the checkpoint: what recovery would replay. */
+  lag_bytes: number
+  /** Oldest LSN the WAL still holds (the change feed can resume after oldest_lsn - 1). */
+  oldest_lsn: number
+  replayed_frames: number
+  torn_bytes: number
+  open_micros: number
+  fsync: {
+    count: number
+    max_micros: number
+    sum_micros: number
+    buckets: Array<{ le_micros: number | null; count: number }>
+  }
+  cache: { hits: number; misses: number; bytes: number }
+  corruption: CorruptionReport[]
+  corruption_total: number
   /** Absolute path of the open database directory. */
   db_dir: string
+}
+
+export interface Frame {
+  lsn: number
+  commit: CommitRecord
 }
 
 /** A typed handle on an open database directory (the storage core). */
@@ -18,27 +63,73 @@ export class Engine {
     this.#native = handle
   }
 
-  /** Opens (creating if needed) `dir` and takes its exclusive lock. */
-  static async open(dir: string): Promise<Engine> {
-    return new Engine(await mapAsync(native.open(dir)))
+  /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
+  static async open(dir: string, options: EngineOptions = {}): Promise<Engine> {
+    return new Engine(await mapAsync(native.open(dir, options)))
+  }
+
+  /** Commits the operations atomically; resolves with the LSN once durable. */
+  commit(ops: Op[], meta: Uint8Array = new Uint8Array(0)): Promise<number> {
+    const payload = encodeCommit({ meta, ops })
+    return mapAsync(Promise.resolve().then(() => this.#native.commit(payload)))
+  }
+
+  /** The newest durable version. */
+  snapshot(): Snapshot {
+    return new Snapshot(mapSync(() => this.#native.snapshot()))
+  }
+
+  checkpoint(): Promise<{ checkpoint_lsn: number; pages_written: number }> {
+    return mapAsync(this.#native.checkpoint()).then((c) => ({ checkpoint_lsn: c.checkpointLsn, pages_written: c.pagesWritten }))
+  }
+
+  /** Walks every reachable page and WAL frame; `problems` is empty when clean. */
+  verify(): Promise<{ pages: number; entries: number; problems: string[] }> {
+    return mapAsync(this.#native.verify())
+  }
+
+  /** Committed transactions with LSN > `after`, in order, in one bounded batch. */
+  async readFrames(after: number, framesMax: number, bytesMax: number): Promise<Frame[]> {
+    const batch = await mapAsync(this.#native.readFrames(after, framesMax, bytesMax))
+    return batch.lsns.map((lsn, i) => ({ lsn, commit: decodeCommit(batch.payloads[i] as Buffer) }))
   }
 
   stats(): EngineStats {
     const s = mapSync(() => this.#native.stats())
     return {
       page_count: s.pageCount,
-      checkpoint_lsn: s.checkpointLsn,
       page_file_bytes: s.pageFileBytes,
+      wal_bytes: s.walBytes,
+      current_lsn: s.currentLsn,
+      checkpoint_lsn: s.checkpointLsn,
+      lag_bytes: s.lagBytes,
+      oldest_lsn: s.oldestLsn,
+      replayed_frames: s.replayedFrames,
+      torn_bytes: s.tornBytes,
+      open_micros: s.openMicros,
+      fsync: {
+        count: s.fsync.count,
+        max_micros: s.fsync.maxMicros,
+        sum_micros: s.fsync.sumMicros,
+        buckets: s.fsync.buckets.map((b) => ({ le_micros: b.leMicros ?? null, count: b.count })),
+      },
+      cache: { hits: s.cacheHits, misses: s.cacheMisses, bytes: s.cacheBytes },
+      corruption: s.corruption.map((r) => ({
+        id: r.id,
+        file: r.file,
+        page: r.page ?? null,
+        kind: r.kind,
+        count: r.count,
+        first_seen_ms: r.firstSeenMs,
+        last_seen_ms: r.lastSeenMs,
+      })),
+      corruption_total: s.corruptionTotal,
       db_dir: s.dbDir,
     }
   }
 
-  get isOpen(): boolean {
-    return this.#native.isOpen
-  }
-
-  /** Publishes what was written and releases the lock. Safe to call twice. */
-  close(): void {
-    mapSync(() => this.#native.close())
+  /** Completes queued commits, checkpoints and releases the lock. Safe to call twice. */
+  close(): Promise<void> {
+    return mapAsync(this.#native.close())
   }
 }

@@ -1,2 +1,5 @@
-export { Engine, type EngineStats } from './engine.js'
+export { Engine, type EngineOptions, type EngineStats, type CorruptionReport, type Frame } from './engine.js'
 export { EngineError, type EngineErrorCode } from './engine-error.js'
+export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
+export type { Op, CommitRecord } from './commit-codec.js'
+export type { Entry } from './range-batch.js'

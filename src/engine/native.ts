@@ -6,4 +6,8 @@ import type * as Native from '../../native/index.cjs'
 const require = createRequire(import.meta.url)
 
 export const native: typeof Native = require('../../native/index.cjs')
-export type { Engine as NativeEngine, EngineStats as NativeEngineStats } from '../../native/index.cjs'
+export type {
+  Engine as NativeEngine,
+  EngineStats as NativeEngineStats,
+  Snapshot as NativeSnapshot,
+} from '../../native/index.cjs'

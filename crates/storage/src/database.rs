@@ -39,7 +39,7 @@ use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
-use crate::wal::Wal;
+use crate::wal::{Frame, Wal};
 
 #[derive(Clone)]
 pub struct Options {
@@ -251,20 +251,14 @@ impl Database {
         self.inner.checkpoint()
     }
 
-    /// Committed frames with LSN > `after`, decoded, in order, in a bounded batch.
-    pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<(u64, Commit)>> {
+    /// Committed frames with LSN > `after`, in order, in a bounded batch. Each payload
+    /// is a commit in the format of `commit.rs` (`Commit::decode`).
+    pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<Frame>> {
         self.inner.check_open()?;
         let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
-        let frames = self.inner.wal.read_after(after, frames_max, bytes_max)?;
-        frames
-            .into_iter()
-            .take_while(|frame| frame.lsn <= durable_lsn)
-            .map(|frame| {
-                Commit::decode(&frame.payload)
-                    .map(|commit| (frame.lsn, commit))
-                    .ok_or(Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 })
-            })
-            .collect()
+        let mut frames = self.inner.wal.read_after(after, frames_max, bytes_max)?;
+        frames.retain(|frame| frame.lsn <= durable_lsn);
+        Ok(frames)
     }
 
     /// Walks every page reachable from the newest version and its pins, and every WAL

@@ -27,5 +27,6 @@ pub use corruption_log::CorruptionReport;
 pub use database::{CheckpointStats, Database, Options, Snapshot, Stats, TreeInfo, VerifyReport};
 pub use histogram::{Histogram, BUCKET_BOUNDS_MICROS};
 pub use pager::CacheStats;
+pub use wal::Frame;
 pub use error::{CorruptionKind, Error, Result};
 pub use page::{PageType, PAGE_HEADER_BYTES};

@@ -1,0 +1,91 @@
+//! A consistent view of the database at one LSN. Reads are synchronous: pages come
+//! from memory or the page cache, and a range returns one bounded batch.
+//!
+//! A range batch is one Buffer of entries, each `key_len: u32 LE`, key,
+//! `value_len: u32 LE`, value; `src/engine/` slices it without copying.
+
+use std::ops::Bound;
+
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+
+use crate::convert::TreeInfo;
+use crate::error::IntoNapi;
+
+#[napi]
+pub struct Snapshot {
+    pub(crate) inner: storage::Snapshot,
+}
+
+#[napi(object)]
+pub struct RangeOptions {
+    pub lower: Option<Buffer>,
+    pub lower_inclusive: Option<bool>,
+    pub upper: Option<Buffer>,
+    pub upper_inclusive: Option<bool>,
+    pub reverse: Option<bool>,
+    pub limit: u32,
+}
+
+fn bound(key: &Option<Buffer>, inclusive: Option<bool>) -> Bound<&[u8]> {
+    match key {
+        None => Bound::Unbounded,
+        Some(key) if inclusive.unwrap_or(true) => Bound::Included(key.as_ref()),
+        Some(key) => Bound::Excluded(key.as_ref()),
+    }
+}
+
+#[napi]
+impl Snapshot {
+    /// LSN of the last commit this snapshot contains.
+    #[napi(getter)]
+    pub fn lsn(&self) -> i64 {
+        self.inner.lsn() as i64
+    }
+
+    #[napi]
+    pub fn get(&self, tree: Buffer, key: Buffer) -> napi::Result<Option<Buffer>> {
+        Ok(self.inner.get(&tree, &key).into_napi()?.map(|value| Buffer::from(value.to_vec())))
+    }
+
+    /// One batch of entries within the bounds (see the module comment for its layout).
+    #[napi]
+    pub fn range(&self, tree: Buffer, options: RangeOptions) -> napi::Result<Buffer> {
+        let lower = bound(&options.lower, options.lower_inclusive);
+        let upper = bound(&options.upper, options.upper_inclusive);
+        let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
+        let entries = self.inner.range(&tree, lower, upper, options.reverse.unwrap_or(false), limit).into_napi()?;
+        let bytes: usize = entries.iter().map(|(k, v)| 8 + k.len() + v.len()).sum();
+        let mut out = Vec::with_capacity(bytes);
+        for (key, value) in entries {
+            out.extend_from_slice(&(key.len() as u32).to_le_bytes());
+            out.extend_from_slice(&key);
+            out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+            out.extend_from_slice(&value);
+        }
+        Ok(Buffer::from(out))
+    }
+
+    /// Every tree with its entry count and the LSN of its last change.
+    #[napi]
+    pub fn trees(&self) -> napi::Result<Vec<TreeInfo>> {
+        Ok(self.inner.trees().into_napi()?.into_iter().map(TreeInfo::from).collect())
+    }
+
+    #[napi]
+    pub fn tree_info(&self, name: Buffer) -> napi::Result<Option<TreeInfo>> {
+        Ok(self.inner.tree_info(&name).into_napi()?.map(TreeInfo::from))
+    }
+
+    /// Every pin; `count` is its number of trees, `lsn` the LSN it was taken at.
+    #[napi]
+    pub fn pins(&self) -> napi::Result<Vec<TreeInfo>> {
+        Ok(self.inner.pins().into_napi()?.into_iter().map(TreeInfo::from).collect())
+    }
+
+    /// The version saved under pin `name`, or null.
+    #[napi]
+    pub fn pin(&self, name: Buffer) -> napi::Result<Option<Snapshot>> {
+        Ok(self.inner.pin(&name).into_napi()?.map(|inner| Snapshot { inner }))
+    }
+}

@@ -1,0 +1,100 @@
+// The commit format of crates/storage/src/commit.rs (the WAL frame payload), written
+// and read here so a commit crosses the binding as one Buffer. Keep the two in step:
+// test/engine-commit-codec.test.ts round-trips every operation through the engine.
+
+export type Op =
+  | { op: 'put'; tree: string; key: Uint8Array; value: Uint8Array }
+  | { op: 'delete'; tree: string; key: Uint8Array }
+  | { op: 'drop_tree'; tree: string }
+  | { op: 'copy_tree'; from: string; to: string }
+  | { op: 'copy_tree_from_pin'; pin: string; from: string; to: string }
+  | { op: 'pin'; name: string }
+  | { op: 'unpin'; name: string }
+  | { op: 'compact_tree'; tree: string }
+
+export interface CommitRecord {
+  /** The caller's metadata, opaque to the engine. */
+  meta: Uint8Array
+  ops: Op[]
+}
+
+const format_version = 1
+const tags = {
+  put: 1, delete: 2, drop_tree: 3, copy_tree: 4, copy_tree_from_pin: 5, pin: 6, unpin: 7, compact_tree: 8,
+} as const
+const names = Object.fromEntries(Object.entries(tags).map(([name, tag]) => [tag, name])) as Record<number, Op['op']>
+
+function fields(op: Op): Uint8Array[] {
+  const utf8 = (text: string) => Buffer.from(text, 'utf8')
+  switch (op.op) {
+    case 'put': return [utf8(op.tree), op.key, op.value]
+    case 'delete': return [utf8(op.tree), op.key]
+    case 'drop_tree': case 'compact_tree': return [utf8(op.tree)]
+    case 'copy_tree': return [utf8(op.from), utf8(op.to)]
+    case 'copy_tree_from_pin': return [utf8(op.pin), utf8(op.from), utf8(op.to)]
+    case 'pin': case 'unpin': return [utf8(op.name)]
+  }
+}
+
+export function encodeCommit(commit: CommitRecord): Buffer {
+  const encoded = commit.ops.map((op) => [tags[op.op], fields(op)] as const)
+  let size = 1 + 4 + commit.meta.length + 4
+  for (const [, parts] of encoded) {
+    size += 1
+    for (const part of parts) size += 4 + part.length
+  }
+  const out = Buffer.allocUnsafe(size)
+  let at = out.writeUInt8(format_version, 0)
+  const put = (bytes: Uint8Array) => {
+    at = out.writeUInt32LE(bytes.length, at)
+    out.set(bytes, at)
+    at += bytes.length
+  }
+  put(commit.meta)
+  at = out.writeUInt32LE(encoded.length, at)
+  for (const [tag, parts] of encoded) {
+    at = out.writeUInt8(tag, at)
+    for (const part of parts) put(part)
+  }
+  return out
+}
+
+/** Decodes a frame payload; throws on anything this version did not write. */
+export function decodeCommit(payload: Buffer): CommitRecord {
+  let at = 0
+  const need = (n: number) => {
+    if (at + n > payload.length) throw new Error('commit payload is truncated')
+  }
+  const bytes = () => {
+    need(4)
+    const len = payload.readUInt32LE(at)
+    at += 4
+    need(len)
+    const slice = payload.subarray(at, at + len)
+    at += len
+    return slice
+  }
+  const text = () => bytes().toString('utf8')
+  need(1)
+  if (payload.readUInt8(at++) !== format_version) throw new Error('unknown commit payload version')
+  const meta = bytes()
+  need(4)
+  const count = payload.readUInt32LE(at)
+  at += 4
+  const ops: Op[] = []
+  for (let i = 0; i < count; i += 1) {
+    need(1)
+    const name = names[payload.readUInt8(at++)]
+    switch (name) {
+      case 'put': ops.push({ op: name, tree: text(), key: bytes(), value: bytes() }); break
+      case 'delete': ops.push({ op: name, tree: text(), key: bytes() }); break
+      case 'drop_tree': case 'compact_tree': ops.push({ op: name, tree: text() }); break
+      case 'copy_tree': ops.push({ op: name, from: text(), to: text() }); break
+      case 'copy_tree_from_pin': ops.push({ op: name, pin: text(), from: text(), to: text() }); break
+      case 'pin': case 'unpin': ops.push({ op: name, name: text() }); break
+      default: throw new Error('unknown operation in commit payload')
+    }
+  }
+  if (at !== payload.length) throw new Error('commit payload has trailing bytes')
+  return { meta, ops }
+}
