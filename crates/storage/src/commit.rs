@@ -47,6 +47,8 @@ pub struct Commit {
     pub ops: Vec<Op>,
 }
 
+use crate::byte_reader::ByteReader;
+
 const FORMAT_VERSION: u8 = 1;
 
 impl Commit {
@@ -75,11 +77,11 @@ impl Commit {
 
     /// `None` when the payload is not a commit this version wrote.
     pub fn decode(payload: &[u8]) -> Option<Commit> {
-        let mut r = Reader { bytes: payload, at: 0 };
+        let mut r = ByteReader::new(payload);
         if r.take(1)?[0] != FORMAT_VERSION {
             return None;
         }
-        let meta = r.bytes()?;
+        let meta = r.bytes_u32()?.to_vec();
         let count = r.u32()? as usize;
         // Each op takes at least 5 bytes: refuse counts the payload cannot hold.
         if count > payload.len() / 5 {
@@ -89,44 +91,24 @@ impl Commit {
         for _ in 0..count {
             let tag = r.take(1)?[0];
             ops.push(match tag {
-                1 => Op::Put { tree: r.bytes()?, key: r.bytes()?, value: r.bytes()? },
-                2 => Op::Delete { tree: r.bytes()?, key: r.bytes()? },
-                3 => Op::DropTree { tree: r.bytes()? },
-                4 => Op::CopyTree { from: r.bytes()?, to: r.bytes()? },
-                5 => Op::CopyTreeFromPin { pin: r.bytes()?, from: r.bytes()?, to: r.bytes()? },
-                6 => Op::Pin { name: r.bytes()? },
-                7 => Op::Unpin { name: r.bytes()? },
-                8 => Op::CompactTree { tree: r.bytes()? },
+                1 => Op::Put { tree: r.bytes_u32()?.to_vec(), key: r.bytes_u32()?.to_vec(), value: r.bytes_u32()?.to_vec() },
+                2 => Op::Delete { tree: r.bytes_u32()?.to_vec(), key: r.bytes_u32()?.to_vec() },
+                3 => Op::DropTree { tree: r.bytes_u32()?.to_vec() },
+                4 => Op::CopyTree { from: r.bytes_u32()?.to_vec(), to: r.bytes_u32()?.to_vec() },
+                5 => Op::CopyTreeFromPin { pin: r.bytes_u32()?.to_vec(), from: r.bytes_u32()?.to_vec(), to: r.bytes_u32()?.to_vec() },
+                6 => Op::Pin { name: r.bytes_u32()?.to_vec() },
+                7 => Op::Unpin { name: r.bytes_u32()?.to_vec() },
+                8 => Op::CompactTree { tree: r.bytes_u32()?.to_vec() },
                 _ => return None,
             });
         }
-        (r.at == payload.len()).then_some(Commit { meta, ops })
+        r.is_done().then_some(Commit { meta, ops })
     }
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
     out.extend_from_slice(bytes);
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let slice = self.bytes.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(slice)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-    }
-    fn bytes(&mut self) -> Option<Vec<u8>> {
-        let len = self.u32()? as usize;
-        self.take(len).map(<[u8]>::to_vec)
-    }
 }
 
 #[cfg(test)]

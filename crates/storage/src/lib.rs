@@ -3,6 +3,7 @@
 //! The public surface is listed here; everything else is private to the crate.
 
 mod btree;
+mod byte_reader;
 mod checkpoint;
 mod checksum;
 mod commit;

@@ -35,6 +35,7 @@ use super::node::{
     DiskLoc, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
     LEAF_HEADER_BYTES, OVERFLOW_REF_BYTES, TREE_REF_BYTES,
 };
+use crate::byte_reader::ByteReader;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::page::PageType;
 
@@ -106,7 +107,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
 /// checksummed slot can still hold nonsense if a buggy or foreign writer made it.
 pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
     let bad = || Error::Corrupted { page, kind: CorruptionKind::Tree };
-    let mut r = Reader { bytes: payload, at: 0 };
+    let mut r = ByteReader::new(payload);
     let level = r.u8().ok_or_else(bad)?;
     let count = r.u16().ok_or_else(bad)? as usize;
     let node = match page_type {
@@ -156,33 +157,8 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
         }
         _ => return Err(Error::Corrupted { page, kind: CorruptionKind::PageType }),
     };
-    if r.at != payload.len() {
+    if !r.is_done() {
         return Err(bad());
     }
     Ok(node)
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let slice = self.bytes.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(slice)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-    fn u16(&mut self) -> Option<u16> {
-        self.take(2).map(|b| u16::from_le_bytes(b.try_into().expect("2 bytes")))
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-    }
 }
