@@ -19,3 +19,9 @@ export const shutdown_grace_ms = 10_000
 
 /** Addresses the failed-auth table tracks at once (bounded memory). */
 export const auth_throttle_addresses_max = 10_000
+
+/** Rows one query response holds before it says `truncated: true` (product.md 7). */
+export const query_rows_max = 10_000
+
+/** Time one query may run before it fails with `query_timeout` (product.md 7). */
+export const query_time_ms_max = 30_000

@@ -1,0 +1,158 @@
+// Types Eel expressions against the shape of the rows they will see, recording
+// diagnostics with positions instead of stopping at the first.
+import type { Expr, Span, Value } from '../lang/ast.js'
+import { diagnostic, didYouMean, type Diagnostic, type DiagnosticCode } from '../lang/diagnostic.js'
+import type { CollectionIR } from '../schema/ir.js'
+import { functions } from './functions.js'
+import { comparable, describeValue, fromFieldType, isNumeric, t, typeName, typeOfValue, type EelType } from './types.js'
+
+/** The rows flowing between two stages: their columns and static types. */
+export interface Shape {
+  columns: string[]
+  types: Map<string, EelType>
+  /** Set while the rows are still whole rows of this collection (not projected). */
+  collection: CollectionIR | null
+}
+
+export interface CheckContext {
+  text: string
+  params: Record<string, Value>
+  integerOps: WeakSet<Expr>
+  diagnostics: Diagnostic[]
+}
+
+export function collectionShape(collection: CollectionIR): Shape {
+  return {
+    columns: collection.fields.map((f) => f.name),
+    types: new Map(collection.fields.map((f) => [f.name, f.optional ? widenNull(fromFieldType(f.type)) : fromFieldType(f.type)])),
+    collection,
+  }
+}
+
+// An optional field's type is still its type; nulls are allowed everywhere.
+const widenNull = (type: EelType) => type
+
+export function report(ctx: CheckContext, span: Span, code: DiagnosticCode, message: string, extra: { hint?: string; expected?: string[] } = {}): EelType {
+  ctx.diagnostics.push(diagnostic(ctx.text, span, code, message, extra))
+  return t.unknown
+}
+
+export function typeExpr(expr: Expr, shape: Shape, ctx: CheckContext): EelType {
+  switch (expr.kind) {
+    case 'literal':
+      if (expr.value === null) return t.null
+      if (typeof expr.value === 'number') return expr.integer ? t.int : t.float
+      return typeof expr.value === 'string' ? t.string : t.bool
+    case 'list': {
+      const items = expr.items.map((item) => typeExpr(item, shape, ctx)).filter((item) => item.kind !== 'null')
+      const first = items[0]
+      return t.list(first !== undefined && items.every((item) => item.kind === first.kind) ? first : t.unknown)
+    }
+    case 'record':
+      for (const field of expr.fields) typeExpr(field.value, shape, ctx)
+      return t.record
+    case 'field':
+      return fieldType(expr, shape, ctx)
+    case 'param': {
+      if (!(expr.name in ctx.params)) {
+        return report(ctx, expr.span, 'type_error', `missing parameter $${expr.name}`, { hint: 'pass it in params' })
+      }
+      return typeOfValue(ctx.params[expr.name] ?? null)
+    }
+    case 'unary': {
+      const operand = typeExpr(expr.operand, shape, ctx)
+      if (expr.op === 'not') {
+        if (!['bool', 'unknown', 'null'].includes(operand.kind)) report(ctx, expr.operand.span, 'type_error', `not expects a bool, got ${typeName(operand)}`)
+        return t.bool
+      }
+      if (!isNumeric(operand)) report(ctx, expr.operand.span, 'type_error', `unary minus expects a number, got ${typeName(operand)}`)
+      return operand
+    }
+    case 'binary':
+      return binaryType(expr, shape, ctx)
+    case 'call': {
+      const fn = functions[expr.name]
+      if (fn === undefined) {
+        const hint = didYouMean(expr.name, Object.keys(functions))
+        return report(ctx, expr.nameSpan, 'type_error', `unknown function '${expr.name}'`, hint === undefined ? {} : { hint })
+      }
+      const args = expr.args.map((arg) => typeExpr(arg, shape, ctx))
+      const [min, max] = fn.args
+      if (args.length < min || args.length > max) {
+        const count = min === max ? `${min}` : `${min} to ${max}`
+        return report(ctx, expr.span, 'type_error', `${expr.name}() takes ${count} argument${max === 1 ? '' : 's'}, got ${args.length}`)
+      }
+      const result = fn.type(args)
+      return typeof result === 'string' ? report(ctx, expr.span, 'type_error', `${expr.name}() ${result}`) : result
+    }
+  }
+}
+
+function fieldType(expr: Expr & { kind: 'field' }, shape: Shape, ctx: CheckContext): EelType {
+  const [head, ...rest] = expr.path
+  const type = head === undefined ? undefined : shape.types.get(head)
+  if (type === undefined) {
+    const where = shape.collection === null ? 'in these rows' : `in '${shape.collection.name}'`
+    const hint = didYouMean(head ?? '', shape.columns)
+    return report(ctx, expr.span, 'unknown_field', `unknown field '${head}' ${where}`, hint === undefined ? {} : { hint })
+  }
+  if (rest.length === 0) return type
+  if (type.kind !== 'unknown' && type.kind !== 'record') {
+    return report(ctx, expr.span, 'type_error', `field '${head}' is ${typeName(type)}; only json fields have nested fields`)
+  }
+  return t.unknown
+}
+
+function binaryType(expr: Expr & { kind: 'binary' }, shape: Shape, ctx: CheckContext): EelType {
+  const left = typeExpr(expr.left, shape, ctx)
+  const right = typeExpr(expr.right, shape, ctx)
+  switch (expr.op) {
+    case 'and': case 'or':
+      for (const [side, type] of [[expr.left, left], [expr.right, right]] as const) {
+        if (!['bool', 'unknown', 'null'].includes(type.kind)) report(ctx, side.span, 'type_error', `${expr.op} expects bools, got ${typeName(type)}`)
+      }
+      return t.bool
+    case '==': case '!=': case '<': case '<=': case '>': case '>=':
+      if (!comparable(left, right)) mismatch(expr.left, left, expr.right, right, ctx)
+      return t.bool
+    case 'in':
+      if (right.kind !== 'list' && right.kind !== 'unknown') {
+        report(ctx, expr.right.span, 'type_error', `in expects a list on its right, got ${typeName(right)}`)
+      } else if (right.kind === 'list' && !comparable(left, right.item)) {
+        mismatch(expr.left, left, expr.right, right.item, ctx)
+      }
+      return t.bool
+    default: {
+      if (expr.op === '+' && left.kind === 'string' && right.kind === 'string') return t.string
+      if (!isNumeric(left) || !isNumeric(right)) {
+        const bad = isNumeric(left) ? [expr.right, right] as const : [expr.left, left] as const
+        return report(ctx, bad[0].span, 'type_error', `'${expr.op}' expects numbers, got ${typeName(bad[1])}`)
+      }
+      if (expr.op === '/') return t.float
+      if (left.kind === 'int' && right.kind === 'int') {
+        ctx.integerOps.add(expr)
+        return t.int
+      }
+      return left.kind === 'float' || right.kind === 'float' ? t.float : t.unknown
+    }
+  }
+}
+
+/** "field 'age' is int, got string "x"" when one side is a field and the other a known value. */
+function mismatch(leftExpr: Expr, left: EelType, rightExpr: Expr, right: EelType, ctx: CheckContext): void {
+  for (const [fieldSide, fieldType, otherSide] of [[leftExpr, left, rightExpr], [rightExpr, right, leftExpr]] as const) {
+    if (fieldSide.kind !== 'field') continue
+    const known = knownValue(otherSide, ctx)
+    if (known !== undefined) {
+      report(ctx, otherSide.span, 'type_error', `field '${fieldSide.path.join('.')}' is ${typeName(fieldType)}, got ${describeValue(known)}`)
+      return
+    }
+  }
+  report(ctx, rightExpr.span, 'type_error', `cannot compare ${typeName(left)} with ${typeName(right)}`)
+}
+
+function knownValue(expr: Expr, ctx: CheckContext): Value | undefined {
+  if (expr.kind === 'literal') return expr.value
+  if (expr.kind === 'param' && expr.name in ctx.params) return ctx.params[expr.name] ?? null
+  return undefined
+}

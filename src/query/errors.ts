@@ -1,0 +1,21 @@
+// Errors of running a query, beyond the parser's and checker's diagnostics: each has
+// the stable code the HTTP layer maps to a status (product.md 4).
+export type QueryErrorCode =
+  | 'type_error'
+  | 'constraint_violation'
+  | 'unknown_collection'
+  | 'migration_blocked'
+  | 'query_timeout'
+  | 'not_allowed_here'
+  | 'conflict'
+  | 'readonly_snapshot'
+
+export class QueryError extends Error {
+  readonly code: QueryErrorCode
+
+  constructor(code: QueryErrorCode, message: string) {
+    super(message)
+    this.name = 'QueryError'
+    this.code = code
+  }
+}

@@ -1,0 +1,113 @@
+// Evaluates Eel expressions over a row. Semantics (docs/language.md):
+// - `==` and `!=` are total: null == null is true; int 3 == float 3.0.
+// - `<` `<=` `>` `>=` with a null side are false.
+// - `and`, `or`, `not` are two-valued: anything but true counts as false.
+// - `x in [..]` is false when x is null.
+// - Arithmetic with a null operand is null; `/` always gives a float; an integer
+//   result beyond ±2^53 and a division or remainder by zero are errors.
+import type { Expr, Value } from '../lang/ast.js'
+import { compareValues } from '../codec/index.js'
+import { QueryError } from './errors.js'
+import { functions } from './functions.js'
+
+export type Row = Record<string, Value>
+
+export interface EvalContext {
+  params: Record<string, Value>
+  now: Date
+  /** Arithmetic the checker typed as int (JS has one number type): only these overflow. */
+  integerOps: WeakSet<Expr>
+}
+
+export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
+  switch (expr.kind) {
+    case 'literal':
+      return expr.value
+    case 'list':
+      return expr.items.map((item) => evaluate(item, row, ctx))
+    case 'record':
+      return Object.fromEntries(expr.fields.map((f) => [f.name, evaluate(f.value, row, ctx)]))
+    case 'field':
+      return readPath(row, expr.path)
+    case 'param':
+      return ctx.params[expr.name] ?? null
+    case 'unary': {
+      const value = evaluate(expr.operand, row, ctx)
+      if (expr.op === 'not') return value !== true
+      return typeof value === 'number' ? -value : null
+    }
+    case 'binary':
+      return binary(expr, row, ctx)
+    case 'call': {
+      const fn = functions[expr.name]
+      if (fn === undefined) throw new QueryError('type_error', `unknown function '${expr.name}'`)
+      return fn.call(expr.args.map((arg) => evaluate(arg, row, ctx)), ctx.now)
+    }
+  }
+}
+
+export function readPath(row: Row, path: string[]): Value {
+  let value: Value = row
+  for (const name of path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) return null
+    value = (value as Record<string, Value>)[name] ?? null
+  }
+  return value
+}
+
+/** A timestamp compares with an ISO-8601 string (how JSON carries timestamps). */
+function aligned(a: Value, b: Value): [Value, Value] {
+  if (a instanceof Date && typeof b === 'string') return [a, parseTimestamp(b) ?? b]
+  if (typeof a === 'string' && b instanceof Date) return [parseTimestamp(a) ?? a, b]
+  return [a, b]
+}
+
+export function parseTimestamp(text: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(text)) return null
+  const date = new Date(text)
+  return Number.isNaN(date.getTime()) ? null : date
+}
+
+function binary(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): Value {
+  const { op } = expr
+  if (op === 'and') return evaluate(expr.left, row, ctx) === true && evaluate(expr.right, row, ctx) === true
+  if (op === 'or') return evaluate(expr.left, row, ctx) === true || evaluate(expr.right, row, ctx) === true
+  const left = evaluate(expr.left, row, ctx)
+  const right = evaluate(expr.right, row, ctx)
+  switch (op) {
+    case '==': case '!=': {
+      const [a, b] = aligned(left, right)
+      return (compareValues(a, b) === 0) === (op === '==')
+    }
+    case '<': case '<=': case '>': case '>=': {
+      if (left === null || right === null) return false
+      const [a, b] = aligned(left, right)
+      const order = compareValues(a, b)
+      return op === '<' ? order < 0 : op === '<=' ? order <= 0 : op === '>' ? order > 0 : order >= 0
+    }
+    case 'in':
+      if (left === null || !Array.isArray(right)) return false
+      return right.some((item) => {
+        const [a, b] = aligned(left, item)
+        return compareValues(a, b) === 0
+      })
+    default:
+      return arithmetic(op, left, right, expr, ctx.integerOps.has(expr))
+  }
+}
+
+function arithmetic(op: '+' | '-' | '*' | '/' | '%', left: Value, right: Value, expr: Expr, integer: boolean): Value {
+  if (left === null || right === null) return null
+  if (op === '+' && typeof left === 'string' && typeof right === 'string') return left + right
+  if (typeof left !== 'number' || typeof right !== 'number') {
+    throw new QueryError('type_error', `cannot apply '${op}' to ${typeof left} and ${typeof right} at offset ${expr.span.from}`)
+  }
+  if ((op === '/' || op === '%') && right === 0) {
+    throw new QueryError('type_error', op === '/' ? 'division by zero' : 'remainder by zero')
+  }
+  const result = op === '+' ? left + right : op === '-' ? left - right : op === '*' ? left * right : op === '/' ? left / right : left % right
+  if (integer && !Number.isSafeInteger(result)) {
+    throw new QueryError('type_error', `integer overflow: ${left} ${op} ${right} is beyond ±2^53`)
+  }
+  return result
+}

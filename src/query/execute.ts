@@ -1,0 +1,97 @@
+// Runs a checked statement against a transaction view. Reads stream; writes go into
+// the view and are committed by the caller (run.ts) as one engine commit.
+import type { Stage, Value } from '../lang/ast.js'
+import type { CollectionIR } from '../schema/ir.js'
+import { readRows, type Row } from './access.js'
+import type { CheckedStatement } from './check.js'
+import { QueryError } from './errors.js'
+import { evaluate, type EvalContext } from './evaluate.js'
+import { plan, type PlanHint } from './plan.js'
+import type { QueryResult } from './result.js'
+import { applyStage } from './stages.js'
+import type { TxnView } from './txn-view.js'
+import { deleteRows, insertRows, updateRows, type WriteContext } from './write.js'
+
+export interface ExecuteContext {
+  view: TxnView
+  tenant: string
+  eval: EvalContext
+  deadline_ms: number
+  rows_max: number
+  examined: { rows: number }
+}
+
+export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
+
+export async function execute(statement: CheckedStatement, ctx: ExecuteContext): Promise<StatementResult> {
+  switch (statement.kind) {
+    case 'pipeline':
+      return runPipeline(statement.collection, statement.stages, statement.output.columns, ctx)
+    case 'insert': case 'upsert': {
+      const value = evaluate(statement.rows, {}, ctx.eval)
+      const records: Value[] = Array.isArray(value) ? value : [value]
+      const affected = insertRows(writeContext(ctx), statement.collection, records, statement.kind)
+      return { columns: ['affected'], rows: [[affected]], writes: true }
+    }
+    case 'explain': {
+      const inner = statement.statement
+      const hint = inner.kind === 'pipeline' ? planFor(inner.collection, inner.stages, ctx).hint : undefined
+      const shown = hint === undefined ? 'write' : `${hint.access}${hint.index === undefined ? '' : ` ${hint.index}`} on ${hint.collection}`
+      return { columns: ['plan'], rows: [[shown]], ...(hint === undefined ? {} : { plan: hint }), writes: false }
+    }
+    case 'atomic': {
+      const results: StatementResult[] = []
+      for (const inner of statement.statements) results.push(await execute(inner, ctx))
+      const last = results.at(-1) ?? { columns: [], rows: [], writes: false }
+      return {
+        ...last,
+        results: results.map(({ writes: _, ...r }) => r),
+        writes: results.some((r) => r.writes),
+      } as StatementResult
+    }
+  }
+}
+
+function writeContext(ctx: ExecuteContext): WriteContext {
+  return { view: ctx.view, tenant: ctx.tenant, now: ctx.eval.now }
+}
+
+function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext) {
+  return plan(ctx.tenant, collection, stages, ctx.eval)
+}
+
+async function runPipeline(collection: CollectionIR, stages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
+  const chosen = planFor(collection, stages, ctx)
+  let rows: AsyncIterable<Row> = readRows(chosen.access, {
+    view: ctx.view,
+    tenant: ctx.tenant,
+    collection: collection.name,
+    examined: ctx.examined,
+    deadline_ms: ctx.deadline_ms,
+    batch: 1000,
+  })
+  const sink = stages.at(-1)
+  const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
+  flowing.forEach((stage, i) => {
+    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval)
+  })
+  if (sink?.kind === 'update' || sink?.kind === 'delete') {
+    const matched: Row[] = []
+    for await (const row of rows) matched.push(row)
+    const write = writeContext(ctx)
+    const affected = sink.kind === 'update' ? updateRows(write, collection, matched, sink.set, ctx.eval) : deleteRows(write, collection, matched)
+    return { columns: ['affected'], rows: [[affected]], plan: chosen.hint, writes: true }
+  }
+  const out: Value[][] = []
+  let truncated = false
+  for await (const row of rows) {
+    if (out.length === ctx.rows_max) {
+      truncated = true
+      break
+    }
+    out.push(columns.map((c) => row[c] ?? null))
+    if (Date.now() > ctx.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
+  }
+  const hint: PlanHint = chosen.hint
+  return { columns, rows: out, plan: hint, ...(truncated ? { truncated } : {}), writes: false }
+}

@@ -1,0 +1,28 @@
+// Where a tenant's data lives in the engine's trees. Tree names:
+//
+// | tree                          | key                               | value             |
+// |-------------------------------|-----------------------------------|-------------------|
+// | `t/<tenant>/r/<collection>`   | encodeKey([primary key])          | encodeRow(row)    |
+// | `t/<tenant>/x/<coll>/<index>` | encodeKey([...index values, pk])  | empty             |
+// | `t/<tenant>/meta`             | UTF-8 name (below)                | by name           |
+//
+// Meta entries: `schema` (canonical JSON of the IR the tenant was migrated to),
+// `fingerprint` (its fingerprint), `auto/<collection>` (next auto id, decimal).
+// Index entries end with the primary key so equal index values stay distinct and
+// an index scan yields primary keys in index order.
+import type { Value } from '../lang/ast.js'
+import type { CollectionIR, IndexIR } from '../schema/ir.js'
+import { encodeKey } from '../codec/index.js'
+
+export const rowsTree = (tenant: string, collection: string) => `t/${tenant}/r/${collection}`
+export const indexTree = (tenant: string, collection: string, index: string) => `t/${tenant}/x/${collection}/${index}`
+export const metaTree = (tenant: string) => `t/${tenant}/meta`
+/** Every tree of a tenant starts with this. */
+export const tenantPrefix = (tenant: string) => `t/${tenant}/`
+
+export const primaryKey = (collection: CollectionIR, row: Record<string, Value>) => encodeKey([row[collection.primary] ?? null])
+
+export const indexValues = (index: IndexIR, row: Record<string, Value>): Value[] => index.fields.map((f) => row[f] ?? null)
+
+export const indexKey = (index: IndexIR, collection: CollectionIR, row: Record<string, Value>) =>
+  encodeKey([...indexValues(index, row), row[collection.primary] ?? null])

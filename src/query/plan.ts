@@ -1,0 +1,221 @@
+// Chooses how a pipeline reads its collection: a primary-key get or range, a
+// secondary-index equality or range, or a scan. Only `where` stages at the head of
+// the pipeline (and a leading `get`) drive the choice; every `where` is still
+// evaluated on the rows read, so the access path only narrows, never decides.
+import type { Expr, Stage, Value } from '../lang/ast.js'
+import type { CollectionIR, IndexIR } from '../schema/ir.js'
+import { encodeKey, prefixEnd } from '../codec/index.js'
+import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
+import { indexTree, rowsTree } from './layout.js'
+
+/** The plan hint of every response (product.md 5). */
+export interface PlanHint {
+  collection: string
+  access: 'primary' | 'index' | 'scan'
+  index?: string
+}
+
+export interface KeyRange {
+  lower?: Buffer
+  lowerInclusive?: boolean
+  upper?: Buffer
+  upperInclusive?: boolean
+}
+
+export type Access =
+  | { kind: 'points'; tree: string; keys: Buffer[] }
+  | { kind: 'range'; tree: string; range: KeyRange }
+  | { kind: 'index'; tree: string; index: IndexIR; range: KeyRange }
+
+export interface Plan {
+  hint: PlanHint
+  access: Access
+}
+
+type Op = '==' | '<' | '<=' | '>' | '>='
+
+interface Bound {
+  field: string
+  op: Op
+  value: Value
+}
+
+interface Points {
+  field: string
+  values: Value[]
+}
+
+const flipped: Record<Op, Op> = { '==': '==', '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
+
+export function plan(tenant: string, collection: CollectionIR, stages: Stage[], ctx: EvalContext): Plan {
+  const rows = rowsTree(tenant, collection.name)
+  const first = stages[0]
+  if (first?.kind === 'get') {
+    const key = constant(first.key, ctx, collection, collection.primary)
+    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: key === undefined ? [] : [encodeKey([key])] } }
+  }
+  const conjuncts: Expr[] = []
+  for (const stage of stages) {
+    if (stage.kind !== 'where') break
+    splitAnd(stage.predicate, conjuncts)
+  }
+  const bounds: Bound[] = []
+  const points: Points[] = []
+  for (const c of conjuncts) {
+    const bound = sargable(c, ctx, collection)
+    if (bound !== undefined) bounds.push(bound)
+    const list = inList(c, ctx, collection)
+    if (list !== undefined) points.push(list)
+  }
+  const scan: Plan = { hint: { collection: collection.name, access: 'scan' }, access: { kind: 'range', tree: rows, range: {} } }
+  const primary = collection.primary
+  const primaryEq = bounds.find((b) => b.field === primary && b.op === '==')
+  if (primaryEq !== undefined) {
+    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: [encodeKey([primaryEq.value])] } }
+  }
+  const primaryIn = points.find((p) => p.field === primary)
+  if (primaryIn !== undefined) {
+    const keys = [...new Map(primaryIn.values.map((v) => [encodeKey([v]).toString('hex'), encodeKey([v])])).values()].sort(Buffer.compare)
+    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys } }
+  }
+  const best = bestIndex(collection, bounds)
+  if (best !== undefined && best.equalities > 0) return indexPlan(tenant, collection, best)
+  const primaryRange = rangeFor([], bounds.filter((b) => b.field === primary))
+  if (primaryRange !== undefined) {
+    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'range', tree: rows, range: primaryRange } }
+  }
+  if (best !== undefined) return indexPlan(tenant, collection, best)
+  return scan
+}
+
+interface IndexChoice {
+  index: IndexIR
+  equalities: number
+  range: KeyRange
+}
+
+function bestIndex(collection: CollectionIR, bounds: Bound[]): IndexChoice | undefined {
+  let best: IndexChoice | undefined
+  for (const index of collection.indexes) {
+    const prefix: Value[] = []
+    for (const field of index.fields) {
+      const eq = bounds.find((b) => b.field === field && b.op === '==')
+      if (eq === undefined) break
+      prefix.push(eq.value)
+    }
+    const next = index.fields[prefix.length]
+    const rangeBounds = next === undefined ? [] : bounds.filter((b) => b.field === next && b.op !== '==')
+    const range = rangeFor(prefix, rangeBounds)
+    if (range === undefined) continue
+    const score = prefix.length * 2 + (rangeBounds.length > 0 ? 1 : 0) + (index.unique && prefix.length === index.fields.length ? 1 : 0)
+    const bestScore = best === undefined ? -1 : best.equalities * 2 + (best.range.lower !== undefined || best.range.upper !== undefined ? 1 : 0)
+    if (score > bestScore) best = { index, equalities: prefix.length, range }
+  }
+  return best
+}
+
+function indexPlan(tenant: string, collection: CollectionIR, choice: IndexChoice): Plan {
+  return {
+    hint: { collection: collection.name, access: 'index', index: choice.index.name },
+    access: { kind: 'index', tree: indexTree(tenant, collection.name, choice.index.name), index: choice.index, range: choice.range },
+  }
+}
+
+/**
+ * The key range for `prefix` equalities followed by bounds on the next component,
+ * or undefined when nothing narrows it. Keys are tuples, so a prefix of components
+ * is a byte prefix of the key.
+ */
+function rangeFor(prefix: Value[], bounds: Bound[]): KeyRange | undefined {
+  if (prefix.length === 0 && bounds.length === 0) return undefined
+  const base = encodeKey(prefix)
+  const range: KeyRange = prefix.length === 0 ? {} : { lower: base, lowerInclusive: true, ...upperOf(prefixEnd(base)) }
+  for (const bound of bounds) {
+    const at = encodeKey([...prefix, bound.value])
+    const after = prefixEnd(at)
+    if (bound.op === '>' || bound.op === '>=') {
+      const lower = bound.op === '>' ? after : at
+      if (lower === null) return { lower: base, lowerInclusive: false, upper: base, upperInclusive: false }
+      if (range.lower === undefined || Buffer.compare(lower, range.lower) > 0) {
+        range.lower = lower
+        range.lowerInclusive = true
+      }
+    } else {
+      const upper = bound.op === '<' ? at : after
+      if (upper !== null && (range.upper === undefined || Buffer.compare(upper, range.upper) < 0)) {
+        range.upper = upper
+        range.upperInclusive = false
+      }
+    }
+  }
+  return range
+}
+
+function upperOf(end: Buffer | null): KeyRange {
+  return end === null ? {} : { upper: end, upperInclusive: false }
+}
+
+function splitAnd(expr: Expr, out: Expr[]): void {
+  if (expr.kind === 'binary' && expr.op === 'and') {
+    splitAnd(expr.left, out)
+    splitAnd(expr.right, out)
+  } else {
+    out.push(expr)
+  }
+}
+
+/** `field op constant` (either way round) on a top-level field, with a non-null constant. */
+function sargable(expr: Expr, ctx: EvalContext, collection: CollectionIR): Bound | undefined {
+  if (expr.kind !== 'binary' || !(expr.op in flipped)) return undefined
+  const op = expr.op as Op
+  const [field, other, direction] =
+    expr.left.kind === 'field' ? [expr.left, expr.right, op] : expr.right.kind === 'field' ? [expr.right, expr.left, flipped[op]] : []
+  if (field === undefined || other === undefined || direction === undefined || field.path.length !== 1) return undefined
+  const name = field.path[0] as string
+  const value = constant(other, ctx, collection, name)
+  // Ordering comparisons with null are false; the filter handles them (no range).
+  if (value === undefined || (value === null && direction !== '==')) return undefined
+  return { field: name, op: direction, value }
+}
+
+function inList(expr: Expr, ctx: EvalContext, collection: CollectionIR): Points | undefined {
+  if (expr.kind !== 'binary' || expr.op !== 'in' || expr.left.kind !== 'field' || expr.left.path.length !== 1) return undefined
+  const name = expr.left.path[0] as string
+  const list = constantValue(expr.right, ctx)
+  if (!Array.isArray(list)) return undefined
+  const values = list.map((v) => coerce(v, collection, name)).filter((v) => v !== null)
+  return { field: name, values }
+}
+
+/** A constant as the field stores it (an ISO string compared with a timestamp is a Date). */
+function constant(expr: Expr, ctx: EvalContext, collection: CollectionIR, field: string): Value | undefined {
+  const value = constantValue(expr, ctx)
+  return value === undefined ? undefined : coerce(value, collection, field)
+}
+
+function coerce(value: Value, collection: CollectionIR, field: string): Value {
+  const type = collection.fields.find((f) => f.name === field)?.type
+  if (type?.kind === 'timestamp' && typeof value === 'string') return parseTimestamp(value) ?? value
+  return value
+}
+
+function constantValue(expr: Expr, ctx: EvalContext): Value | undefined {
+  if (usesRow(expr)) return undefined
+  try {
+    return evaluate(expr, {}, ctx)
+  } catch {
+    return undefined // an error in a constant surfaces when the filter evaluates it
+  }
+}
+
+function usesRow(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'field': return true
+    case 'unary': return usesRow(expr.operand)
+    case 'binary': return usesRow(expr.left) || usesRow(expr.right)
+    case 'call': return expr.args.some(usesRow)
+    case 'list': return expr.items.some(usesRow)
+    case 'record': return expr.fields.some((f) => usesRow(f.value))
+    default: return false
+  }
+}

@@ -1,0 +1,114 @@
+// Running one query text for one tenant: parse, bring the tenant's data to the
+// loaded schema (lazy migration, once), check, execute, and commit writes as one
+// engine commit. Reads run on one snapshot without locks; writes of a tenant are
+// serialised (until the MVCC layer), each on a fresh snapshot.
+import type { Engine } from '../engine/index.js'
+import type { Statement, Value } from '../lang/ast.js'
+import { EelError, diagnostic } from '../lang/diagnostic.js'
+import { parse } from '../lang/parse.js'
+import type { SchemaIR } from '../schema/ir.js'
+import { query_rows_max, query_time_ms_max } from '../limits.js'
+import { check, type CheckedStatement } from './check.js'
+import { QueryError } from './errors.js'
+import { execute } from './execute.js'
+import { KeyedMutex } from './keyed-mutex.js'
+import { appliedSchema, migrate } from './migrate.js'
+import type { QueryResult } from './result.js'
+import { TxnView } from './txn-view.js'
+
+export interface LoadedSchema {
+  ir: SchemaIR
+  fingerprint: string
+}
+
+export interface QueryOptions {
+  /** The time `now()` returns (default: the start of the query). */
+  now?: Date
+  rows_max?: number
+  time_ms_max?: number
+}
+
+/** What queries of one database share: the engine, the schema, the write locks. */
+export class QueryRunner {
+  readonly engine: Engine
+  readonly schema: LoadedSchema
+  readonly #locks = new KeyedMutex()
+  /** Tenants whose migration to the loaded schema is blocked, with the reason. */
+  readonly #blocked = new Map<string, string>()
+  readonly #migrated = new Set<string>()
+
+  constructor(engine: Engine, schema: LoadedSchema) {
+    this.engine = engine
+    this.schema = schema
+  }
+
+  async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}): Promise<QueryResult> {
+    const started = Date.now()
+    const statement = parse(text, 'query').statements[0] as Statement
+    if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
+      const tenantOp = statement.kind === 'tenant_op'
+      throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
+        tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
+        { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
+    }
+    await this.ensureMigrated(tenant)
+    const checked = check(statement, this.schema.ir, text, params)
+    const writes = isWrite(checked.statement)
+    const now = options.now ?? new Date(started)
+    const examined = { rows: 0 }
+    const attempt = async (): Promise<QueryResult> => {
+      const view = new TxnView(this.engine.snapshot())
+      const result = await execute(checked.statement, {
+        view,
+        tenant,
+        eval: { params: checked.params, now, integerOps: checked.integerOps },
+        deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
+        rows_max: options.rows_max ?? query_rows_max,
+        examined,
+      })
+      const { writes: _, ...shown } = result
+      const lsn = view.ops.length > 0 ? await this.engine.commit([...view.ops], commitMeta(tenant, now)) : undefined
+      return { ...shown, ...(lsn === undefined ? {} : { lsn }), stats: { elapsed_ms: Date.now() - started, rows_examined: examined.rows } }
+    }
+    return writes ? this.#locks.run(tenant, attempt) : attempt()
+  }
+
+  /** Brings a tenant to the loaded schema once per process, as one atomic commit. */
+  async ensureMigrated(tenant: string): Promise<void> {
+    if (this.#migrated.has(tenant)) return
+    const blocked = this.#blocked.get(tenant)
+    if (blocked !== undefined) throw new QueryError('migration_blocked', blocked)
+    await this.#locks.run(tenant, async () => {
+      if (this.#migrated.has(tenant)) return
+      const view = new TxnView(this.engine.snapshot())
+      if (appliedSchema(view, tenant)?.fingerprint !== this.schema.fingerprint) {
+        const outcome = await migrate(view, tenant, this.schema.ir, this.schema.fingerprint, new Date())
+        if (outcome.blocked !== null) {
+          this.#blocked.set(tenant, outcome.blocked)
+          throw new QueryError('migration_blocked', outcome.blocked)
+        }
+        await this.engine.commit([...view.ops], commitMeta(tenant, new Date()))
+      }
+      this.#migrated.add(tenant)
+    })
+  }
+
+  /** The blocked reason of a tenant's migration, if it was tried and blocked. */
+  blockedReason(tenant: string): string | undefined {
+    return this.#blocked.get(tenant)
+  }
+}
+
+function isWrite(statement: CheckedStatement): boolean {
+  switch (statement.kind) {
+    case 'insert': case 'upsert': return true
+    case 'pipeline': return ['update', 'delete'].includes(statement.stages.at(-1)?.kind ?? '')
+    case 'atomic': return statement.statements.some(isWrite)
+    case 'explain': return false
+  }
+}
+
+/** The change feed's header of a commit: which tenant, and when. */
+function commitMeta(tenant: string, at: Date): Buffer {
+  return Buffer.from(JSON.stringify({ tenant, at: at.toISOString() }))
+}

@@ -1,0 +1,171 @@
+// Pipeline stages as async-iterator transforms: rows stream through, `take` stops
+// the reading upstream, and only sort, aggregate and distinct hold rows (sort with
+// a following take keeps just the rows it may still return).
+import type { AggregateItem, Expr, SortKey, Stage, Value } from '../lang/ast.js'
+import { compareValues, encodeKey } from '../codec/index.js'
+import { QueryError } from './errors.js'
+import { evaluate, type EvalContext } from './evaluate.js'
+import type { Row } from './access.js'
+
+type Rows = AsyncIterable<Row>
+
+export function applyStage(rows: Rows, stage: Stage, next: Stage[], ctx: EvalContext): Rows {
+  switch (stage.kind) {
+    case 'where': return filter(rows, stage.predicate, ctx)
+    case 'select': return project(rows, stage.items, ctx)
+    case 'sort': return sort(rows, stage.keys, keepForSort(next, ctx), ctx)
+    case 'skip': return skip(rows, count(stage.count, ctx))
+    case 'take': return take(rows, count(stage.count, ctx))
+    case 'count': return countRows(rows)
+    case 'aggregate': return aggregate(rows, stage.items, stage.by, ctx)
+    case 'distinct': return distinct(rows, stage.fields, ctx)
+    // get is the access path itself; update and delete are sinks (write.ts).
+    case 'get': case 'update': case 'delete': return rows
+  }
+}
+
+function count(expr: Expr, ctx: EvalContext): number {
+  return evaluate(expr, {}, ctx) as number
+}
+
+/** How many rows a sort must keep: skip + take when a take follows, else all. */
+function keepForSort(next: Stage[], ctx: EvalContext): number {
+  let skipped = 0
+  for (const stage of next) {
+    if (stage.kind === 'skip') skipped += count(stage.count, ctx)
+    else if (stage.kind === 'take') return skipped + count(stage.count, ctx)
+    // A select keeps the number of rows; anything else (a where) needs them all.
+    else if (stage.kind !== 'select') break
+  }
+  return Infinity
+}
+
+async function* filter(rows: Rows, predicate: Expr, ctx: EvalContext): Rows {
+  for await (const row of rows) if (evaluate(predicate, row, ctx) === true) yield row
+}
+
+async function* project(rows: Rows, items: Array<{ name: string; expr: Expr }>, ctx: EvalContext): Rows {
+  for await (const row of rows) {
+    const out: Row = {}
+    for (const item of items) out[item.name] = evaluate(item.expr, row, ctx)
+    yield out
+  }
+}
+
+async function* skip(rows: Rows, n: number): Rows {
+  let seen = 0
+  for await (const row of rows) if (seen++ >= n) yield row
+}
+
+async function* take(rows: Rows, n: number): Rows {
+  if (n === 0) return
+  let given = 0
+  for await (const row of rows) {
+    yield row
+    if (++given >= n) return
+  }
+}
+
+async function* countRows(rows: Rows): Rows {
+  let n = 0
+  for await (const _ of rows) n += 1
+  yield { count: n }
+}
+
+/**
+ * Stable sort by the keys; nulls first ascending and last descending, the key
+ * encoding's order. With a bound, keeps at most 2 × bound rows at a time.
+ */
+async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext): Rows {
+  type Keyed = { row: Row; keys: Value[]; seq: number }
+  const order = (a: Keyed, b: Keyed) => {
+    for (let i = 0; i < keys.length; i += 1) {
+      const c = compareValues(a.keys[i] ?? null, b.keys[i] ?? null)
+      if (c !== 0) return keys[i]?.descending === true ? -c : c
+    }
+    return a.seq - b.seq
+  }
+  let kept: Keyed[] = []
+  let seq = 0
+  for await (const row of rows) {
+    kept.push({ row, keys: keys.map((k) => evaluate(k.expr, row, ctx)), seq: seq++ })
+    if (kept.length >= 2 * bound) kept = kept.sort(order).slice(0, bound)
+  }
+  kept.sort(order)
+  for (const k of kept.slice(0, bound)) yield k.row
+}
+
+interface Group {
+  by: Value[]
+  states: AggregateState[]
+}
+
+interface AggregateState {
+  count: number
+  sum: number
+  min: Value
+  max: Value
+}
+
+async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext): Rows {
+  const groups = new Map<string, Group>()
+  for await (const row of rows) {
+    const byValues = by.map((e) => evaluate(e, row, ctx))
+    const id = encodeKey(byValues).toString('hex')
+    let group = groups.get(id)
+    if (group === undefined) {
+      group = { by: byValues, states: items.map(() => ({ count: 0, sum: 0, min: null, max: null })) }
+      groups.set(id, group)
+    }
+    items.forEach((item, i) => accumulate(group.states[i] as AggregateState, item, row, ctx))
+  }
+  // No rows and no grouping: one row of empty aggregates (count 0, sum null), as in SQL.
+  if (groups.size === 0 && by.length === 0) groups.set('', { by: [], states: items.map(() => ({ count: 0, sum: 0, min: null, max: null })) })
+  // Groups come out in the order of their keys: deterministic, and an index scan agrees.
+  for (const id of [...groups.keys()].sort()) {
+    const group = groups.get(id) as Group
+    const out: Row = {}
+    by.forEach((e, i) => { out[e.kind === 'field' ? (e.path.at(-1) as string) : `by${i}`] = group.by[i] ?? null })
+    items.forEach((item, i) => { out[item.name] = result(group.states[i] as AggregateState, item) })
+    yield out
+  }
+}
+
+function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: EvalContext): void {
+  if (item.arg === null) {
+    state.count += 1
+    return
+  }
+  const value = evaluate(item.arg, row, ctx)
+  if (value === null) return // aggregates skip nulls
+  state.count += 1
+  if (item.fn === 'sum' || item.fn === 'avg') {
+    if (typeof value !== 'number') throw new QueryError('type_error', `${item.fn}() met a ${typeof value}`)
+    state.sum += value
+  }
+  if (state.min === null || compareValues(value, state.min) < 0) state.min = value
+  if (state.max === null || compareValues(value, state.max) > 0) state.max = value
+}
+
+function result(state: AggregateState, item: AggregateItem): Value {
+  switch (item.fn) {
+    case 'count': return state.count
+    case 'sum': return state.count === 0 ? null : state.sum
+    case 'avg': return state.count === 0 ? null : state.sum / state.count
+    case 'min': return state.min
+    case 'max': return state.max
+  }
+}
+
+async function* distinct(rows: Rows, fields: Expr[], ctx: EvalContext): Rows {
+  const seen = new Set<string>()
+  for await (const row of rows) {
+    const values = fields.map((f) => evaluate(f, row, ctx))
+    const id = encodeKey(values).toString('hex')
+    if (seen.has(id)) continue
+    seen.add(id)
+    const out: Row = {}
+    fields.forEach((f, i) => { out[f.kind === 'field' ? (f.path.at(-1) as string) : `f${i}`] = values[i] ?? null })
+    yield out
+  }
+}

@@ -1,0 +1,132 @@
+// A transaction's view of one snapshot: reads see the snapshot plus the writes made
+// so far in this transaction (so statement 2 of an atomic block sees statement 1's
+// rows), and the writes are collected as engine operations, committed all at once.
+import type { Op } from '../engine/index.js'
+import type { Entry, RangeOptions, Snapshot } from '../engine/index.js'
+
+type Pending = Map<string, { key: Buffer; value: Buffer | null }>
+
+export class TxnView {
+  readonly snapshot: Snapshot
+  readonly #trees = new Map<string, Pending>()
+  readonly #ops: Op[] = []
+  /** Trees copied in this transaction: reads of the key go to the value's snapshot tree. */
+  readonly #aliases = new Map<string, string | null>()
+
+  constructor(snapshot: Snapshot) {
+    this.snapshot = snapshot
+  }
+
+  get(tree: string, key: Buffer): Buffer | null {
+    const pending = this.#trees.get(tree)?.get(key.toString('hex'))
+    if (pending !== undefined) return pending.value
+    const source = this.#source(tree)
+    return source === null ? null : this.snapshot.get(source, key)
+  }
+
+  /** The snapshot tree that holds `tree`'s committed entries, or null if it was dropped. */
+  #source(tree: string): string | null {
+    const alias = this.#aliases.get(tree)
+    return alias === undefined ? tree : alias
+  }
+
+  /** Makes `to` a copy of `from` (O(1) in the engine), replacing `to`. */
+  copyTree(from: string, to: string): void {
+    this.#aliases.set(to, this.#source(from))
+    this.#trees.set(to, new Map(this.#trees.get(from) ?? []))
+    this.#ops.push({ op: 'copy_tree', from, to })
+  }
+
+  dropTree(tree: string): void {
+    this.#aliases.set(tree, null)
+    this.#trees.delete(tree)
+    this.#ops.push({ op: 'drop_tree', tree })
+  }
+
+  put(tree: string, key: Buffer, value: Buffer): void {
+    this.#pending(tree).set(key.toString('hex'), { key, value })
+    this.#ops.push({ op: 'put', tree, key, value })
+  }
+
+  delete(tree: string, key: Buffer): void {
+    this.#pending(tree).set(key.toString('hex'), { key, value: null })
+    this.#ops.push({ op: 'delete', tree, key })
+  }
+
+  get ops(): readonly Op[] {
+    return this.#ops
+  }
+
+  /** Tree names this transaction wrote to, with the keys it wrote. */
+  writtenKeys(): Map<string, Buffer[]> {
+    return new Map([...this.#trees].map(([tree, pending]) => [tree, [...pending.values()].map((p) => p.key)]))
+  }
+
+  /**
+   * One batch of entries within the bounds, merging this transaction's writes into
+   * the snapshot's entries in key order.
+   */
+  range(tree: string, options: RangeOptions): Entry[] {
+    const source = this.#source(tree)
+    const committed = (bounds: RangeOptions): Entry[] => (source === null ? [] : this.snapshot.range(source, bounds))
+    const pending = this.#trees.get(tree)
+    if (pending === undefined || pending.size === 0) return committed(options)
+    const reverse = options.reverse === true
+    const inRange = (key: Buffer) => withinBounds(key, options)
+    const mine = [...pending.values()].filter((p) => inRange(p.key)).sort((a, b) => Buffer.compare(a.key, b.key) * (reverse ? -1 : 1))
+    const out: Entry[] = []
+    let bounds: RangeOptions = options
+    let mineAt = 0
+    for (;;) {
+      const theirs = committed({ ...bounds, limit: options.limit })
+      for (const [key, value] of theirs) {
+        while (mineAt < mine.length && before(mine[mineAt]!.key, key, reverse)) {
+          const p = mine[mineAt++]!
+          if (p.value !== null) out.push([p.key, p.value])
+          if (out.length === options.limit) return out
+        }
+        if (mineAt < mine.length && Buffer.compare(mine[mineAt]!.key, key) === 0) {
+          const p = mine[mineAt++]!
+          if (p.value !== null) out.push([p.key, p.value])
+        } else {
+          out.push([key, value])
+        }
+        if (out.length === options.limit) return out
+      }
+      const last = theirs.at(-1)
+      if (last === undefined || theirs.length < options.limit) break
+      bounds = reverse ? { ...bounds, upper: last[0], upperInclusive: false } : { ...bounds, lower: last[0], lowerInclusive: false }
+    }
+    for (; mineAt < mine.length && out.length < options.limit; mineAt += 1) {
+      const p = mine[mineAt]!
+      if (p.value !== null) out.push([p.key, p.value])
+    }
+    return out
+  }
+
+  #pending(tree: string): Pending {
+    let pending = this.#trees.get(tree)
+    if (pending === undefined) {
+      pending = new Map()
+      this.#trees.set(tree, pending)
+    }
+    return pending
+  }
+}
+
+function before(a: Buffer, b: Buffer, reverse: boolean): boolean {
+  const order = Buffer.compare(a, b)
+  return reverse ? order > 0 : order < 0
+}
+
+export function withinBounds(key: Buffer, options: Omit<RangeOptions, 'limit'>): boolean {
+  if (options.lower !== undefined) {
+    const order = Buffer.compare(key, Buffer.from(options.lower))
+    if (order < 0 || (order === 0 && options.lowerInclusive === false)) return false
+  }
+  if (options.upper !== undefined) {
+    const order = Buffer.compare(key, Buffer.from(options.upper))
+    if (order > 0 || (order === 0 && options.upperInclusive === false)) return false
+  }
+  return true
+}
