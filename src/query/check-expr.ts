@@ -32,6 +32,11 @@ export function collectionShape(collection: CollectionIR): Shape {
 // An optional field's type is still its type; nulls are allowed everywhere.
 const widenNull = (type: EelType) => type
 
+/** "unknown collection 'user'; did you mean 'users'?" (docs/language.md). */
+export function suggest(message: string, suggestion: string | undefined): string {
+  return suggestion === undefined ? message : `${message}; ${suggestion}`
+}
+
 export function report(ctx: CheckContext, span: Span, code: DiagnosticCode, message: string, extra: { hint?: string; expected?: string[] } = {}): EelType {
   ctx.diagnostics.push(diagnostic(ctx.text, span, code, message, extra))
   return t.unknown
@@ -74,7 +79,7 @@ export function typeExpr(expr: Expr, shape: Shape, ctx: CheckContext): EelType {
       const fn = functions[expr.name]
       if (fn === undefined) {
         const hint = didYouMean(expr.name, Object.keys(functions))
-        return report(ctx, expr.nameSpan, 'type_error', `unknown function '${expr.name}'`, hint === undefined ? {} : { hint })
+        return report(ctx, expr.nameSpan, 'type_error', suggest(`unknown function '${expr.name}'`, hint))
       }
       const args = expr.args.map((arg) => typeExpr(arg, shape, ctx))
       const [min, max] = fn.args
@@ -94,7 +99,7 @@ function fieldType(expr: Expr & { kind: 'field' }, shape: Shape, ctx: CheckConte
   if (type === undefined) {
     const where = shape.collection === null ? 'in these rows' : `in '${shape.collection.name}'`
     const hint = didYouMean(head ?? '', shape.columns)
-    return report(ctx, expr.span, 'unknown_field', `unknown field '${head}' ${where}`, hint === undefined ? {} : { hint })
+    return report(ctx, expr.span, 'unknown_field', suggest(`unknown field '${head}' ${where}`, hint))
   }
   if (rest.length === 0) return type
   if (type.kind !== 'unknown' && type.kind !== 'record') {

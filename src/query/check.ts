@@ -5,7 +5,7 @@ import type { AggregateItem, Expr, Stage, Statement, Value } from '../lang/ast.j
 import { EelError, didYouMean, type Diagnostic } from '../lang/diagnostic.js'
 import { parse } from '../lang/parse.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
-import { collectionShape, report, typeExpr, type CheckContext, type Shape } from './check-expr.js'
+import { collectionShape, report, suggest, typeExpr, type CheckContext, type Shape } from './check-expr.js'
 import { evaluate } from './evaluate.js'
 import { convertValue } from './row-validate.js'
 import { fromFieldType, t, typeName, type EelType } from './types.js'
@@ -70,7 +70,7 @@ function findCollection(name: string, span: { from: number; to: number }, schema
   const collection = schema.collections.find((c) => c.name === name)
   if (collection !== undefined) return collection
   const hint = didYouMean(name, schema.collections.map((c) => c.name))
-  report(ctx, span, 'unknown_collection', `unknown collection '${name}'`, hint === undefined ? {} : { hint })
+  report(ctx, span, 'unknown_collection', suggest(`unknown collection '${name}'`, hint))
   // Carry on with an empty collection so later mistakes are reported too.
   return { name, primary: 'id', primary_auto: true, fields: [], indexes: [], was: null, dropped: [] }
 }
@@ -160,7 +160,7 @@ function checkStage(stage: Stage, index: number, stages: Stage[], shape: Shape, 
           const field = collection.fields.find((f) => f.name === set.name)
           if (field === undefined) {
             const hint = didYouMean(set.name, collection.fields.map((f) => f.name))
-            report(ctx, set.nameSpan, 'unknown_field', `unknown field '${set.name}' in '${collection.name}'`, hint === undefined ? {} : { hint })
+            report(ctx, set.nameSpan, 'unknown_field', suggest(`unknown field '${set.name}' in '${collection.name}'`, hint))
           } else if (field.name === collection.primary) {
             report(ctx, set.nameSpan, 'type_error', `the primary key '${field.name}' cannot be updated`, { hint: 'delete the row and insert it again' })
           } else {
@@ -254,7 +254,7 @@ function checkRows(rows: Expr, collection: CollectionIR, ctx: CheckContext): voi
       const declared = collection.fields.find((f) => f.name === field.name)
       if (declared === undefined) {
         const hint = didYouMean(field.name, collection.fields.map((f) => f.name))
-        report(ctx, field.nameSpan, 'unknown_field', `unknown field '${field.name}' in '${collection.name}'`, hint === undefined ? {} : { hint })
+        report(ctx, field.nameSpan, 'unknown_field', suggest(`unknown field '${field.name}' in '${collection.name}'`, hint))
         continue
       }
       if (mentionsField(field.value)) {
@@ -275,7 +275,7 @@ function expandCall(
   const query = schema.queries.find((q) => q.name === source.name)
   if (query === undefined) {
     const hint = didYouMean(source.name, schema.queries.map((q) => q.name))
-    report(ctx, source.nameSpan, 'unknown_collection', `unknown query '${source.name}'`, hint === undefined ? {} : { hint })
+    report(ctx, source.nameSpan, 'unknown_collection', suggest(`unknown query '${source.name}'`, hint))
     return null
   }
   const bound: Record<string, Value> = {}

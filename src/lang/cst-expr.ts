@@ -1,0 +1,136 @@
+// Expressions: lezer nodes to `Expr`, with literals decoded and checked.
+import type { BinaryOp, Expr, RecordField } from './ast.js'
+import { child, children, span, type Cst } from './cst-node.js'
+import type { SyntaxNode } from './parse-tree.js'
+
+export const expressionNodes: ReadonlySet<string> = new Set([
+  'Number', 'String', 'Boolean', 'Null', 'Param', 'List', 'Record', 'Field', 'Call',
+  'ParenthesizedExpression', 'UnaryExpression', 'BinaryExpression',
+])
+
+const comparisons: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in'])
+
+export function buildExpr(cx: Cst, node: SyntaxNode): Expr {
+  const at = span(node)
+  switch (node.name) {
+    case 'Number':
+      return numberLiteral(cx, node, 1)
+    case 'String':
+      return { kind: 'literal', value: decodeString(cx, node), integer: false, span: at }
+    case 'Boolean':
+      return { kind: 'literal', value: cx.source(node) === 'true', integer: false, span: at }
+    case 'Null':
+      return { kind: 'literal', value: null, integer: false, span: at }
+    case 'Param':
+      return { kind: 'param', name: cx.source(node).slice(1), span: at }
+    case 'List':
+      return { kind: 'list', items: expressions(cx, node), span: at }
+    case 'Record':
+      return { kind: 'record', fields: recordFields(cx, node), span: at }
+    case 'Field':
+      return { kind: 'field', path: children(node, 'FieldName').map((n) => cx.name(n)), span: at }
+    case 'Call': {
+      const name = child(node, 'FunctionName')
+      return { kind: 'call', name: cx.name(name), nameSpan: span(name), args: expressions(cx, child(node, 'ArgList')), span: at }
+    }
+    case 'ParenthesizedExpression':
+      return buildExpr(cx, child(node, expressionNodes))
+    case 'UnaryExpression':
+      return unary(cx, node)
+    case 'BinaryExpression':
+      return binary(cx, node)
+    default:
+      throw new Error(`eel: ${node.name} is not an expression`)
+  }
+}
+
+/** The expression children of a node, in order. */
+export function expressions(cx: Cst, node: SyntaxNode): Expr[] {
+  return children(node, expressionNodes).map((n) => buildExpr(cx, n))
+}
+
+/** `{name: expr, "quoted name": expr}` fields of a Record node. */
+export function recordFields(cx: Cst, node: SyntaxNode): RecordField[] {
+  return children(node, 'RecordField').map((field) => {
+    // The key comes first; a string key is itself an expression node.
+    const [key, value] = children(field, new Set([...expressionNodes, 'Label']))
+    if (key === undefined || value === undefined) throw new Error('eel: malformed RecordField')
+    const name = key.name === 'String' ? decodeString(cx, key) : cx.name(key)
+    return { name, nameSpan: span(key), value: buildExpr(cx, value) }
+  })
+}
+
+function unary(cx: Cst, node: SyntaxNode): Expr {
+  const [op, operand] = children(node)
+  if (op === undefined || operand === undefined) throw new Error('eel: malformed UnaryExpression')
+  // `-3` is the literal -3, so defaults and `take -1` need no arithmetic.
+  if (op.name === 'ArithOp' && operand.name === 'Number') return numberLiteral(cx, operand, -1, span(node))
+  const operandExpr = buildExpr(cx, operand)
+  return { kind: 'unary', op: op.name === 'ArithOp' ? '-' : 'not', operand: operandExpr, span: span(node) }
+}
+
+function binary(cx: Cst, node: SyntaxNode): Expr {
+  const [left, opNode, right] = children(node)
+  if (left === undefined || opNode === undefined || right === undefined) throw new Error('eel: malformed BinaryExpression')
+  const op = (opNode.name === 'ArithOp' || opNode.name === 'CompareOp' ? cx.source(opNode) : opNode.name) as BinaryOp
+  if (comparisons.has(op) && left.name === 'BinaryExpression') {
+    const inner = children(left)[1]
+    const innerOp = inner === undefined ? '' : inner.name === 'CompareOp' ? cx.source(inner) : inner.name
+    if (comparisons.has(innerOp)) {
+      cx.report(span(opNode), `comparisons do not chain: '${innerOp}' then '${op}'`, {
+        found: `'${op}'`,
+        hint: 'combine them with and, as in a < b and b < c',
+      })
+    }
+  }
+  return { kind: 'binary', op, left: buildExpr(cx, left), right: buildExpr(cx, right), span: span(node) }
+}
+
+function numberLiteral(cx: Cst, node: SyntaxNode, sign: 1 | -1, at = span(node)): Expr {
+  const text = cx.source(node)
+  const integer = /^\d+$/.test(text)
+  const magnitude = Number(text)
+  if (integer && !Number.isSafeInteger(magnitude)) {
+    cx.report(span(node), `integer ${text} is out of range`, { found: `'${text}'`, hint: 'an int lies between -(2^53 - 1) and 2^53 - 1; write 1e20 for a float' })
+  } else if (!Number.isFinite(magnitude)) {
+    cx.report(span(node), `number ${text} is out of range`, { found: `'${text}'` })
+  }
+  return { kind: 'literal', value: sign === 1 ? magnitude : 0 - magnitude, integer, span: at }
+}
+
+const simpleEscapes: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' }
+
+/** The value of a String node; the grammar lets any escape through, this checks them. */
+export function decodeString(cx: Cst, node: SyntaxNode): string {
+  const raw = cx.source(node)
+  let out = ''
+  for (let i = 1; i < raw.length - 1; i += 1) {
+    const ch = raw[i] ?? ''
+    if (ch !== '\\') {
+      out += ch
+      continue
+    }
+    const next = raw[i + 1] ?? ''
+    const simple = simpleEscapes[next]
+    if (simple !== undefined) {
+      out += simple
+      i += 1
+      continue
+    }
+    const unicode = next === 'u' ? /^\\u\{([0-9a-fA-F]{1,6})\}/.exec(raw.slice(i)) : null
+    const code = unicode === null ? NaN : parseInt(unicode[1] ?? '', 16)
+    if (unicode !== null && code <= 0x10ffff) {
+      out += String.fromCodePoint(code)
+      i += unicode[0].length - 1
+      continue
+    }
+    const bad = unicode?.[0] ?? raw.slice(i, i + 2)
+    const from = node.from + i
+    cx.report({ from, to: from + bad.length }, `unknown escape '${bad}' in string`, {
+      found: `'${bad}'`,
+      hint: next === 'u' ? 'write a code point as \\u{1F600} (1 to 6 hex digits, at most 10FFFF)' : 'the escapes are \\" \\\\ \\n \\t and \\u{…}',
+    })
+    i += 1
+  }
+  return out
+}

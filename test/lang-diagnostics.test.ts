@@ -1,0 +1,103 @@
+// Syntax diagnostics, exactly as people read them: `line:column message (hint)`.
+import t from 'tap'
+import { formatDiagnostic } from '../src/lang/diagnostic.js'
+import { diagnose, syntaxDiagnostics, type ParseMode } from '../src/lang/index.js'
+
+/** [input, mode, the formatted first diagnostic] */
+const cases: Array<[string, ParseMode, string]> = [
+  // The example of docs/language.md.
+  ['users | where age = 3', 'query', "1:19 unexpected '=' in where; expected '==' (use == to compare, : to name a field)"],
+  ['insert users {id = 1}', 'query', "1:18 unexpected '=' in insert; expected ':' (use == to compare, : to name a field)"],
+  ['users | update {n == 1}', 'query', "1:19 unexpected '==' in update; expected ':' (use : to name a field, == to compare)"],
+  ['users | where a && b', 'query', "1:17 unexpected '&&' in where; expected 'and' (use and, or, not for logic)"],
+  ['users | where a || b', 'query', "1:17 unexpected '||' in where; expected 'or' (use and, or, not for logic)"],
+  ['users | where !a', 'query', "1:15 unexpected '!' in where; expected 'not' (use and, or, not for logic)"],
+  ['users | where a <> b', 'query', "1:17 unexpected '<>' in where; expected '!=' (use != for not equal)"],
+  ["users | where name == 'bob'", 'query', `1:23 unexpected single-quoted string 'bob' in where; expected an expression (use double quotes for strings: "bob")`],
+  ['users | where a > 1 sort name', 'query', "1:21 unexpected 'sort' in where; expected '|' (separate stages with |)"],
+  ['users where a > 1', 'query', "1:7 unexpected 'where'; expected '|' (separate stages with |)"],
+  ['users | where name == "abc', 'query', '1:23 unterminated string in where (close it with " before the end of the line)'],
+  ['users | select `count', 'query', '1:16 unterminated quoted name in select (close it with ` before the end of the line)'],
+  ['users | select count, name', 'query', "1:16 unexpected keyword 'count' in select; expected an expression (write `count` to use a keyword as a name)"],
+  ['insert index {id: 1}', 'query', "1:8 unexpected keyword 'index' in insert; expected a name (write `index` to use a keyword as a name)"],
+  ['users | where', 'query', '1:14 unexpected end of input in where; expected an expression'],
+  ['users |', 'query', '1:8 unexpected end of input; expected a stage'],
+  ['users | wher a', 'query', "1:9 unexpected 'wher'; expected a stage (did you mean 'where'?)"],
+  ['users | sort name descending', 'query', "1:19 unexpected 'descending' in sort; expected 'asc', 'desc', '|', ',', an operator or end of input (did you mean 'desc'?)"],
+  ['orders | aggregate sum(amount)', 'query', "1:23 unexpected '(' in aggregate; expected ':' (name each aggregate, as in n: count())"],
+  ['orders | aggregate count()', 'query', "1:20 unexpected keyword 'count' in aggregate; expected a name (name each aggregate, as in n: count())"],
+  ['where a > 1', 'query', "1:1 unexpected 'where'; expected a statement (a pipeline starts with a collection, as in users | where …)"],
+  ['users | where a not in [1]', 'query', "1:17 unexpected 'not' in where; expected '|', an operator or end of input (write not (x in [...]) to negate in)"],
+  ['users | where a in (1, 2)', 'query', "1:22 unexpected ',' in where; expected ')' or an operator (lists are written in brackets: [1, 2])"],
+  ['users | where (a > 1', 'query', "1:21 unexpected end of input in where; expected ')' or an operator"],
+  ['users; orders', 'query', "1:8 unexpected 'orders'; expected end of input (one statement at a time; atomic { …; … } runs several writes together)"],
+  ['', 'query', '1:1 unexpected end of input; expected a statement'],
+  ['atomic { a | delete b | delete }', 'query', "1:21 unexpected 'b' in delete; expected '|', ';' or '}'"],
+  ['explain tenant create a', 'query', "1:9 unexpected 'tenant' in explain; expected a pipeline or a write"],
+  ['tenant frok acme', 'query', "1:8 unexpected 'frok' in tenant; expected 'delete', 'create', 'suspend', 'resume', 'compact', 'fork' or 'snapshot' (did you mean 'fork'?)"],
+  ['tenant fork acme as', 'query', '1:20 unexpected end of input in tenant fork; expected a name'],
+  ['call q(a 1)', 'query', "1:10 unexpected '1' in call q; expected ':'"],
+  ['users | where a ~ b', 'query', "1:17 unexpected '~' in where; expected '|', an operator or end of input"],
+  // Multi-line inputs: positions count lines and UTF-16 columns.
+  ['users\n  | where age > 3\n  | select name,\n  | take 1', 'query', "4:3 unexpected '|' in select; expected an expression"],
+  ['users # a comment\n  | where a # and = 3\n  and = 3', 'query', "3:7 unexpected '=' in where; expected an expression"],
+  ['users | where "é😀" = 1', 'query', "1:21 unexpected '=' in where; expected '==' (use == to compare, : to name a field)"],
+  ['collection users {\n  id: int primary\n  name: string,\n}', 'schema', "3:3 unexpected 'name' in field id; expected ',' (is a ',' missing at the end of the previous line?)"],
+  ['insert users [{id: 1}\n  {id: 2}]', 'query', "2:3 unexpected '{' in insert; expected ',' (is a ',' missing at the end of the previous line?)"],
+  ['collection users {\n  id int,\n}', 'schema', "2:6 unexpected 'int' in field id; expected ':'"],
+  ['collection users {\n  id: int,\n  index (a b),\n}', 'schema', "3:12 unexpected 'b' in index; expected ',' or ')'"],
+  ['query q($a int) {\n  users\n}', 'schema', "1:12 unexpected 'int' in query q; expected ':'"],
+  ['collection c {}\ndropped users', 'schema', "2:9 unexpected 'users'; expected 'collection'"],
+  ['collection c { id: int = }', 'schema', "1:26 unexpected '}' in field id; expected an expression"],
+  ['collection c { tags: [string }', 'schema', "1:30 unexpected '}' in field tags; expected ']' or '?'"],
+  ['collection c { id: }', 'schema', "1:20 unexpected '}' in field id; expected a type"],
+  // Found by the AST builder.
+  ['users | select lower(email)', 'query', '1:16 a computed column needs a name (write name: lower(email))'],
+  ['users | where 1 < a < 3', 'query', "1:21 comparisons do not chain: '<' then '<' (combine them with and, as in a < b and b < c)"],
+  ['users | where "a\\q"', 'query', "1:17 unknown escape '\\q' in string (the escapes are \\\" \\\\ \\n \\t and \\u{…})"],
+  ['users | where "\\u{110000}"', 'query', "1:16 unknown escape '\\u{110000}' in string (write a code point as \\u{1F600} (1 to 6 hex digits, at most 10FFFF))"],
+  ['users | take 9007199254740992', 'query', '1:14 integer 9007199254740992 is out of range (an int lies between -(2^53 - 1) and 2^53 - 1; write 1e20 for a float)'],
+  ['users | take 1e999', 'query', '1:14 number 1e999 is out of range'],
+  ['orders | aggregate n: summ(x)', 'query', "1:23 unknown aggregate function 'summ'; expected count, sum, min, max or avg (did you mean 'sum'?)"],
+  ['orders | aggregate n: count(x)', 'query', '1:29 count() takes no argument (count() counts rows; filter first with where to count some of them)'],
+  ['orders | aggregate n: avg()', 'query', '1:20 avg() needs an argument (as in avg(amount))'],
+  ['collection c { a: integer }', 'schema', "1:19 unknown type 'integer'; expected int, float, string, bool, timestamp or json"],
+  ['collection c { a: strng }', 'schema', "1:19 unknown type 'strng'; expected int, float, string, bool, timestamp or json (did you mean 'string'?)"],
+  ['collection c { a: int unique unique }', 'schema', "1:30 'unique' is given twice"],
+  ['collection c { index () }', 'schema', '1:16 an index needs at least one field (as in index (status, created))'],
+  ['collection c {}\nusers | take 1', 'schema', '2:1 queries cannot appear in a schema file (declare a named query instead: query name() { … })'],
+  ['tenant create a', 'schema', '1:1 tenant operations cannot appear in a schema file (run them with tenantdb query or POST /ops)'],
+  ['collection c {}', 'statement', '1:1 schema declarations cannot be run as statements (put them in a schema file)'],
+]
+
+t.ok(cases.length >= 15)
+
+for (const [input, mode, expected] of cases) {
+  t.test(JSON.stringify(input), async (t) => {
+    const diagnostics = diagnose(input, mode)
+    t.equal(diagnostics[0] === undefined ? 'no diagnostic' : formatDiagnostic(diagnostics[0]), expected)
+  })
+}
+
+t.test('a diagnostic carries what was found, what was expected and its span', async (t) => {
+  const [d] = syntaxDiagnostics('users | where age = 3')
+  t.same(d, {
+    code: 'syntax_error',
+    message: "unexpected '=' in where; expected '=='",
+    line: 1,
+    column: 19,
+    from: 18,
+    to: 19,
+    found: "'='",
+    expected: ['=='],
+    hint: 'use == to compare, : to name a field',
+  })
+  const [end] = syntaxDiagnostics('users | where a ==\n')
+  t.match(end, { found: 'end of input', line: 2, column: 1, from: 19, to: 19 })
+})
+
+t.test('syntaxDiagnostics takes a mode and is empty for valid text', async (t) => {
+  t.same(syntaxDiagnostics('users | take 1'), [])
+  t.same(syntaxDiagnostics('collection a {}', 'schema'), [])
+  t.same(syntaxDiagnostics('a + ', 'expression').map((d) => d.message), ['unexpected end of input; expected an expression'])
+})
