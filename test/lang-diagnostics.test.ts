@@ -38,6 +38,10 @@ const cases: Array<[string, ParseMode, string]> = [
   ['tenant fork acme as', 'query', '1:20 unexpected end of input in tenant fork; expected a name'],
   ['call q(a 1)', 'query', "1:10 unexpected '1' in call q; expected ':'"],
   ['users | where a ~ b', 'query', "1:17 unexpected '~' in where; expected '|', an operator or end of input"],
+  ['cllection users { id: int }', 'query', "1:11 unexpected 'users'; expected '|' or end of input ('cllection' reads as a collection name; did you mean 'collection'?)"],
+  ['collection a {}\nqurey b { a }', 'schema', "2:9 unexpected '{'; expected '|', a statement or end of input ('qurey' reads as a collection name; did you mean 'query'?)"],
+  ['tenat create acme', 'query', "1:7 unexpected 'create'; expected '|' or end of input ('tenat' reads as a collection name; did you mean 'tenant'?)"],
+  ['collection a {}\ncollection b {}', 'query', "2:1 unexpected 'collection'; expected end of input (one statement at a time; atomic { …; … } runs several writes together)"],
   // Multi-line inputs: positions count lines and UTF-16 columns.
   ['users\n  | where age > 3\n  | select name,\n  | take 1', 'query', "4:3 unexpected '|' in select; expected an expression"],
   ['users # a comment\n  | where a # and = 3\n  and = 3', 'query', "3:7 unexpected '=' in where; expected an expression"],

@@ -28,7 +28,8 @@ export function syntaxError(text: string, failedAt: number, top: Top): Diagnosti
     }
   }
   const context = errorContext(text, token.from, top)
-  const where = context.label === undefined ? '' : ` in ${context.label}`
+  const fix = token.kind.startsWith('unterminated') ? undefined : mistake(text, top, token, accepted, context) ?? misspelledStatement(text, context.lastNode)
+  const where = context.label === undefined || fix?.statementDone === true ? '' : ` in ${context.label}`
   const span = { from: token.from, to: token.to }
   const found = token.kind === 'end' ? 'end of input' : token.kind === 'single_quoted' ? token.text : `'${shorten(token.text)}'`
 
@@ -42,7 +43,6 @@ export function syntaxError(text: string, failedAt: number, top: Top): Diagnosti
       found, expected: ['`'], hint: 'close it with ` before the end of the line',
     })
   }
-  const fix = mistake(text, top, token, accepted, context) ?? misspelledStatement(text, context.lastNode)
   const expected = fix?.expected ?? describeExpected(accepted)
   const what = fix?.found ?? (token.kind === 'end' ? 'end of input' : `'${shorten(token.text)}'`)
   const message = `unexpected ${what}${where}${expected.length === 0 ? '' : `; expected ${formatExpected(expected)}`}`
@@ -57,6 +57,8 @@ interface Fix {
   /** Replaces the computed expectation when the intent is clear. */
   expected?: string[]
   hint?: string
+  /** The statement before was complete: naming its construct would mislead. */
+  statementDone?: boolean
 }
 
 const logicHint = 'use and, or, not for logic'
@@ -112,7 +114,7 @@ function mistake(
   }
   if (t === ',' && accepted.has(')') && !accepted.has(',')) return { hint: 'lists are written in brackets: [1, 2]' }
   if (top === 'Query' && accepted.has(probes.end) && accepted.size <= 2 && token.kind !== 'symbol') {
-    return { hint: 'one statement at a time; atomic { …; … } runs several writes together' }
+    return { hint: 'one statement at a time; atomic { …; … } runs several writes together', statementDone: true }
   }
   return undefined
 }
