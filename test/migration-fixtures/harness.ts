@@ -7,7 +7,7 @@ import type { Value } from '../../src/lang/ast.js'
 import { decodeKey, decodeRow } from '../../src/codec/index.js'
 import { Engine } from '../../src/engine/index.js'
 import { QueryError, QueryRunner, type QueryResult } from '../../src/query/index.js'
-import { buildSchemaIR, fingerprint, planMigration, type MigrationStep, type SchemaIR } from '../../src/schema/index.js'
+import { buildSchemaIR, describeStep, fingerprint, planMigration, type SchemaIR } from '../../src/schema/index.js'
 
 export type Row = Record<string, Value>
 
@@ -21,10 +21,10 @@ export async function schemaOf(source: string): Promise<Schema> {
   return { ir, fingerprint: await fingerprint(ir) }
 }
 
-/** The steps planned from one schema source to another (the plan the tenant will run). */
-export async function plannedSteps(from: string, to: string): Promise<MigrationStep[] | string> {
+/** The plan from one schema source to another, one line per step, or `{ blocked }`. */
+export async function planned(from: string, to: string): Promise<string[] | { blocked: string }> {
   const plan = planMigration((await schemaOf(from)).ir, (await schemaOf(to)).ir)
-  return plan.blocked ?? plan.steps
+  return plan.blocked === null ? plan.steps.map(describeStep) : { blocked: plan.blocked }
 }
 
 export class Db {
@@ -51,7 +51,7 @@ export class Db {
     return records(await this.run(tenant, text, params))
   }
 
-  /** The query's error (it must fail). */
+  /** The QueryError the query fails with (anything else is rethrown). */
   async error(tenant: string, text: string, params: Record<string, Value> = {}): Promise<QueryError> {
     const err = await this.run(tenant, text, params).then(
       () => new Error(`expected ${JSON.stringify(text)} to fail`),
@@ -70,7 +70,7 @@ export class Db {
     return [...this.engine.snapshot().scan(`t/${tenant}/r/${collection}`)].map(([, value]) => decodeRow(value) as Row)
   }
 
-  /** Every entry of an index tree, decoded (index values, then the primary key). */
+  /** Every entry of an index tree, decoded (the index values, then the primary key). */
   indexEntries(tenant: string, collection: string, index: string): Value[][] {
     return [...this.engine.snapshot().scan(`t/${tenant}/x/${collection}/${index}`)].map(([key]) => decodeKey(key))
   }
@@ -81,6 +81,11 @@ export class Db {
       .filter((tree) => tree.name.startsWith(`t/${tenant}/`) && tree.count > 0)
       .map((tree) => tree.name)
       .sort()
+  }
+
+  /** The tenant's stored meta entries (schema, fingerprint, auto ids) as text. */
+  meta(tenant: string): Record<string, string> {
+    return Object.fromEntries([...this.engine.snapshot().scan(`t/${tenant}/meta`)].map(([k, v]) => [k.toString('utf8'), v.toString('utf8')]))
   }
 
   close(): Promise<void> {
@@ -105,7 +110,10 @@ export async function phase<T>(dir: string, source: string, body: (db: Db) => Pr
   }
 }
 
-/** `phase`, with a tap subtest reporting an open failure instead of throwing past it. */
+/**
+ * Asserts the query fails with migration_blocked and `reason`, that blockedReason(tenant)
+ * says the same, and returns the reason.
+ */
 export async function expectBlocked(t: Test, db: Db, tenant: string, text: string, reason: RegExp | string): Promise<string> {
   const err = await db.error(tenant, text)
   t.equal(err.code, 'migration_blocked', `${text}: fails with migration_blocked`)
