@@ -1,6 +1,6 @@
 // The query engine end to end over a real engine: every stage, writes, atomic
 // blocks, plan hints and rows examined, limits, and the errors users meet.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { EelError, formatDiagnostic } from '../src/lang/diagnostic.js'
 import { QueryError } from '../src/query/index.js'
 import { harness } from './helpers/query-runner.js'
@@ -28,12 +28,11 @@ const people = [
   { id: 5, email: 'ed@x', name: 'Ed', age: 36 },
 ]
 
-async function seeded(t: Parameters<Parameters<typeof tap.test>[1]>[0]) {
+async function seeded(t: Test) {
   const h = await harness(t, schema)
   await h.q('insert users $rows', { rows: people })
   return h
 }
-const tap = t
 
 async function rejected(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(() => undefined, (e: unknown) => e)

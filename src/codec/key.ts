@@ -27,7 +27,7 @@
 import type { Value } from '../lang/ast.js'
 import { compareStrings, sortedNames } from './compare.js'
 import { CodecError } from './error.js'
-import { kindOf, nesting_depth_max, timestamp_ms_max, type Kind, type RecordValue } from './kind.js'
+import { defineField, kindOf, nesting_depth_max, timestamp_ms_max, type Kind, type RecordValue } from './kind.js'
 import { asBuffer, checkWellFormed, decodeUtf8 } from './utf8.js'
 
 export const key_tag = {
@@ -187,15 +187,6 @@ function readValue(r: Reader, depth: number): Value {
     }
     default:
       throw new CodecError(`unknown key tag 0x${tag.toString(16).padStart(2, '0')}`)
-  }
-}
-
-/** Sets an own field, also one named "__proto__" (a plain assignment would set the prototype). */
-export function defineField(record: RecordValue, name: string, value: Value): void {
-  if (name === '__proto__') {
-    Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true })
-  } else {
-    record[name] = value
   }
 }
 

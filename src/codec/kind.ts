@@ -56,3 +56,12 @@ function describe(value: object): string {
 
 /** Narrows a record Value (already classified by kindOf) for indexing. */
 export type RecordValue = { [field: string]: Value }
+
+/** Sets an own field, also one named "__proto__" (a plain assignment would set the prototype). */
+export function defineField(record: RecordValue, name: string, value: Value): void {
+  if (name === '__proto__') {
+    Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true })
+  } else {
+    record[name] = value
+  }
+}

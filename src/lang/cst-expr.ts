@@ -10,7 +10,27 @@ export const expressionNodes: ReadonlySet<string> = new Set([
 
 const comparisons: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in'])
 
+/**
+ * Deeper expressions are refused: building, checking and evaluating them recurses,
+ * and no real query comes near this.
+ */
+export const maxExprDepth = 1000
+
 export function buildExpr(cx: Cst, node: SyntaxNode): Expr {
+  if (cx.depth >= maxExprDepth) {
+    if (!cx.tooDeep) cx.report(span(node), `expression nested more than ${maxExprDepth} levels deep`, { hint: 'flatten it; x in [a, b, …] replaces long or chains' })
+    cx.tooDeep = true
+    return { kind: 'literal', value: null, integer: false, span: span(node) }
+  }
+  cx.depth += 1
+  try {
+    return buildNode(cx, node)
+  } finally {
+    cx.depth -= 1
+  }
+}
+
+function buildNode(cx: Cst, node: SyntaxNode): Expr {
   const at = span(node)
   switch (node.name) {
     case 'Number':

@@ -7,6 +7,9 @@ import type { SyntaxNode } from './parse-tree.js'
 
 export class Cst {
   readonly diagnostics: Diagnostic[] = []
+  /** Expression nesting while building (see maxExprDepth in cst-expr.ts). */
+  depth = 0
+  tooDeep = false
 
   constructor(readonly text: string) {}
 

@@ -3,4 +3,5 @@ export type * from './ast.js'
 export * from './diagnostic.js'
 export { parse, parseExpression, diagnose, type ParseMode } from './parse.js'
 export { syntaxDiagnostics } from './syntax-diagnostics.js'
-export { parser as eelParser } from './generated/parser.js'
+// The raw lezer parser, for the console's highlighter (configure it with top: 'Schema' for schema files).
+export { parser as lezerParser } from './generated/parser.js'

@@ -12,7 +12,7 @@ export interface ErrorContext {
   lastNode: SyntaxNode | undefined
 }
 
-const stageLabels: Record<string, string> = {
+const labels: Record<string, string> = {
   WhereStage: 'where',
   SelectStage: 'select',
   SortStage: 'sort',
@@ -62,7 +62,7 @@ export function errorContext(text: string, at: number, top: Top): ErrorContext {
 }
 
 function labelOf(node: SyntaxNode, text: string): string | undefined {
-  const simple = stageLabels[node.name]
+  const simple = labels[node.name]
   if (simple !== undefined) return simple
   if (node.name === 'TenantStatement') {
     const verb = node.firstChild?.nextSibling

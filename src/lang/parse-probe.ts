@@ -3,7 +3,7 @@
 // gets past it. Slower than reading the parse tables, but exact, and it only runs
 // for text that already failed to parse.
 import { keywords } from './parse-scan.js'
-import { strictParse, type Top } from './parse-tree.js'
+import { eelParser, strictParse, type Top } from './parse-tree.js'
 
 /** Probes that stand for a whole class of tokens. */
 export const probes = {
@@ -47,9 +47,29 @@ export function accepts(text: string, at: number, candidate: string, top: Top): 
 
 /** Every candidate (see `probes` for the class probes) the grammar accepts at `at`. */
 export function acceptedAt(text: string, at: number, top: Top): Set<string> {
-  const accepted = new Set(candidates.filter((candidate) => accepts(text, at, candidate, top)))
+  const base = statementStart(text, at, top)
+  const statement = text.slice(base)
+  const accepted = new Set(candidates.filter((candidate) => accepts(statement, at - base, candidate, top)))
   for (const [representative, group] of Object.entries(implied)) {
     if (accepted.has(representative)) for (const word of group) accepted.add(word)
   }
   return accepted
+}
+
+/**
+ * In a schema file, where the top-level statement holding `at` starts. Statements
+ * there follow one another freely, so probing from that start is equivalent, and
+ * costs the statement's size instead of the file's. Checked, not assumed: the text
+ * before must parse on its own.
+ */
+function statementStart(text: string, at: number, top: Top): number {
+  if (top !== 'Schema') return 0
+  let start = 0
+  for (let node = eelParser(top, false).parse(text.slice(0, at)).topNode.lastChild; node !== null; node = node.prevSibling) {
+    if (!node.type.isError && node.name !== 'Comment') {
+      start = node.from
+      break
+    }
+  }
+  return start > 0 && strictParse(text.slice(0, start), top).tree !== null ? start : 0
 }

@@ -12,6 +12,7 @@ import { checkDeadline } from './access.js'
 import { indexKey, indexTree, metaTree, rowsTree } from './layout.js'
 import { defaultValue } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
+import { autoIdKey } from './write.js'
 import { describeValue } from './types.js'
 
 type Row = Record<string, Value>
@@ -52,6 +53,11 @@ async function applyStep(view: TxnView, tenant: string, step: MigrationStep, fro
     case 'create_collection':
       return null // trees come into being with their first entry
     case 'rename_collection': {
+      const counter = view.get(metaTree(tenant), autoIdKey(step.from))
+      if (counter !== null) {
+        view.put(metaTree(tenant), autoIdKey(step.to), counter)
+        view.delete(metaTree(tenant), autoIdKey(step.from))
+      }
       view.copyTree(rowsTree(tenant, step.from), rowsTree(tenant, step.to))
       view.dropTree(rowsTree(tenant, step.from))
       for (const index of collectionOf(from, step.from)?.indexes ?? []) {
@@ -61,6 +67,7 @@ async function applyStep(view: TxnView, tenant: string, step: MigrationStep, fro
       return null
     }
     case 'drop_collection': {
+      view.delete(metaTree(tenant), autoIdKey(step.collection))
       view.dropTree(rowsTree(tenant, step.collection))
       for (const index of collectionOf(from, step.collection)?.indexes ?? []) view.dropTree(indexTree(tenant, step.collection, index.name))
       return null

@@ -91,7 +91,15 @@ export function plan(tenant: string, collection: CollectionIR, stages: Stage[], 
 interface IndexChoice {
   index: IndexIR
   equalities: number
+  /** A range on the field after the equalities narrows it further. */
+  ranged: boolean
   range: KeyRange
+}
+
+/** More leading equalities first, then a range on the next field, then a unique match. */
+function score(choice: IndexChoice): number {
+  const uniqueMatch = choice.index.unique && choice.equalities === choice.index.fields.length
+  return choice.equalities * 4 + (choice.ranged ? 2 : 0) + (uniqueMatch ? 1 : 0)
 }
 
 function bestIndex(collection: CollectionIR, bounds: Bound[]): IndexChoice | undefined {
@@ -107,9 +115,8 @@ function bestIndex(collection: CollectionIR, bounds: Bound[]): IndexChoice | und
     const rangeBounds = next === undefined ? [] : bounds.filter((b) => b.field === next && b.op !== '==')
     const range = rangeFor(prefix, rangeBounds)
     if (range === undefined) continue
-    const score = prefix.length * 2 + (rangeBounds.length > 0 ? 1 : 0) + (index.unique && prefix.length === index.fields.length ? 1 : 0)
-    const bestScore = best === undefined ? -1 : best.equalities * 2 + (best.range.lower !== undefined || best.range.upper !== undefined ? 1 : 0)
-    if (score > bestScore) best = { index, equalities: prefix.length, range }
+    const choice = { index, equalities: prefix.length, ranged: rangeBounds.length > 0, range }
+    if (best === undefined || score(choice) > score(best)) best = choice
   }
   return best
 }

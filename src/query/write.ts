@@ -59,21 +59,33 @@ function checkUnique(ctx: WriteContext, collection: CollectionIR, indexName: str
   }
 }
 
-/** Next auto id of a collection without a declared primary field. */
+export const autoIdKey = (collection: string) => Buffer.from(`auto/${collection}`)
+
+/**
+ * Next auto id of a collection without a declared primary field. Without a counter
+ * (a collection that had a declared primary key before, say) ids continue after the
+ * largest stored key, so they never collide with existing rows.
+ */
 function autoIdAllocator(ctx: WriteContext, collection: CollectionIR): () => number {
-  const key = Buffer.from(`auto/${collection.name}`)
+  const key = autoIdKey(collection.name)
   return () => {
     const stored = ctx.view.get(metaTree(ctx.tenant), key)
-    const next = stored === null ? 1 : Number(stored.toString())
+    const next = stored === null ? largestId(ctx, collection) + 1 : Number(stored.toString())
     ctx.view.put(metaTree(ctx.tenant), key, Buffer.from(String(next + 1)))
     return next
   }
 }
 
+function largestId(ctx: WriteContext, collection: CollectionIR): number {
+  const [last] = ctx.view.range(rowsTree(ctx.tenant, collection.name), { reverse: true, limit: 1 })
+  const id = last === undefined ? 0 : decodeKey(last[0])[0]
+  return typeof id === 'number' ? Math.max(0, Math.floor(id)) : 0
+}
+
 /** Keeps the auto-id counter above an id the caller chose. */
 function noteExplicitId(ctx: WriteContext, collection: CollectionIR, id: Value): void {
   if (!collection.primary_auto || typeof id !== 'number') return
-  const key = Buffer.from(`auto/${collection.name}`)
+  const key = autoIdKey(collection.name)
   const stored = ctx.view.get(metaTree(ctx.tenant), key)
   if (stored === null || Number(stored.toString()) <= id) ctx.view.put(metaTree(ctx.tenant), key, Buffer.from(String(id + 1)))
 }
