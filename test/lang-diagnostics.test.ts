@@ -37,6 +37,7 @@ const cases: Array<[string, ParseMode, string]> = [
   ['tenant frok acme', 'query', "1:8 unexpected 'frok' in tenant; expected 'delete', 'create', 'suspend', 'resume', 'compact', 'fork' or 'snapshot' (did you mean 'fork'?)"],
   ['tenant fork acme as', 'query', '1:20 unexpected end of input in tenant fork; expected a name'],
   ['call q(a 1)', 'query', "1:10 unexpected '1' in call q; expected ':'"],
+  ['users | where naïve == 1', 'query', "1:17 unexpected 'ï' in where; expected '|', an operator or end of input (names use ASCII letters, digits and _; write other names in backticks)"],
   ['users | where a ~ b', 'query', "1:17 unexpected '~' in where; expected '|', an operator or end of input"],
   ['cllection users { id: int }', 'query', "1:11 unexpected 'users'; expected '|' or end of input ('cllection' reads as a collection name; did you mean 'collection'?)"],
   ['collection a {}\nqurey b { a }', 'schema', "2:9 unexpected '{'; expected '|', a statement or end of input ('qurey' reads as a collection name; did you mean 'query'?)"],
@@ -104,4 +105,12 @@ t.test('syntaxDiagnostics takes a mode and is empty for valid text', async (t) =
   t.same(syntaxDiagnostics('users | take 1'), [])
   t.same(syntaxDiagnostics('collection a {}', 'schema'), [])
   t.same(syntaxDiagnostics('a + ', 'expression').map((d) => d.message), ['unexpected end of input; expected an expression'])
+})
+
+t.test('limits on nesting and chains are named as such', async (t) => {
+  const first = (text: string): string => formatDiagnostic(diagnose(text)[0] ?? { code: 'syntax_error', message: 'none', line: 0, column: 0, from: 0, to: 0 })
+  t.match(first(`users | where ${Array(700).fill('a').join(' + ')}`), /^1:\d+ expression of \d+ chained operators is too long to parse \(use x in \[a, b, …\]/)
+  t.match(first(`users | where ${'('.repeat(2900)}1${')'.repeat(2900)}`), /^1:\d+ expression nested \d+ levels deep is too deep to parse/)
+  t.equal(first(`insert u ${'['.repeat(1200)}${']'.repeat(1200)}`), '1:1010 expression nested more than 1000 levels deep (flatten it; x in [a, b, …] replaces long or chains)')
+  t.same(diagnose(`users | where ${Array(500).fill('a').join(' or ')}`), [], 'long chains below the limits parse')
 })

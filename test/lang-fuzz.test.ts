@@ -10,8 +10,8 @@ import { EelError, type Diagnostic } from '../src/lang/diagnostic.js'
 import { diagnose, parse, parseExpression, syntaxDiagnostics, type ParseMode } from '../src/lang/index.js'
 
 const seed = 0xee1
-const randomCases = 1500
-const mutationCases = 2500
+const randomCases = 1000
+const mutationCases = 2000
 /** Generous: a parse takes well under a millisecond; this only catches runaways. */
 const slowMs = 250
 

@@ -1,0 +1,137 @@
+// The differential test's own model of queries: a typed expression and stage tree
+// that is printed as Eel text (eel-text.ts) and translated to SQLite SQL (sql.ts).
+// Keeping one tree for both sides means the two texts can only differ in the
+// translation rules, which are the thing under test.
+
+export type Ty = 'int' | 'float' | 'string' | 'bool'
+
+/** A scalar as both stores hold it (booleans are 0/1 in SQLite, converted back). */
+export type Scalar = null | boolean | number | string
+
+export type Row = Record<string, Scalar>
+
+/** A column of the rows flowing between two stages, with Eel's static type. */
+export interface Col {
+  name: string
+  ty: Ty
+}
+
+export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>='
+export type ArithOp = '+' | '-' | '*' | '/' | '%'
+export type Fn = 'lower' | 'upper' | 'len' | 'abs' | 'coalesce' | 'round' | 'contains' | 'starts_with'
+
+/**
+ * `ty` is the type Eel's checker infers (src/query/check-expr.ts); a literal null
+ * carries the type of the context it was generated for. `ty` decides literal
+ * printing (2.0 vs 2), the translation of `%` and `+`, and result conversion.
+ */
+export type Expr =
+  | { k: 'lit'; v: Scalar; ty: Ty }
+  | { k: 'field'; name: string; ty: Ty }
+  | { k: 'param'; name: string; v: Scalar; ty: Ty }
+  | { k: 'neg'; e: Expr; ty: Ty }
+  | { k: 'not'; e: Expr; ty: 'bool' }
+  | { k: 'cmp'; op: CompareOp; l: Expr; r: Expr; ty: 'bool' }
+  | { k: 'logic'; op: 'and' | 'or'; l: Expr; r: Expr; ty: 'bool' }
+  | { k: 'arith'; op: ArithOp; l: Expr; r: Expr; ty: Ty }
+  | { k: 'in'; e: Expr; items: Expr[]; ty: 'bool' }
+  | { k: 'call'; fn: Fn; args: Expr[]; ty: Ty }
+  /** Redundant parentheses in the Eel text (the SQL side parenthesises everything). */
+  | { k: 'paren'; e: Expr; ty: Ty }
+
+export type AggFn = 'count' | 'sum' | 'min' | 'max' | 'avg'
+
+export interface AggItem {
+  name: string
+  fn: AggFn
+  arg: Expr | null
+}
+
+export interface SelectItem {
+  name: string
+  e: Expr
+  /** Printed as a bare field (`select a`) rather than `a: a`. */
+  bare: boolean
+}
+
+export type Stage =
+  | { k: 'where'; p: Expr }
+  | { k: 'get'; key: Expr }
+  | { k: 'sort'; keys: Array<{ e: Expr; desc: boolean; explicitAsc: boolean }> }
+  | { k: 'skip'; n: Expr }
+  | { k: 'take'; n: Expr }
+  | { k: 'select'; items: SelectItem[] }
+  | { k: 'count' }
+  | { k: 'aggregate'; items: AggItem[]; by: string[] }
+  | { k: 'distinct'; fields: string[] }
+  | { k: 'update'; set: Array<{ name: string; e: Expr }> }
+  | { k: 'delete' }
+
+export interface Pipeline {
+  kind: 'pipeline'
+  stages: Stage[]
+}
+
+export interface Insert {
+  kind: 'insert' | 'upsert'
+  rows: Row[]
+  /** Passed as a `$param` list instead of literal records. */
+  param: string | null
+  /** Fields written as an explicit `null` rather than left out, per row. */
+  explicitNulls: boolean
+}
+
+export type Stmt = Pipeline | Insert
+
+/** One generated case: one statement, or several run as `atomic { … }`. */
+export interface Case {
+  stmts: Stmt[]
+  params: Record<string, Scalar | Row[]>
+  /** Feature tags, for the per-category counts. */
+  tags: Set<string>
+  /** Division, remainder or int overflow that may fail: the SQL side predicts it. */
+  risky: boolean
+}
+
+// ---- The collection under test ----
+
+export const collection = 'items'
+export const primary = 'id'
+
+export const fields: readonly Col[] = [
+  { name: 'id', ty: 'int' },
+  { name: 'a', ty: 'int' },
+  { name: 'b', ty: 'int' },
+  { name: 'f', ty: 'float' },
+  { name: 's', ty: 'string' },
+  { name: 't', ty: 'string' },
+  { name: 'flag', ty: 'bool' },
+  { name: 'u', ty: 'int' },
+]
+
+export const schemaSource = `
+# The differential test's collection: nullable fields of every scalar type, a
+# single-field index, composite indexes, an index on a float and a unique field.
+collection items {
+  id: int primary,
+  a: int?,
+  b: int?,
+  f: float?,
+  s: string?,
+  t: string?,
+  flag: bool?,
+  u: int? unique,
+  index (a),
+  index (s, b),
+  index (f),
+  index (flag, a),
+}
+`
+
+export const sqliteSchema = `CREATE TABLE items (
+  id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, f REAL, s TEXT, t TEXT, flag INTEGER, u INTEGER UNIQUE
+)`
+
+export function isNumeric(ty: Ty): boolean {
+  return ty === 'int' || ty === 'float'
+}
