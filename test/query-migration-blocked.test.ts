@@ -223,15 +223,14 @@ t.test('several reasons at once: every one is reported, in one message', async (
 })
 
 t.test('switch a collection from a declared `id` to auto ids: the next auto id follows the existing rows', async (t) => {
-  // Not a row of the table, but "nothing is lost silently" and inserts must keep working:
-  // the planner sees no field change, so nothing sets the `auto/<collection>` counter.
+  // Not a row of the table, but inserts must keep working: the planner sees no field
+  // change, so no counter exists; auto ids continue after the largest stored key.
   const dir = tempDir(t)
   const v1 = `collection notes { id: int primary, text: string }`
   const v2 = `collection notes { text: string }`
   t.same(await planned(v1, v2), [])
   await seed(dir, v1, { notes: [{ id: 1, text: 'a' }, { id: 2, text: 'b' }] })
   await phase(dir, v2, async (db) => {
-    // BUG: nothing initialises meta `auto/notes` when a collection becomes primary_auto; ids restart at 1.
     const inserted = await db.run('a', 'insert notes {text: "c"}').then(() => null, (e: unknown) => e)
     t.equal(inserted, null, 'an insert without id succeeds')
     t.same(await db.rows('a', 'notes'), [{ id: 1, text: 'a' }, { id: 2, text: 'b' }, ...(inserted === null ? [{ id: 3, text: 'c' }] : [])])

@@ -68,6 +68,7 @@ export class CaseGen {
    */
   derived = false
   #params = 0
+  #aggregates = 0
 
   constructor(rng: Rng, table: TableInfo) {
     this.rng = rng
@@ -444,11 +445,13 @@ export class CaseGen {
     for (let i = 0; i < n; i += 1) {
       const fn: AggFn = r.weighted<AggFn>([['count', 2], ['sum', 2], ['min', 2], ['max', 2], ['avg', 2]])
       let arg: Expr | null
-      if (fn === 'count') arg = r.chance(0.5) ? null : this.valueOf(r.pick(['int', 'string', 'bool'] as const), cols, 1)
+      // Eel's count() takes no argument (it counts rows).
+      if (fn === 'count') arg = null
       else if (fn === 'sum' || fn === 'avg') arg = r.chance(0.7) ? this.fieldOr(cols, isNumeric, () => this.num(cols, 1)) : this.num(cols, 2)
       else arg = r.chance(0.7) ? this.fieldOr(cols, () => true, () => this.num(cols, 1)) : this.valueOf(r.pick(['int', 'float', 'string', 'bool'] as const), cols, 1)
-      items.push({ name: `g${i}`, fn, arg })
+      items.push({ name: `g${this.#aggregates}_${i}`, fn, arg })
     }
+    this.#aggregates += 1
     return { k: 'aggregate', items, by }
   }
 
