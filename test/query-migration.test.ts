@@ -291,7 +291,7 @@ t.test('rename a collection with auto ids: the next insert continues after the o
   })
   await phase(dir, v2, async (db) => {
     t.same(await db.rows('a', 'people'), [{ id: 1, name: 'Ada' }, { id: 2, name: 'Bo' }, { id: 3, name: 'Cy' }])
-    // BUG: rename_collection moves rows and indexes but not the meta `auto/<collection>` counter.
+    // The auto-id counter moves with the collection.
     const inserted = await db.run('a', 'insert people {name: "Di"}').then(() => null, (e: unknown) => e)
     t.equal(inserted, null, 'an insert without id succeeds after the rename')
     t.same(await db.rows('a', 'people | where name == "Di" | select id'), [{ id: 4 }], 'and gets the next id, 4')
