@@ -1,5 +1,5 @@
 // The real `tenantdb serve` command, as a newcomer runs it.
-import { statSync } from 'node:fs'
+import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { spawnCli } from './helpers/spawn-cli.js'
@@ -43,4 +43,34 @@ t.test('serve refuses bad arguments with usage and exit 2', async (t) => {
   const version = spawnCli(t, ['--version'])
   t.equal(await version.exited, 0)
   t.match(version.stdout(), /^\d+\.\d+\.\d+\n$/)
+})
+
+t.test('serve refuses an invalid schema with its diagnostic and exit 2', async (t) => {
+  const dir = tempDir(t)
+  const file = join(dir, 'bad.eel')
+  writeFileSync(file, 'collection x {\n  a: int,\n  a: string,\n}\n')
+  const run = spawnCli(t, ['serve', '--dir', join(dir, 'db'), '--port', '0', '--schema', file])
+  t.equal(await run.exited, 2)
+  t.match(run.stderr(), /bad\.eel:3:3 duplicate field 'a' in collection 'x'/)
+})
+
+t.test('serve logs a blocked migration at start for the tenant it affects', async (t) => {
+  const dir = tempDir(t)
+  const { Engine } = await import('../src/engine/index.js')
+  const { QueryRunner } = await import('../src/query/index.js')
+  const { loadSchema } = await import('../src/schema/index.js')
+  const v1 = join(dir, 'v1.eel')
+  const v2 = join(dir, 'v2.eel')
+  writeFileSync(v1, 'collection users { id: int primary, email: string }\n')
+  writeFileSync(v2, 'collection users { id: int primary, email: string unique }\n')
+  const engine = await Engine.open(join(dir, 'db'))
+  const runner = new QueryRunner(engine, await loadSchema([v1]))
+  await runner.run('acme', 'insert users [{id: 1, email: "same"}, {id: 2, email: "same"}]')
+  await engine.close()
+
+  const server = spawnCli(t, ['serve', '--dir', join(dir, 'db'), '--port', '0', '--schema', v2])
+  const [line] = await server.waitFor(/.*migration blocked.*\n/)
+  t.match(JSON.parse(line), { level: 40, tenant: 'acme', reason: /unique index 'email' cannot be built/ })
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
 })

@@ -83,7 +83,10 @@ t.test('Eel agrees with SQLite on random rows and statements', async (t) => {
           : kind === 'atomic' ? gen.finish(gen.atomic())
           : kind === 'fill' ? gen.finish([gen.insert('insert')])
           : gen.finish([gen.write()])
+        const t0 = performance.now()
         const verdict = await differ.run(c, { escapeUnicode: rng.chance(0.3) })
+        const key = `ms ${kind} ${run === 1 ? 'big' : 'small'}`
+        counts.set(key, (counts.get(key) ?? 0) + Math.round(performance.now() - t0))
         bump(`kind ${kind === 'fill' ? 'write' : kind}`)
         for (const tag of c.tags) bump(tag)
         if (kind === 'read' || kind === 'risky') bump(`plan ${verdict.plans[0] ?? '(failed)'}`)

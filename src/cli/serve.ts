@@ -1,10 +1,11 @@
 // `tenantdb serve`: open the directory (taking its lock), resolve the token, listen,
 // and shut down cleanly on SIGTERM/SIGINT.
-import { readFile } from 'node:fs/promises'
-import { basename } from 'node:path'
 import { resolveToken, type ResolvedToken } from '../config/token.js'
 import { Engine } from '../engine/index.js'
-import { buildServer, type SchemaFile } from '../http/index.js'
+import { buildServer } from '../http/index.js'
+import { QueryError, QueryRunner } from '../query/index.js'
+import { tenantsWithData } from '../query/layout.js'
+import { loadSchema, SchemaError, SchemaReadError, type LoadedSchema } from '../schema/index.js'
 import { shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
 import { parseServeOptions } from './serve-options.js'
@@ -12,12 +13,14 @@ import { UsageError } from './usage-error.js'
 
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env)
-  const schema = await readSchemaFiles(options.schema)
+  const schema = await readSchema(options.schema)
   const engine = await Engine.open(options.dir)
   try {
     const dbDir = engine.stats().db_dir
+    const runner = new QueryRunner(engine, schema)
     const token = await resolveToken({ flag: options.token, env: process.env.SERVICE_TOKEN, dir: dbDir })
-    const app = await buildServer({ token: token.token, schema, logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+    const app = await buildServer({ token: token.token, schema: schema.files, logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+    await migrateAtStart(runner, (tenant, reason) => app.log.warn({ tenant, reason }, 'migration blocked'))
     await app.listen({ host: options.host, port: options.port })
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
@@ -56,12 +59,28 @@ function tokenBanner(token: ResolvedToken): string {
   return `${lines.join('\n')}\n`
 }
 
-async function readSchemaFiles(paths: string[]): Promise<SchemaFile[]> {
-  return Promise.all(paths.map(async (path) => {
+async function readSchema(paths: string[]): Promise<LoadedSchema> {
+  try {
+    return await loadSchema(paths)
+  } catch (err) {
+    if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)
+    throw err
+  }
+}
+
+/**
+ * Brings every tenant with data to the loaded schema, so a blocked migration is
+ * logged at start for every tenant it affects (docs/language.md), not first met by a
+ * query.
+ */
+async function migrateAtStart(runner: QueryRunner, blocked: (tenant: string, reason: string) => void): Promise<void> {
+  const tenants = new Set(['default', ...tenantsWithData(runner.engine.snapshot())])
+  for (const tenant of tenants) {
     try {
-      return { name: basename(path), source: await readFile(path, 'utf8') }
+      await runner.ensureMigrated(tenant)
     } catch (err) {
-      throw new UsageError(`cannot read schema file ${path}: ${(err as Error).message}`)
+      if (!(err instanceof QueryError) || err.code !== 'migration_blocked') throw err
+      blocked(tenant, err.message)
     }
-  }))
+  }
 }

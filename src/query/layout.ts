@@ -13,6 +13,7 @@
 import type { Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR } from '../schema/ir.js'
 import { encodeKey } from '../codec/index.js'
+import type { Snapshot } from '../engine/index.js'
 
 export const rowsTree = (tenant: string, collection: string) => `t/${tenant}/r/${collection}`
 export const indexTree = (tenant: string, collection: string, index: string) => `t/${tenant}/x/${collection}/${index}`
@@ -26,3 +27,8 @@ export const indexValues = (index: IndexIR, row: Record<string, Value>): Value[]
 
 export const indexKey = (index: IndexIR, collection: CollectionIR, row: Record<string, Value>) =>
   encodeKey([...indexValues(index, row), row[collection.primary] ?? null])
+
+/** Tenants that have a meta tree in this snapshot (every tenant ever migrated). */
+export function tenantsWithData(snapshot: Snapshot): string[] {
+  return snapshot.trees().flatMap((tree) => /^t\/([^/]+)\/meta$/.exec(tree.name)?.[1] ?? [])
+}
