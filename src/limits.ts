@@ -25,3 +25,10 @@ export const query_rows_max = 10_000
 
 /** Time one query may run before it fails with `query_timeout` (product.md 7). */
 export const query_time_ms_max = 30_000
+
+/**
+ * Deepest nesting of lists and records inside one value (a row is depth 0). Bounds the
+ * codecs' recursion, so a cyclic object or a hostile json value fails cleanly instead
+ * of overflowing the stack. The same bound as MongoDB's documents.
+ */
+export const nesting_depth_max = 100

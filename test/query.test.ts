@@ -168,3 +168,10 @@ t.test('diagnostics: exact messages with line and column', async (t) => {
   t.match(await rejected(q('users | select x: 1 / 0')), { code: 'type_error', message: 'division by zero' })
   t.match(await rejected(q('users | select x: 9007199254740991 + id')), { code: 'type_error', message: /integer overflow/ })
 })
+
+t.test('values the codecs refuse are type errors, not crashes', async (t) => {
+  const { q } = await seeded(t)
+  const lone = await rejected(q('insert users $rows', { rows: [{ id: 20, email: 'x', name: '\ud800' }] }))
+  t.match(lone, { name: 'QueryError', code: 'type_error' })
+  t.same((await q('users | where id == 20 | count')).rows, [[0]])
+})

@@ -15,12 +15,7 @@ export const kind_rank: Readonly<Record<Kind, number>> = {
   null: 0, bool: 1, number: 2, string: 3, timestamp: 4, list: 5, record: 6,
 }
 
-/**
- * Deepest nesting of lists and records inside one value (a row is depth 0). Bounds the
- * codecs' recursion, so a cyclic object or a hostile json value fails cleanly instead
- * of overflowing the stack. The same bound as MongoDB's documents.
- */
-export const nesting_depth_max = 100
+export { nesting_depth_max } from '../limits.js'
 
 /** Dates carry ms since the epoch within ±8.64e15 (ECMA-262 TimeClip). */
 export const timestamp_ms_max = 8.64e15

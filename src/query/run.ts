@@ -2,6 +2,7 @@
 // loaded schema (lazy migration, once), check, execute, and commit writes as one
 // engine commit. Reads run on one snapshot without locks; writes of a tenant are
 // serialised (until the MVCC layer), each on a fresh snapshot.
+import { CodecError } from '../codec/index.js'
 import type { Engine } from '../engine/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
@@ -70,7 +71,11 @@ export class QueryRunner {
       const lsn = view.ops.length > 0 ? await this.engine.commit([...view.ops], commitMeta(tenant, now)) : undefined
       return { ...shown, ...(lsn === undefined ? {} : { lsn }), stats: { elapsed_ms: Date.now() - started, rows_examined: examined.rows } }
     }
-    return writes ? this.#locks.run(tenant, attempt) : attempt()
+    const guarded = () => attempt().catch((err: unknown) => {
+      // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
+      throw err instanceof CodecError ? new QueryError('type_error', err.message) : err
+    })
+    return writes ? this.#locks.run(tenant, guarded) : guarded()
   }
 
   /** Brings a tenant to the loaded schema once per process, as one atomic commit. */
