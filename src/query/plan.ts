@@ -4,7 +4,7 @@
 // evaluated on the rows read, so the access path only narrows, never decides.
 import type { Expr, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR } from '../schema/ir.js'
-import { encodeKey, prefixEnd } from '../codec/index.js'
+import { compareValues, componentRange, encodeKey, type Bound as CodecBound } from '../codec/index.js'
 import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
 import { indexTree, rowsTree } from './layout.js'
 
@@ -130,36 +130,25 @@ function indexPlan(tenant: string, collection: CollectionIR, choice: IndexChoice
 
 /**
  * The key range for `prefix` equalities followed by bounds on the next component,
- * or undefined when nothing narrows it. Keys are tuples, so a prefix of components
- * is a byte prefix of the key.
+ * or undefined when nothing narrows it. The tightest lower and upper bound win; the
+ * codec's componentRange keeps a one-sided range within the bound's kind, so
+ * `age < 30` does not read the rows whose age is null.
  */
 function rangeFor(prefix: Value[], bounds: Bound[]): KeyRange | undefined {
   if (prefix.length === 0 && bounds.length === 0) return undefined
-  const base = encodeKey(prefix)
-  const range: KeyRange = prefix.length === 0 ? {} : { lower: base, lowerInclusive: true, ...upperOf(prefixEnd(base)) }
+  let lower: CodecBound | null = null
+  let upper: CodecBound | null = null
   for (const bound of bounds) {
-    const at = encodeKey([...prefix, bound.value])
-    const after = prefixEnd(at)
     if (bound.op === '>' || bound.op === '>=') {
-      const lower = bound.op === '>' ? after : at
-      if (lower === null) return { lower: base, lowerInclusive: false, upper: base, upperInclusive: false }
-      if (range.lower === undefined || Buffer.compare(lower, range.lower) > 0) {
-        range.lower = lower
-        range.lowerInclusive = true
-      }
+      const order = lower === null ? 1 : compareValues(bound.value, lower.value)
+      if (order > 0 || (order === 0 && bound.op === '>')) lower = { value: bound.value, inclusive: bound.op === '>=' }
     } else {
-      const upper = bound.op === '<' ? at : after
-      if (upper !== null && (range.upper === undefined || Buffer.compare(upper, range.upper) < 0)) {
-        range.upper = upper
-        range.upperInclusive = false
-      }
+      const order = upper === null ? -1 : compareValues(bound.value, upper.value)
+      if (order < 0 || (order === 0 && bound.op === '<')) upper = { value: bound.value, inclusive: bound.op === '<=' }
     }
   }
-  return range
-}
-
-function upperOf(end: Buffer | null): KeyRange {
-  return end === null ? {} : { upper: end, upperInclusive: false }
+  const { start, end } = componentRange(prefix, lower, upper)
+  return { lower: start, lowerInclusive: true, ...(end === null ? {} : { upper: end, upperInclusive: false }) }
 }
 
 function splitAnd(expr: Expr, out: Expr[]): void {
