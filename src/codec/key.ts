@@ -26,6 +26,7 @@
 // before its extensions; the decoder accepts only what the encoder writes (canonical).
 import type { Value } from '../lang/ast.js'
 import { compareStrings, sortedNames } from './compare.js'
+import { ByteWriter } from './byte-writer.js'
 import { CodecError } from './error.js'
 import { defineField, kindOf, nesting_depth_max, timestamp_ms_max, type Kind, type RecordValue } from './kind.js'
 import { asBuffer, checkWellFormed, decodeUtf8 } from './utf8.js'
@@ -69,15 +70,9 @@ export function prefixEnd(prefix: Uint8Array): Buffer | null {
   return out
 }
 
-class Writer {
-  private buf = Buffer.allocUnsafe(64)
-  at = 0
-
-  ensure(n: number): void {
-    if (this.at + n <= this.buf.length) return
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n))
-    this.buf.copy(grown, 0, 0, this.at)
-    this.buf = grown
+class Writer extends ByteWriter {
+  constructor() {
+    super(64)
   }
 
   byte(b: number): void {

@@ -1,5 +1,6 @@
 // Writes the row format of row.ts into one reusable scratch buffer.
 import type { Value } from '../lang/ast.js'
+import { ByteWriter } from './byte-writer.js'
 import { CodecError } from './error.js'
 import { kindOf, nesting_depth_max, type RecordValue } from './kind.js'
 import { row_format_version, row_tag, tooDeep } from './row-format.js'
@@ -24,15 +25,9 @@ export function writeRow(row: RecordValue): Buffer {
 const scratch_bytes_initial = 64 * 1024
 const scratch_bytes_kept = 2 * 1024 * 1024
 
-class Writer {
-  buf = Buffer.allocUnsafe(scratch_bytes_initial)
-  at = 0
-
-  ensure(n: number): void {
-    if (this.at + n <= this.buf.length) return
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n))
-    this.buf.copy(grown, 0, 0, this.at)
-    this.buf = grown
+class Writer extends ByteWriter {
+  constructor() {
+    super(scratch_bytes_initial)
   }
 }
 
