@@ -175,3 +175,21 @@ t.test('values the codecs refuse are type errors, not crashes', async (t) => {
   t.match(lone, { name: 'QueryError', code: 'type_error' })
   t.same((await q('users | where id == 20 | count')).rows, [[0]])
 })
+
+t.test('count(x), sum overflow and round follow the documented semantics', async (t) => {
+  const { q } = await seeded(t)
+  t.same((await q('users | aggregate rows: count(), aged: count(age)')).rows, [[5, 4]], 'count(x) skips nulls')
+  t.same((await q('users | get 1 | select a: round(2.15, 1), b: round(-2.5), c: round(2.5)')).rows, [[2.1, -3, 3]],
+    'the exact binary value is rounded, halves away from zero')
+  await q('insert users $rows', { rows: [{ id: 30, email: 'big1', name: 'B', age: 9007199254740991 }] })
+  t.match(await rejected(q('users | aggregate s: sum(age)')), { code: 'type_error', message: /integer overflow/ })
+  t.match(await rejected(q('users | select r: round(1.5, -1)')), { code: 'type_error', message: /0 to 100 digits/ })
+})
+
+t.test('index reads still come back in primary-key order', async (t) => {
+  const { q } = await seeded(t)
+  const viaIndex = await q('users | where status == "active" and age > 0 | select id')
+  t.same(viaIndex.plan, { collection: 'users', access: 'index', index: 'status_age' })
+  t.same(viaIndex.rows, [[1], [5]], 'ids ascending, not ages ascending')
+  t.same((await q('users | where email >= "a" | take 2 | select id')).rows, [[1], [2]])
+})

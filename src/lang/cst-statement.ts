@@ -113,8 +113,6 @@ function aggregateItem(cx: Cst, node: SyntaxNode): AggregateItem {
     cx.report(span(fnNode), `unknown aggregate function '${fn}'; expected count, sum, min, max or avg`, {
       found: `'${fn}'`, expected: [...aggregateFns], ...(hint === undefined ? {} : { hint }),
     })
-  } else if (fn === 'count' && arg !== null) {
-    cx.report(arg.span, 'count() takes no argument', { hint: 'count() counts rows; filter first with where to count some of them' })
   } else if (fn !== 'count' && arg === null) {
     cx.report(span(node), `${fn}() needs an argument`, { hint: `as in ${fn}(amount)` })
   }

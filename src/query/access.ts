@@ -44,17 +44,33 @@ export async function* readRows(access: Access, ctx: AccessContext): AsyncGenera
       }
       return
     case 'index': {
+      // Rows come out in primary-key order, as every pipeline promises ("take without
+      // sort follows primary-key order"): when index order differs, the matching keys
+      // are gathered (small next to the rows) and sorted first.
       const rows = rowsTree(ctx.tenant, ctx.collection)
-      for await (const [key] of entries(access.tree, access.range, ctx)) {
-        const pk = decodeKey(key).at(-1) ?? null
-        const value = ctx.view.get(rows, encodePk(pk))
+      const keys = access.ordered ? mapKeys(entries(access.tree, access.range, ctx)) : await sortedKeys(entries(access.tree, access.range, ctx))
+      let fetched = 0
+      for await (const key of keys) {
+        const value = ctx.view.get(rows, key)
         // An index entry without its row is a bug in index maintenance: say so loudly.
         if (value === null) throw new Error(`index ${access.index.name} names a missing row`)
         ctx.examined.rows += 1
         yield decodeRow(value) as Row
+        if (++fetched % ctx.batch === 0) await checkDeadline(ctx.deadline_ms)
       }
     }
   }
+}
+
+/** The primary key (the last component) of each index entry, as a row key. */
+async function* mapKeys(entries: AsyncIterable<[Buffer, Buffer]>): AsyncGenerator<Buffer> {
+  for await (const [key] of entries) yield encodePk(decodeKey(key).at(-1) ?? null)
+}
+
+async function sortedKeys(entries: AsyncIterable<[Buffer, Buffer]>): Promise<Buffer[]> {
+  const keys: Buffer[] = []
+  for await (const key of mapKeys(entries)) keys.push(key)
+  return keys.sort(Buffer.compare)
 }
 
 const encodePk = (pk: Value) => encodeKey([pk])

@@ -181,6 +181,8 @@ function aggregateType(item: AggregateItem, shape: Shape, ctx: CheckContext): Ee
   if ((fn === 'sum' || fn === 'avg') && !['int', 'float', 'unknown', 'null'].includes(type.kind)) {
     report(ctx, arg.span, 'type_error', `${fn}() expects numbers, got ${typeName(type)}`)
   }
+  // A sum of ints is an int: like any integer arithmetic, beyond ±2^53 it is an error.
+  if (fn === 'sum' && type.kind === 'int') ctx.integerOps.add(arg)
   return fn === 'avg' ? t.float : type
 }
 

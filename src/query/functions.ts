@@ -4,6 +4,7 @@
 // predicate and give false, and `coalesce`, whose point is nulls.
 import type { Value } from '../lang/ast.js'
 import { compareValues } from '../codec/index.js'
+import { QueryError } from './errors.js'
 import { t, type EelType } from './types.js'
 
 export interface BuiltinFunction {
@@ -65,9 +66,14 @@ export const functions: Record<string, BuiltinFunction> = {
       numberLike(a) && (digits === undefined || digits.kind === 'int') ? (digits === undefined ? t.int : t.float) : 'expects a number and optionally an int of digits',
     call: ([a, digits]) => {
       if (typeof a !== 'number') return null
-      const scale = 10 ** (typeof digits === 'number' ? digits : 0)
-      // Half away from zero, as most people expect (Math.round rounds -2.5 to -2).
-      return (Math.sign(a) * Math.round(Math.abs(a) * scale)) / scale
+      const places = typeof digits === 'number' ? digits : 0
+      if (!Number.isInteger(places) || places < 0 || places > 100) {
+        throw new QueryError('type_error', `round() takes 0 to 100 digits, got ${places}`)
+      }
+      // toFixed rounds the exact binary value, half away from zero (2.15 is stored as
+      // 2.1499…, so it rounds to 2.1, as in SQLite and Python); scaling by 10^d first
+      // would round a product that is itself already rounded.
+      return Number(a.toFixed(places))
     },
   },
   now: {

@@ -25,7 +25,11 @@ export interface KeyRange {
 export type Access =
   | { kind: 'points'; tree: string; keys: Buffer[] }
   | { kind: 'range'; tree: string; range: KeyRange }
-  | { kind: 'index'; tree: string; index: IndexIR; range: KeyRange }
+  /**
+   * `ordered`: the index's fields are all pinned by equalities, so its entries are in
+   * primary-key order already; otherwise rows are fetched in primary-key order.
+   */
+  | { kind: 'index'; tree: string; index: IndexIR; range: KeyRange; ordered: boolean }
 
 export interface Plan {
   hint: PlanHint
@@ -124,7 +128,13 @@ function bestIndex(collection: CollectionIR, bounds: Bound[]): IndexChoice | und
 function indexPlan(tenant: string, collection: CollectionIR, choice: IndexChoice): Plan {
   return {
     hint: { collection: collection.name, access: 'index', index: choice.index.name },
-    access: { kind: 'index', tree: indexTree(tenant, collection.name, choice.index.name), index: choice.index, range: choice.range },
+    access: {
+      kind: 'index',
+      tree: indexTree(tenant, collection.name, choice.index.name),
+      index: choice.index,
+      range: choice.range,
+      ordered: choice.equalities === choice.index.fields.length,
+    },
   }
 }
 

@@ -142,6 +142,9 @@ function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: E
   if (item.fn === 'sum' || item.fn === 'avg') {
     if (typeof value !== 'number') throw new QueryError('type_error', `${item.fn}() met a ${typeof value}`)
     state.sum += value
+    if (item.fn === 'sum' && ctx.integerOps.has(item.arg) && !Number.isSafeInteger(state.sum)) {
+      throw new QueryError('type_error', `integer overflow: sum(${item.name}) is beyond ±2^53`)
+    }
   }
   if (state.min === null || compareValues(value, state.min) < 0) state.min = value
   if (state.max === null || compareValues(value, state.max) > 0) state.max = value

@@ -2,7 +2,8 @@
 // reproduces the order Eel promises (sql.ts), so rows are compared position by
 // position; a mismatch says whether the rows only differ in order.
 //
-// Values: null, booleans and strings exactly; numbers of int-typed columns exactly;
+// Values: null, booleans and strings exactly; numbers of int-typed columns and
+// timestamps (as ms) exactly;
 // numbers of float-typed columns within 1e-9 relative (1e-9 absolute near zero),
 // since averages and float sums may add in a different order (SQLite sums floats
 // with Kahan-Babuska-Neumaier summation).
@@ -20,6 +21,11 @@ export function valuesEqual(x: Scalar, y: Scalar, ty: Ty): boolean {
     return x === y || Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y))
   }
   return x === y
+}
+
+/** Eel's rows with timestamps (Dates) as ms since the epoch, as SQLite holds them. */
+export function fromEel(result: { columns: string[]; rows: unknown[][] }): Rows {
+  return { columns: result.columns, rows: result.rows.map((row) => row.map((v) => (v instanceof Date ? v.getTime() : (v as Scalar)))) }
 }
 
 /** SQLite rows in Eel's terms (bool columns' 0/1 as booleans). */

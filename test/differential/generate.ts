@@ -21,6 +21,19 @@ const probeStrings: readonly string[] = ['aa', 'abb', 'c', 'Ap', 'ap', 'é ', '�
 /** Fractions (exact and not), negatives, and whole floats that equal ints. */
 export const floatPool: readonly number[] = [-2.5, -1, -0.75, -0.1, 0, 0.1, 0.25, 0.5, 1, 1.5, 2, 2.2, 3.75, 1 / 3, 10.125, -3]
 
+/**
+ * Instants in several spellings: with a zone, an offset, a date alone, a time
+ * without a zone (UTC); several spell the same instant as 2024-01-01T00:00:00Z.
+ * Before 1970 too (negative ms).
+ */
+export const timestampPool: readonly string[] = [
+  '2024-01-01T00:00:00Z', '2024-01-01T02:00:00+02:00', '2024-01-01', '2024-01-01T00:00', '2024-01-01T00:00:00.001Z',
+  '2023-12-31T23:59:59.999Z', '2024-01-01T12:30:00Z', '2024-02-29T08:00:00-05:00', '1969-12-31T23:59:59Z',
+  '1900-06-15T00:00:00Z', '2000-01-01T00:00:00Z', '2038-01-19T03:14:08Z',
+]
+
+const probeTimestamps: readonly string[] = ['2024-01-01T06:00:00Z', '1970-01-01', '2100-01-01T00:00:00+14:00', '2023-12-31T23:00:00-01:00']
+
 const big = 3000000000000000 // 3e15: × 4 is beyond 2^53, × 3 is not
 
 export function genRow(rng: Rng, id: number, u: Scalar): Row {
@@ -34,6 +47,7 @@ export function genRow(rng: Rng, id: number, u: Scalar): Row {
     t: maybe(() => rng.pick(stringPool)),
     flag: maybe(() => rng.chance(0.5)),
     u,
+    ts: maybe(() => rng.pick(timestampPool)),
   }
 }
 
@@ -99,12 +113,14 @@ export class CaseGen {
       case 'float': return r.chance(0.7) ? r.pick(floatPool) : r.int(-12, 12) / 4
       case 'string': return r.chance(0.75) ? r.pick(stringPool) : r.pick(probeStrings)
       case 'bool': return r.chance(0.5)
+      case 'timestamp': return r.chance(0.8) ? r.pick(timestampPool) : r.pick(probeTimestamps)
     }
   }
 
   /** A constant: a literal, a parameter, or a little constant arithmetic. */
   constant(ty: Ty, field?: string): Expr {
     const v = this.value(ty, field)
+    if (ty === 'timestamp') return lit(v, ty) // an ISO string in Eel, ms in SQLite: no parameter
     const r = this.rng.next()
     if (r < 0.15) return this.param(v, ty)
     if (r < 0.22 && ty === 'int' && typeof v === 'number') {
@@ -207,6 +223,25 @@ export class CaseGen {
     }
   }
 
+  /**
+   * `sum` of int products near 2^53: some rows overflow on their own, some groups
+   * only in their total. Eel must fail on both (an int beyond ±2^53 is an error).
+   */
+  riskyAggregate(): Pipeline {
+    const r = this.rng
+    this.isRisky = true
+    this.tags.add('error-check')
+    this.tags.add('sum-overflow')
+    const stages: Stage[] = [...this.wheres(baseCols)]
+    if (r.chance(0.3)) stages.push(...this.paging())
+    const x = field({ name: r.pick(['a', 'b']), ty: 'int' })
+    const arg = arith('*', { k: 'call', fn: 'abs', args: [x], ty: 'int' }, lit(1000000000000000, 'int'))
+    const items: AggItem[] = [{ name: 'total', fn: 'sum', arg }]
+    if (r.chance(0.5)) items.push({ name: 'n', fn: 'count', arg: null })
+    stages.push({ k: 'aggregate', items, by: r.chance(0.5) ? [] : [r.pick(['flag', 's', 'b'])] })
+    return { kind: 'pipeline', stages }
+  }
+
   str(cols: readonly Col[], depth: number): Expr {
     const r = this.rng
     const strCols = this.colsOf(cols, (ty) => ty === 'string')
@@ -244,6 +279,13 @@ export class CaseGen {
         if (boolCols.length > 0 && this.rng.chance(0.5)) return field(this.rng.pick(boolCols))
         return this.pred(cols, Math.min(depth, 1))
       }
+      case 'timestamp': {
+        // A field, never a literal: an ISO string is an instant only next to a
+        // timestamp value; two literals compare as the strings they are.
+        const tsCols = this.colsOf(cols, (t) => t === 'timestamp')
+        if (tsCols.length === 0) throw new Error('a timestamp expression needs a timestamp column')
+        return field(this.rng.pick(tsCols))
+      }
     }
   }
 
@@ -265,8 +307,9 @@ export class CaseGen {
     const numCols = this.colsOf(cols, isNumeric)
     const strCols = this.colsOf(cols, (ty) => ty === 'string')
     const boolCols = this.colsOf(cols, (ty) => ty === 'bool')
+    const tsCols = this.colsOf(cols, (ty) => ty === 'timestamp')
     const choice = r.weighted<string>([
-      ['num', numCols.length > 0 ? 4 : 0], ['num2', numCols.length > 0 ? 1.5 : 0], ['str', strCols.length > 0 ? 3 : 0],
+      ['ts', tsCols.length > 0 ? 1.5 : 0], ['num', numCols.length > 0 ? 4 : 0], ['num2', numCols.length > 0 ? 1.5 : 0], ['str', strCols.length > 0 ? 3 : 0],
       ['bool', boolCols.length > 0 ? 1 : 0], ['null', 2], ['in', numCols.length + strCols.length > 0 ? 2 : 0],
       ['bare', boolCols.length > 0 ? 0.5 : 0], ['fn', strCols.length > 0 ? 1 : 0], ['const', 0.15],
     ])
@@ -277,6 +320,13 @@ export class CaseGen {
         const c = r.pick(numCols)
         const left = r.chance(0.7) ? field(c) : this.num(cols, 2)
         const right = this.constant(left.ty === 'int' && r.chance(0.8) ? 'int' : 'float', c.name)
+        return r.chance(0.2) ? cmp(flip(this.op()), right, left) : cmp(this.op(), left, right)
+      }
+      case 'ts': {
+        // A timestamp against an ISO-8601 string: compared as instants.
+        this.tags.add('timestamp')
+        const left = field(r.pick(tsCols))
+        const right = this.constant('timestamp')
         return r.chance(0.2) ? cmp(flip(this.op()), right, left) : cmp(this.op(), left, right)
       }
       case 'num2': {
@@ -306,15 +356,15 @@ export class CaseGen {
       }
       case 'in': {
         this.tags.add('in')
-        const pool = [...numCols, ...strCols]
+        const pool = [...numCols, ...strCols, ...tsCols]
         const c = r.pick(pool)
         const left = r.chance(0.8) ? field(c) : this.valueOf(c.ty, cols, 1)
-        const itemTy: Ty = c.ty === 'string' ? 'string' : c.ty === 'int' ? 'int' : r.pick(['int', 'float'] as const)
+        const itemTy: Ty = c.ty === 'float' ? r.pick(['int', 'float'] as const) : c.ty
         const items: Expr[] = []
         const n = r.weighted([[0, 0.5], [1, 2], [2, 3], [3, 2], [5, 1]] as const)
-        for (let i = 0; i < n; i += 1) items.push(r.chance(0.9) ? lit(this.value(itemTy, c.name), itemTy) : this.param(this.value(itemTy, c.name), itemTy))
+        for (let i = 0; i < n; i += 1) items.push(r.chance(0.9) || itemTy === 'timestamp' ? lit(this.value(itemTy, c.name), itemTy) : this.param(this.value(itemTy, c.name), itemTy))
         if (r.chance(0.3)) items.splice(r.int(0, items.length), 0, lit(null, itemTy))
-        if (r.chance(0.1)) items.push(c.ty === 'string' ? this.str(cols, 0) : this.num(cols, 0))
+        if (r.chance(0.1) && c.ty !== 'timestamp') items.push(c.ty === 'string' ? this.str(cols, 0) : this.num(cols, 0))
         return { k: 'in', e: left, items, ty: 'bool' }
       }
       case 'bare':
@@ -342,7 +392,7 @@ export class CaseGen {
   sargable(cols: readonly Col[]): Expr {
     const r = this.rng
     this.tags.add('index-shaped')
-    const shapes: string[][] = [['a'], ['s'], ['s', 'b'], ['f'], ['flag'], ['flag', 'a'], ['id'], ['u'], ['a', 'b']]
+    const shapes: string[][] = [['a'], ['s'], ['s', 'b'], ['f'], ['flag'], ['flag', 'a'], ['id'], ['u'], ['a', 'b'], ['ts']]
     const chosen = r.pick(shapes)
     const conjuncts: Expr[] = []
     chosen.forEach((name, i) => {
@@ -445,8 +495,7 @@ export class CaseGen {
     for (let i = 0; i < n; i += 1) {
       const fn: AggFn = r.weighted<AggFn>([['count', 2], ['sum', 2], ['min', 2], ['max', 2], ['avg', 2]])
       let arg: Expr | null
-      // Eel's count() takes no argument (it counts rows).
-      if (fn === 'count') arg = null
+      if (fn === 'count') arg = r.chance(0.5) ? this.valueOf(r.pick(['int', 'string', 'bool'] as const), cols, 1) : null
       else if (fn === 'sum' || fn === 'avg') arg = r.chance(0.7) ? this.fieldOr(cols, isNumeric, () => this.num(cols, 1)) : this.num(cols, 2)
       else arg = r.chance(0.7) ? this.fieldOr(cols, () => true, () => this.num(cols, 1)) : this.valueOf(r.pick(['int', 'float', 'string', 'bool'] as const), cols, 1)
       items.push({ name: `g${this.#aggregates}_${i}`, fn, arg })
@@ -473,7 +522,10 @@ export class CaseGen {
       case 'count': return [{ name: 'count', ty: 'int' }]
       case 'aggregate': return [
         ...stage.by.map((b) => cols.find((c) => c.name === b) as Col),
-        ...stage.items.map((i) => ({ name: i.name, ty: i.fn === 'count' ? 'int' as const : i.fn === 'avg' ? 'float' as const : (i.arg as Expr).ty })),
+        ...stage.items.map((i): Col => {
+          const ty: Ty = i.fn === 'count' ? 'int' : i.fn === 'avg' ? 'float' : (i.arg as Expr).ty
+          return i.fn === 'avg' || (i.fn === 'sum' && ty === 'float') ? { name: i.name, ty, inexact: true } : { name: i.name, ty }
+        }),
       ]
       case 'distinct': return stage.fields.map((f) => cols.find((c) => c.name === f) as Col)
       default: return cols
@@ -492,7 +544,18 @@ export class CaseGen {
       stages.push(...this.wheres(baseCols))
     }
     if (r.chance(0.45)) stages.push(this.sort(baseCols))
+    if (r.chance(0.08)) {
+      // A second sort: stable, so ties keep the first sort's order.
+      this.tags.add('sort-twice')
+      stages.push(this.sort(baseCols))
+    }
     if (r.chance(0.35)) stages.push(...this.paging())
+    if (r.chance(0.12)) {
+      // A where that is not at the head: it filters, it must not drive the plan.
+      this.tags.add('late-where')
+      stages.push({ k: 'where', p: r.chance(0.5) ? this.sargable(baseCols) : this.pred(baseCols, 2) })
+      if (r.chance(0.5)) stages.push(...this.paging())
+    }
     const terminal = r.weighted<string>([['rows', 2], ['select', 3.5], ['count', 1], ['aggregate', 2], ['distinct', 1.5]])
     let cols = baseCols
     if (terminal === 'count') {
@@ -505,16 +568,14 @@ export class CaseGen {
       stages.push(stage)
       cols = this.colsAfter(cols, stage)
       this.derived = true
-      if (r.chance(0.25)) {
-        // Stages over the derived rows.
+      cols = cols.filter((c) => c.inexact !== true)
+      if (cols.length > 0 && r.chance(0.25)) {
+        // Stages over the derived rows (without the inexact columns).
         this.tags.add('chained')
         if (r.chance(0.6)) stages.push({ k: 'where', p: this.pred(cols, r.int(0, 2)) })
         if (r.chance(0.6)) stages.push(this.sort(cols))
         if (r.chance(0.5)) stages.push(...this.paging())
-        if (r.chance(0.2)) {
-          const next = r.chance(0.5) ? this.aggregate(cols) : this.distinct(cols)
-          stages.push(next)
-        }
+        if (r.chance(0.2)) stages.push(r.chance(0.5) ? this.aggregate(cols) : this.distinct(cols))
       }
     }
     return { kind: 'pipeline', stages }
@@ -540,11 +601,15 @@ export class CaseGen {
     }
     stages.push(...this.wheres(baseCols))
     if (narrow && stages.length === 0) stages.push({ k: 'where', p: this.sargable(baseCols) })
-    if (r.chance(narrow ? 0.35 : 0.2)) {
+    if (r.chance(narrow ? 0.75 : 0.2)) {
       stages.push(this.sort(baseCols))
       if (r.chance(0.3)) stages.push({ k: 'skip', n: lit(r.int(0, 5), 'int') })
       stages.push({ k: 'take', n: lit(r.int(0, 6), 'int') })
       this.tags.add('take-before-write')
+      if (r.chance(0.15)) {
+        this.tags.add('late-where')
+        stages.push({ k: 'where', p: this.pred(baseCols, 1) })
+      }
     }
     return stages
   }
@@ -553,7 +618,7 @@ export class CaseGen {
     const r = this.rng
     this.tags.add('update')
     const stages = this.chooseRows(false)
-    const names = r.sample(['a', 'b', 'f', 's', 't', 'flag', 'u'], r.int(1, 3)).filter((n) => n !== 'u' || r.chance(0.3))
+    const names = r.sample(['a', 'b', 'f', 's', 't', 'flag', 'u', 'ts'], r.int(1, 3)).filter((n) => n !== 'u' || r.chance(0.3))
     if (names.length === 0) names.push('a')
     const set = names.map((name) => ({ name, e: this.assignment(name) }))
     stages.push({ k: 'update', set })
@@ -582,7 +647,8 @@ export class CaseGen {
         () => lit(r.pick(floatPool), 'float'), () => lit(null, 'float'), () => arith('+', f, lit(0.5, 'float')),
         () => ({ k: 'arith', op: '/', l: a, r: int(4), ty: 'float' }), () => ({ k: 'neg', e: f, ty: 'float' }),
         () => ({ k: 'call', fn: 'coalesce', args: [f, lit(0.25, 'float')], ty: 'float' }),
-        () => ({ k: 'call', fn: 'round', args: [f, int(1)], ty: 'float' }), () => int(r.int(-3, 3)),
+        () => (r.chance(0.5) ? { k: 'call', fn: 'round', args: [f, int(1)], ty: 'float' } : { k: 'call', fn: 'round', args: [f], ty: 'int' }),
+        () => int(r.int(-3, 3)),
       ])()
       case 's': case 't': return r.pick<() => Expr>([
         () => lit(r.pick(stringPool), 'string'), () => lit(null, 'string'), () => ({ k: 'call', fn: 'lower', args: [t], ty: 'string' }),
@@ -593,6 +659,9 @@ export class CaseGen {
       case 'flag': return r.pick<() => Expr>([
         () => lit(r.chance(0.5), 'bool'), () => lit(null, 'bool'), () => ({ k: 'not', e: flag, ty: 'bool' }),
         () => cmp('>', a, b), () => cmp('==', s, t), () => cmp('==', flag, lit(null, 'bool')),
+      ])()
+      case 'ts': return r.pick<() => Expr>([
+        () => lit(r.pick(timestampPool), 'timestamp'), () => lit(null, 'timestamp'), () => field({ name: 'ts', ty: 'timestamp' }),
       ])()
       case 'u':
         this.tags.add('constraint')
@@ -613,7 +682,8 @@ export class CaseGen {
   insert(kind: 'insert' | 'upsert'): Insert {
     const r = this.rng
     this.tags.add(kind)
-    const n = r.weighted([[1, 4], [2, 2], [3, 1.5], [20, 0.3]] as const)
+    // A small table is refilled in bulk.
+    const n = this.table.ids.length < 40 ? 20 : r.weighted([[1, 4], [2, 2], [3, 1.5], [20, 0.3]] as const)
     const taken = new Set(this.table.ids)
     const rows: Row[] = []
     for (let i = 0; i < n; i += 1) {

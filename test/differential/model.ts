@@ -3,7 +3,8 @@
 // Keeping one tree for both sides means the two texts can only differ in the
 // translation rules, which are the thing under test.
 
-export type Ty = 'int' | 'float' | 'string' | 'bool'
+/** `timestamp` values are ISO-8601 texts in the model, Dates in Eel, ms in SQLite. */
+export type Ty = 'int' | 'float' | 'string' | 'bool' | 'timestamp'
 
 /** A scalar as both stores hold it (booleans are 0/1 in SQLite, converted back). */
 export type Scalar = null | boolean | number | string
@@ -14,6 +15,11 @@ export type Row = Record<string, Scalar>
 export interface Col {
   name: string
   ty: Ty
+  /**
+   * A float summed in an order the two stores do not share (avg, float sum): equal
+   * up to rounding only, so never sorted on or compared for order or equality.
+   */
+  inexact?: true
 }
 
 export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>='
@@ -107,11 +113,13 @@ export const fields: readonly Col[] = [
   { name: 't', ty: 'string' },
   { name: 'flag', ty: 'bool' },
   { name: 'u', ty: 'int' },
+  { name: 'ts', ty: 'timestamp' },
 ]
 
 export const schemaSource = `
 # The differential test's collection: nullable fields of every scalar type, a
-# single-field index, composite indexes, an index on a float and a unique field.
+# single-field index, composite indexes, indexes on a float and a timestamp, and a
+# unique field.
 collection items {
   id: int primary,
   a: int?,
@@ -121,17 +129,31 @@ collection items {
   t: string?,
   flag: bool?,
   u: int? unique,
+  ts: timestamp?,
   index (a),
   index (s, b),
   index (f),
   index (flag, a),
+  index (ts),
 }
 `
 
 export const sqliteSchema = `CREATE TABLE items (
-  id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, f REAL, s TEXT, t TEXT, flag INTEGER, u INTEGER UNIQUE
+  id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, f REAL, s TEXT, t TEXT, flag INTEGER, u INTEGER UNIQUE, ts INTEGER
 )`
 
 export function isNumeric(ty: Ty): boolean {
   return ty === 'int' || ty === 'float'
+}
+
+/**
+ * The instant an ISO-8601 text names, in ms since the epoch, read the way Eel
+ * reads it (src/query/evaluate.ts): a time without a zone is UTC, a date alone is
+ * midnight UTC.
+ */
+export function timestampMs(text: string): number {
+  const zoned = /T[0-9:.]+(Z|[+-]\d{2}:\d{2})$/.test(text)
+  const ms = new Date(text.includes('T') && !zoned ? `${text}Z` : text).getTime()
+  if (Number.isNaN(ms)) throw new Error(`not a timestamp: ${text}`)
+  return ms
 }

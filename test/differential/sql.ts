@@ -11,6 +11,8 @@
 //   SQLite's `%` would truncate both sides to integers.
 // - `+` of two strings concatenates (`||`); lower/upper are Unicode-aware (JS
 //   functions registered in SQLite: its built-ins only map ASCII).
+// - Timestamps are stored as ms since the epoch; Eel compares a timestamp with an
+//   ISO-8601 string as an instant, so a string literal compared with `ts` becomes ms.
 // - Order: nulls first ascending, last descending (explicit NULLS FIRST/LAST).
 //   Strings compare by BINARY collation = UTF-8 bytes = Unicode code points.
 //
@@ -20,7 +22,7 @@
 // order; `distinct` keeps each combination's first row (MIN(__o)); `aggregate`
 // groups come out in key order. The final SELECT orders by `__o`.
 import { createRequire } from 'node:module'
-import { collection, fields, primary, sqliteSchema, type AggItem, type Col, type Expr, type Insert, type Row, type Scalar, type Stage, type Ty } from './model.js'
+import { collection, fields, primary, sqliteSchema, timestampMs, type AggItem, type Col, type Expr, type Insert, type Row, type Scalar, type Stage, type Ty } from './model.js'
 
 export interface TranslateOptions {
   /**
@@ -39,6 +41,7 @@ const q = (name: string) => `"${name.replace(/"/g, '""')}"`
 export function sqlLiteral(v: Scalar, ty: Ty): string {
   if (v === null) return 'NULL'
   if (typeof v === 'boolean') return v ? '1' : '0'
+  if (typeof v === 'string' && ty === 'timestamp') return sqlLiteral(timestampMs(v), 'int')
   if (typeof v === 'string') return `'${v.replace(/'/g, "''")}'`
   const text = ty === 'float' && Number.isInteger(v) ? `${v}.0` : String(v)
   return v < 0 ? `(${text})` : text
@@ -283,10 +286,13 @@ export class SqlStore {
     this.db.exec(sql)
   }
 
-  /** The whole table in primary-key order, booleans as booleans. */
+  /** The whole table in primary-key order, as model rows (booleans, ISO timestamps). */
   table(): Row[] {
     return this.all(`SELECT ${fields.map((f) => q(f.name)).join(', ')} FROM ${collection} ORDER BY ${q(primary)}`).map((values) =>
-      Object.fromEntries(fields.map((f, i) => [f.name, fromSql(values[i] ?? null, f.ty)])))
+      Object.fromEntries(fields.map((f, i) => {
+        const v = fromSql(values[i] ?? null, f.ty)
+        return [f.name, f.ty === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : v]
+      })))
   }
 
   close(): void {
@@ -303,7 +309,7 @@ function bind(sql: string, params: Record<string, unknown>): Record<string, unkn
   return out
 }
 
-/** A SQLite value back in Eel's terms: 0/1 of a bool column become false/true. */
+/** A SQLite value back in Eel's terms: 0/1 of a bool column become false/true (timestamps stay ms). */
 export function fromSql(v: Scalar, ty: Ty): Scalar {
   if (ty === 'bool' && typeof v === 'number') return v !== 0
   return v
