@@ -10,6 +10,7 @@ import { parse } from '../lang/parse.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { query_rows_max, query_time_ms_max } from '../limits.js'
 import { check, type CheckedStatement } from './check.js'
+import { encodeCommitHeader } from './commit-header.js'
 import { QueryError } from './errors.js'
 import { execute } from './execute.js'
 import { KeyedMutex } from './keyed-mutex.js'
@@ -68,7 +69,7 @@ export class QueryRunner {
         examined,
       })
       const { writes: _, ...shown } = result
-      const lsn = view.ops.length > 0 ? await this.engine.commit([...view.ops], commitMeta(tenant, now)) : undefined
+      const lsn = view.ops.length > 0 ? await this.engine.commit([...view.ops], encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
       return { ...shown, ...(lsn === undefined ? {} : { lsn }), stats: { elapsed_ms: Date.now() - started, rows_examined: examined.rows } }
     }
     const guarded = () => attempt().catch((err: unknown) => {
@@ -92,7 +93,7 @@ export class QueryRunner {
           this.#blocked.set(tenant, outcome.blocked)
           throw new QueryError('migration_blocked', outcome.blocked)
         }
-        await this.engine.commit([...view.ops], commitMeta(tenant, new Date()))
+        await this.engine.commit([...view.ops], encodeCommitHeader(tenant, new Date(), 'migration'))
       }
       this.#migrated.add(tenant)
     })
@@ -111,9 +112,4 @@ function isWrite(statement: CheckedStatement): boolean {
     case 'atomic': return statement.statements.some(isWrite)
     case 'explain': return false
   }
-}
-
-/** The change feed's header of a commit: which tenant, and when. */
-function commitMeta(tenant: string, at: Date): Buffer {
-  return Buffer.from(JSON.stringify({ tenant, at: at.toISOString() }))
 }

@@ -6,10 +6,15 @@ import type { Entry, RangeOptions, Snapshot } from '../engine/index.js'
 
 type Pending = Map<string, { key: Buffer; value: Buffer | null }>
 
+/** `i` insert, `u` update, `d` delete: one letter per row write in a commit's header. */
+export type RowChangeKind = 'i' | 'u' | 'd'
+
 export class TxnView {
   readonly snapshot: Snapshot
   readonly #trees = new Map<string, Pending>()
   readonly #ops: Op[] = []
+  /** The kind of each row write, in the order of the rows-tree operations (for the change feed). */
+  readonly changes: RowChangeKind[] = []
   /** Trees copied in this transaction: reads of the key go to the value's snapshot tree. */
   readonly #aliases = new Map<string, string | null>()
 

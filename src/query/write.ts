@@ -34,6 +34,7 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
     }
   }
   const key = primaryKey(collection, (after ?? before) as Row)
+  view.changes.push(after === null ? 'd' : before === null ? 'i' : 'u')
   if (after === null) view.delete(rows, key)
   else view.put(rows, key, encodeRow(after))
 }
