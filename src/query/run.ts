@@ -3,7 +3,7 @@
 // engine commit. Reads run on one snapshot without locks; writes of a tenant are
 // serialised (until the MVCC layer), each on a fresh snapshot.
 import { CodecError } from '../codec/index.js'
-import type { Engine } from '../engine/index.js'
+import type { Engine, Op } from '../engine/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { parse } from '../lang/parse.js'
@@ -39,9 +39,19 @@ export class QueryRunner {
   readonly #blocked = new Map<string, string>()
   readonly #migrated = new Set<string>()
 
-  constructor(engine: Engine, schema: LoadedSchema) {
+  /** Called with the LSN of every commit this runner makes (the change feed's wake-up). */
+  readonly onCommit: (lsn: number) => void
+
+  constructor(engine: Engine, schema: LoadedSchema, onCommit: (lsn: number) => void = () => {}) {
     this.engine = engine
     this.schema = schema
+    this.onCommit = onCommit
+  }
+
+  async #commit(ops: readonly Op[], header: Buffer): Promise<number> {
+    const lsn = await this.engine.commit([...ops], header)
+    this.onCommit(lsn)
+    return lsn
   }
 
   async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}): Promise<QueryResult> {
@@ -69,7 +79,7 @@ export class QueryRunner {
         examined,
       })
       const { writes: _, ...shown } = result
-      const lsn = view.ops.length > 0 ? await this.engine.commit([...view.ops], encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
+      const lsn = view.ops.length > 0 ? await this.#commit(view.ops, encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
       return { ...shown, ...(lsn === undefined ? {} : { lsn }), stats: { elapsed_ms: Date.now() - started, rows_examined: examined.rows } }
     }
     const guarded = () => attempt().catch((err: unknown) => {
@@ -93,7 +103,7 @@ export class QueryRunner {
           this.#blocked.set(tenant, outcome.blocked)
           throw new QueryError('migration_blocked', outcome.blocked)
         }
-        await this.engine.commit([...view.ops], encodeCommitHeader(tenant, new Date(), 'migration'))
+        await this.#commit(view.ops, encodeCommitHeader(tenant, new Date(), 'migration'))
       }
       this.#migrated.add(tenant)
     })
