@@ -158,3 +158,20 @@ t.test('corruption: a damaged page is a typed error naming it, and a persisted r
   t.ok(reopened.stats().corruption_total >= 1, 'the report survives a restart')
   await reopened.close()
 })
+
+t.test('diff: added, removed and changed entries between two snapshots', async (t) => {
+  const engine = await Engine.open(tempDir(t))
+  await engine.commit(['a', 'b', 'c'].map((k) => ({ op: 'put' as const, tree: 't', key: bytes(k), value: bytes(`${k}1`) })))
+  const before = engine.snapshot()
+  await engine.commit([
+    { op: 'delete', tree: 't', key: bytes('a') },
+    { op: 'put', tree: 't', key: bytes('b'), value: bytes('b2') },
+    { op: 'put', tree: 't', key: bytes('d'), value: Buffer.alloc(3000, 1) },
+  ])
+  const { entries, truncated } = before.diff(engine.snapshot(), 't', 10)
+  t.equal(truncated, false)
+  t.same(entries.map((e) => [e.key.toString(), e.before?.toString() ?? null, e.after === null ? null : e.after.length]),
+    [['a', 'a1', null], ['b', 'b1', 2], ['d', null, 3000]])
+  t.equal(before.diff(engine.snapshot(), 't', 2).truncated, true)
+  await engine.close()
+})

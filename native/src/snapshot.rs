@@ -2,7 +2,9 @@
 //! from memory or the page cache, and a range returns one bounded batch.
 //!
 //! A range batch is one Buffer of entries, each `key_len: u32 LE`, key,
-//! `value_len: u32 LE`, value; `src/engine/` slices it without copying.
+//! `value_len: u32 LE`, value; `src/engine/` slices it without copying. A diff batch is
+//! one Buffer of entries, each `key_len: u32`, key, `before_len: u32`, before,
+//! `after_len: u32`, after, where a length of 0xFFFFFFFF means absent.
 
 use std::ops::Bound;
 
@@ -35,8 +37,37 @@ fn bound(key: &Option<Buffer>, inclusive: Option<bool>) -> Bound<&[u8]> {
     }
 }
 
+#[napi(object)]
+pub struct DiffBatch {
+    pub entries: Buffer,
+    pub truncated: bool,
+}
+
+const ABSENT: u32 = u32::MAX;
+
 #[napi]
 impl Snapshot {
+    /// Up to `limit` differences of `tree` from this snapshot to `newer`, in key order.
+    #[napi]
+    pub fn diff(&self, newer: &Snapshot, tree: Buffer, limit: u32) -> napi::Result<DiffBatch> {
+        let (diffs, truncated) = self.inner.diff(&newer.inner, &tree, limit as usize).into_napi()?;
+        let mut out = Vec::new();
+        for d in diffs {
+            out.extend_from_slice(&(d.key.len() as u32).to_le_bytes());
+            out.extend_from_slice(&d.key);
+            for side in [&d.before, &d.after] {
+                match side {
+                    Some(value) => {
+                        out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+                        out.extend_from_slice(value);
+                    }
+                    None => out.extend_from_slice(&ABSENT.to_le_bytes()),
+                }
+            }
+        }
+        Ok(DiffBatch { entries: Buffer::from(out), truncated })
+    }
+
     /// LSN of the last commit this snapshot contains.
     #[napi(getter)]
     pub fn lsn(&self) -> i64 {

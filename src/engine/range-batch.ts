@@ -17,3 +17,31 @@ export function decodeRangeBatch(batch: Buffer): Entry[] {
   }
   return entries
 }
+
+/** One difference: `before` null when added, `after` null when removed. */
+export interface DiffEntry {
+  key: Buffer
+  before: Buffer | null
+  after: Buffer | null
+}
+
+const absent = 0xffffffff
+
+/** Decodes a diff batch from native/src/snapshot.rs (lengths of 0xFFFFFFFF are absent). */
+export function decodeDiffBatch(batch: Buffer): DiffEntry[] {
+  const entries: DiffEntry[] = []
+  let at = 0
+  const take = (): Buffer | null => {
+    const length = batch.readUInt32LE(at)
+    at += 4
+    if (length === absent) return null
+    const slice = batch.subarray(at, at + length)
+    at += length
+    return slice
+  }
+  while (at < batch.length) {
+    const key = take() as Buffer
+    entries.push({ key, before: take(), after: take() })
+  }
+  return entries
+}

@@ -1,4 +1,4 @@
-import { decodeRangeBatch, type Entry } from './range-batch.js'
+import { decodeDiffBatch, decodeRangeBatch, type DiffEntry, type Entry } from './range-batch.js'
 import { mapSync } from './engine-error.js'
 import type { NativeSnapshot } from './native.js'
 
@@ -75,6 +75,15 @@ export class Snapshot {
   treeInfo(name: string): TreeInfo | null {
     const info = mapSync(() => this.#native.treeInfo(utf8(name)))
     return info === null || info === undefined ? null : toTreeInfo(info)
+  }
+
+  /**
+   * Up to `limit` differences of `tree` from this snapshot to `newer`, in key order;
+   * shared subtrees are skipped unread, so the cost grows with the differences.
+   */
+  diff(newer: Snapshot, tree: string, limit: number): { entries: DiffEntry[]; truncated: boolean } {
+    const batch = mapSync(() => this.#native.diff(newer.#native, utf8(tree), limit))
+    return { entries: decodeDiffBatch(batch.entries), truncated: batch.truncated }
   }
 
   /** Every pin; `count` is its number of trees, `lsn` the LSN it was taken at. */

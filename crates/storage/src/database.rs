@@ -99,6 +99,15 @@ pub struct TreeInfo {
     pub lsn: u64,
 }
 
+/// One difference between two versions of a tree: added (no `before`), removed (no
+/// `after`) or changed (both).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeDiff {
+    pub key: Arc<[u8]>,
+    pub before: Option<Arc<[u8]>>,
+    pub after: Option<Arc<[u8]>>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct CheckpointStats {
     pub checkpoint_lsn: u64,
@@ -492,6 +501,28 @@ impl Snapshot {
         let root = self.tree(tree)?;
         let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
         entries.into_iter().map(|(key, value)| Ok((key, self.inner.pager.read_value(&value)?))).collect()
+    }
+
+    /// Up to `limit` differences of `tree` from this version to `newer`, in key order,
+    /// and whether more exist. Subtrees the two share are skipped unread, so the cost
+    /// grows with the differences, not with the tree.
+    pub fn diff(&self, newer: &Snapshot, tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
+        let pager = &self.inner.pager;
+        let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(tree)?, limit)?;
+        let read = |value: &Value| pager.read_value(value);
+        let diffs = entries
+            .into_iter()
+            .map(|entry| {
+                Ok(match entry {
+                    btree::DiffEntry::Added { key, value } => TreeDiff { key, before: None, after: Some(read(&value)?) },
+                    btree::DiffEntry::Removed { key, value } => TreeDiff { key, before: Some(read(&value)?), after: None },
+                    btree::DiffEntry::Changed { key, before, after } => {
+                        TreeDiff { key, before: Some(read(&before)?), after: Some(read(&after)?) }
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((diffs, truncated))
     }
 
     /// Every tree of this version with its entry count and last-change LSN.

@@ -8,6 +8,7 @@
 
 mod bulk;
 mod cursor;
+mod diff;
 mod loaded;
 mod node;
 pub mod node_codec;
@@ -16,6 +17,7 @@ mod verify;
 
 pub use bulk::build;
 pub use cursor::range;
+pub use diff::{diff, DiffEntry};
 
 pub use node::{DiskLoc, Key, MemNode, Node, NodeRef, TreeRoot, Value};
 pub use ops::{delete, get, put};

@@ -1,0 +1,28 @@
+// Errors of the change tail, each with the stable code the HTTP layer maps to a status
+// (product.md 4): `lsn_expired` is 410 with `oldest_lsn` in the body; `bad_request` 400.
+
+/** `after` names history the WAL no longer retains: events after it may be missing. */
+export class LsnExpiredError extends Error {
+  readonly code = 'lsn_expired'
+  /** The `after` the caller asked for. */
+  readonly after: number
+  /** Oldest LSN still retained: a client can restart with `after = oldest_lsn - 1` (or no `after`). */
+  readonly oldest_lsn: number
+
+  constructor(after: number, oldest_lsn: number) {
+    super(`the change tail after LSN ${after} is no longer retained; the oldest retained LSN is ${oldest_lsn}`)
+    this.name = 'LsnExpiredError'
+    this.after = after
+    this.oldest_lsn = oldest_lsn
+  }
+}
+
+/** A tail request the caller got wrong (a malformed `after`, `limit` or `wait_ms`, or an `after` this database never reached). */
+export class TailRequestError extends Error {
+  readonly code = 'bad_request'
+
+  constructor(message: string) {
+    super(message)
+    this.name = 'TailRequestError'
+  }
+}
