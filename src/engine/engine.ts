@@ -1,5 +1,5 @@
 import { decodeCommit, encodeCommit, type CommitRecord, type Op } from './commit-codec.js'
-import { mapAsync, mapSync } from './engine-error.js'
+import { mapAsync, mapSync, toEngineError } from './engine-error.js'
 import { native, type NativeEngine } from './native.js'
 import { Snapshot } from './snapshot.js'
 
@@ -68,10 +68,17 @@ export class Engine {
     return new Engine(await mapAsync(native.open(dir, options)))
   }
 
-  /** Commits the operations atomically; resolves with the LSN once durable. */
+  /**
+   * Commits the operations atomically; resolves with the LSN once durable. The commit
+   * is queued before this returns, so commits are applied in the order of the calls
+   * (the MVCC layer validates and queues in one synchronous step).
+   */
   commit(ops: Op[], meta: Uint8Array = new Uint8Array(0)): Promise<number> {
-    const payload = encodeCommit({ meta, ops })
-    return mapAsync(Promise.resolve().then(() => this.#native.commit(payload)))
+    try {
+      return mapAsync(this.#native.commit(encodeCommit({ meta, ops })))
+    } catch (err) {
+      return Promise.reject(toEngineError(err))
+    }
   }
 
   /** The newest durable version. */

@@ -1,9 +1,11 @@
 // Running one query text for one tenant: parse, bring the tenant's data to the
 // loaded schema (lazy migration, once), check, execute, and commit writes as one
-// engine commit. Reads run on one snapshot without locks; writes of a tenant are
-// serialised (until the MVCC layer), each on a fresh snapshot.
+// engine commit. Every statement or atomic block reads one snapshot for its whole
+// life; writes are validated first-committer-wins (src/mvcc/) and become visible once
+// durable.
 import { CodecError } from '../codec/index.js'
-import type { Engine, Op } from '../engine/index.js'
+import type { Engine, Op, Snapshot } from '../engine/index.js'
+import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { parse } from '../lang/parse.js'
@@ -23,7 +25,12 @@ export interface LoadedSchema {
   fingerprint: string
 }
 
+/** The conflict key that changes to a tenant's state (suspend, delete) write. */
+export const tenantStateKey = (tenant: string) => `tenant ${tenant}`
+
 export interface QueryOptions {
+  /** Read this snapshot (a named snapshot's pin) instead of the newest version; writes are refused. */
+  snapshot?: Snapshot
   /** The time `now()` returns (default: the start of the query). */
   now?: Date
   rows_max?: number
@@ -35,6 +42,8 @@ export class QueryRunner {
   readonly engine: Engine
   readonly schema: LoadedSchema
   readonly #locks = new KeyedMutex()
+  /** First-committer-wins bookkeeping of every write of this database. */
+  readonly conflicts = new ConflictLog()
   /** Tenants whose migration to the loaded schema is blocked, with the reason. */
   readonly #blocked = new Map<string, string>()
   readonly #migrated = new Set<string>()
@@ -66,10 +75,15 @@ export class QueryRunner {
     await this.ensureMigrated(tenant)
     const checked = check(statement, this.schema.ir, text, params)
     const writes = isWrite(checked.statement)
+    if (writes && options.snapshot !== undefined) {
+      throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
+    }
     const now = options.now ?? new Date(started)
     const examined = { rows: 0 }
-    const attempt = async (): Promise<QueryResult> => {
-      const view = new TxnView(this.engine.snapshot())
+    const snapshot = options.snapshot ?? this.engine.snapshot()
+    const release = this.conflicts.begin(snapshot.lsn)
+    try {
+      const view = new TxnView(snapshot)
       const result = await execute(checked.statement, {
         view,
         tenant,
@@ -79,14 +93,32 @@ export class QueryRunner {
         examined,
       })
       const { writes: _, ...shown } = result
-      const lsn = view.ops.length > 0 ? await this.#commit(view.ops, encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
+      const lsn = view.ops.length > 0 ? await this.#commitChecked(tenant, snapshot.lsn, view, encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
       return { ...shown, ...(lsn === undefined ? {} : { lsn }), stats: { elapsed_ms: Date.now() - started, rows_examined: examined.rows } }
-    }
-    const guarded = () => attempt().catch((err: unknown) => {
+    } catch (err) {
       // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
-      throw err instanceof CodecError ? new QueryError('type_error', err.message) : err
-    })
-    return writes ? this.#locks.run(tenant, guarded) : guarded()
+      if (err instanceof CodecError) throw new QueryError('type_error', err.message)
+      if (err instanceof ConflictError) throw new QueryError('conflict', err.message)
+      throw err
+    } finally {
+      release()
+    }
+  }
+
+  /**
+   * First-committer-wins: validates the view's writes against every transaction its
+   * snapshot does not contain and queues the commit in the same synchronous step.
+   */
+  async #commitChecked(tenant: string, snapshotLsn: number, view: TxnView, header: Buffer): Promise<number> {
+    const accepted = this.conflicts.accept(snapshotLsn, view.conflictKeys(), new Set([tenantStateKey(tenant)]))
+    try {
+      const lsn = await this.#commit(view.ops, header)
+      this.conflicts.settle(accepted, lsn)
+      return lsn
+    } catch (err) {
+      this.conflicts.settle(accepted, null)
+      throw err
+    }
   }
 
   /** Brings a tenant to the loaded schema once per process, as one atomic commit. */
@@ -103,7 +135,7 @@ export class QueryRunner {
           this.#blocked.set(tenant, outcome.blocked)
           throw new QueryError('migration_blocked', outcome.blocked)
         }
-        await this.#commit(view.ops, encodeCommitHeader(tenant, new Date(), 'migration'))
+        await this.#commitChecked(tenant, view.snapshot.lsn, view, encodeCommitHeader(tenant, new Date(), 'migration'))
       }
       this.#migrated.add(tenant)
     })

@@ -13,6 +13,8 @@ export class TxnView {
   readonly snapshot: Snapshot
   readonly #trees = new Map<string, Pending>()
   readonly #ops: Op[] = []
+  /** Values claimed in unique indexes: concurrent claims of the same value conflict. */
+  readonly claims = new Set<string>()
   /** The kind of each row write, in the order of the rows-tree operations (for the change feed). */
   readonly changes: RowChangeKind[] = []
   /** Trees copied in this transaction: reads of the key go to the value's snapshot tree. */
@@ -62,9 +64,12 @@ export class TxnView {
     return this.#ops
   }
 
-  /** Tree names this transaction wrote to, with the keys it wrote. */
-  writtenKeys(): Map<string, Buffer[]> {
-    return new Map([...this.#trees].map(([tree, pending]) => [tree, [...pending.values()].map((p) => p.key)]))
+  /** What first-committer-wins compares: every key written, every unique value claimed. */
+  conflictKeys(): Set<string> {
+    const keys = new Set(this.claims)
+    for (const [tree, pending] of this.#trees) for (const hex of pending.keys()) keys.add(`${tree} ${hex}`)
+    for (const [tree] of this.#aliases) keys.add(`${tree} *`)
+    return keys
   }
 
   /**

@@ -29,7 +29,10 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
     const newKey = after === null ? null : indexKey(index, collection, after)
     if (oldKey !== null && (newKey === null || !oldKey.equals(newKey))) view.delete(tree, oldKey)
     if (newKey !== null && (oldKey === null || !oldKey.equals(newKey))) {
-      if (index.unique && after !== null) checkUnique(ctx, collection, index.name, after)
+      if (index.unique && after !== null) {
+        checkUnique(ctx, collection, index.name, after)
+        view.claims.add(`unique ${tree} ${encodeKey(indexValues(index, after)).toString('hex')}`)
+      }
       view.put(tree, newKey, Buffer.alloc(0))
     }
   }

@@ -1,0 +1,13 @@
+// The change tail (CDC, product.md 5 "Change tail"; seed 4.6 and 6): a tenant's
+// committed write transactions as events, read from the engine's WAL. Polls
+// (`pollTail`, `longPollTail`) for the HTTP route and `tenant.tail()`; a live
+// subscription (`subscribe`) for the WebSocket route; the `CommitNotifier` the
+// database calls on every commit to wake them.
+export { decodeEvent, type ChangeOp, type TailChange, type TailEvent } from './event.js'
+export { LsnExpiredError, TailRequestError } from './errors.js'
+export { pollTail, type TailOptions, type TailPage } from './poll.js'
+export { longPollTail, type LongPollOptions } from './long-poll.js'
+export { CommitNotifier, type WaitOptions } from './notifier.js'
+export { subscribe, type EventHandler, type SubscribeFilter, type SubscribeOptions, type Subscription } from './subscribe.js'
+export { resolveAfter } from './read.js'
+export * from './limits.js'

@@ -1,0 +1,37 @@
+// The long poll (`wait_ms`, product.md 5): a poll that, finding no event, waits for the
+// next commit and reads again, until an event arrives or the time is up. A commit that
+// gives no event (another tenant's, another collection's) moves `last_lsn` on and the
+// wait continues, so the answer is never an event-less page while time remains.
+import type { Engine } from '../engine/index.js'
+import { TailRequestError } from './errors.js'
+import { tail_idle_recheck_ms, tail_wait_ms_max } from './limits.js'
+import type { CommitNotifier } from './notifier.js'
+import { pollTail, type TailOptions, type TailPage } from './poll.js'
+
+export interface LongPollOptions extends TailOptions {
+  /** Longest wait for an event, in ms (0: a plain poll; above 30 000 is lowered to it). */
+  wait_ms?: number | undefined
+  /** Ends the wait early (the client went away); the page read so far is returned. */
+  signal?: AbortSignal | undefined
+}
+
+export async function longPollTail(engine: Engine, notifier: CommitNotifier, tenant: string, options: LongPollOptions = {}): Promise<TailPage> {
+  const deadline = Date.now() + waitMs(options.wait_ms)
+  let page = await pollTail(engine, tenant, options)
+  for (;;) {
+    const remaining = deadline - Date.now()
+    if (page.events.length > 0 || remaining <= 0 || options.signal?.aborted === true) return page
+    // Caught up: sleep until a newer commit. Not caught up (the poll stopped at its read
+    // budget): read on at once. The recheck bounds the wait should a writer not notify.
+    if (page.last_lsn >= page.head_lsn) {
+      await notifier.waitFor(page.last_lsn, { timeout_ms: Math.min(remaining, tail_idle_recheck_ms), signal: options.signal })
+    }
+    page = await pollTail(engine, tenant, { ...options, after: page.last_lsn })
+  }
+}
+
+export function waitMs(wait_ms: number | undefined): number {
+  if (wait_ms === undefined) return 0
+  if (!Number.isSafeInteger(wait_ms) || wait_ms < 0) throw new TailRequestError(`wait_ms must be a non-negative integer, not ${String(wait_ms)}`)
+  return Math.min(wait_ms, tail_wait_ms_max)
+}

@@ -1,0 +1,67 @@
+// The change tail's wake-up: the database calls `notify(lsn)` after every durable
+// commit (QueryRunner's onCommit, and the catalog's commits), and long polls and live
+// subscriptions wait here instead of polling the engine. It only says "something newer
+// than X exists"; readers always read the engine itself, so a missed or duplicated
+// notification costs a delay or an empty read, never a lost or repeated event.
+
+export interface WaitOptions {
+  /** Give up after this long (resolves false). Absent: wait until a commit or abort. */
+  timeout_ms?: number | undefined
+  /** Abort the wait (resolves false). */
+  signal?: AbortSignal | undefined
+}
+
+interface Waiter {
+  after: number
+  settle(found: boolean): void
+}
+
+export class CommitNotifier {
+  #latest: number
+  readonly #waiters = new Set<Waiter>()
+
+  /** `latest_lsn`: the engine's current LSN when the notifier is made, if known. */
+  constructor(latest_lsn = 0) {
+    this.#latest = latest_lsn
+  }
+
+  /** The newest LSN notified. */
+  get latest_lsn(): number {
+    return this.#latest
+  }
+
+  /** Waiters currently registered (for tests and stats: memory stays bounded by them). */
+  get waiting(): number {
+    return this.#waiters.size
+  }
+
+  /** Records a commit; wakes every waiter waiting for something beyond an older LSN. */
+  notify(lsn: number): void {
+    if (lsn <= this.#latest) return
+    this.#latest = lsn
+    for (const waiter of this.#waiters) if (waiter.after < lsn) waiter.settle(true)
+  }
+
+  /** Resolves true once a commit with LSN > `after` was notified (at once if one was), false on timeout or abort. */
+  waitFor(after: number, options: WaitOptions = {}): Promise<boolean> {
+    if (this.#latest > after) return Promise.resolve(true)
+    const { timeout_ms, signal } = options
+    if (signal?.aborted === true || (timeout_ms !== undefined && timeout_ms <= 0)) return Promise.resolve(false)
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => waiter.settle(false)
+      const timer = timeout_ms === undefined ? undefined : setTimeout(() => waiter.settle(false), timeout_ms)
+      const waiter: Waiter = {
+        after,
+        settle: (found) => {
+          // Unregister everything first: a settled waiter holds no timer, listener or slot.
+          this.#waiters.delete(waiter)
+          if (timer !== undefined) clearTimeout(timer)
+          signal?.removeEventListener('abort', onAbort)
+          resolve(found)
+        },
+      }
+      this.#waiters.add(waiter)
+      signal?.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+}

@@ -1,0 +1,128 @@
+// The live change tail for in-process consumers (the WebSocket route, `tenant.subscribe`):
+// the backlog after `after`, then each new event as it commits, in LSN order, each
+// exactly once. It pulls: one page at a time from the WAL, the next only after the
+// consumer's handler finished the last event (awaiting it when it returns a promise),
+// so memory is one page however far behind the consumer is, and a slow consumer slows
+// only itself. A consumer so slow that retention deletes its next frames ends with
+// LsnExpiredError, and resumes from `last_lsn` with a poll or a new subscription.
+import type { Engine } from '../engine/index.js'
+import { LsnExpiredError } from './errors.js'
+import type { TailEvent } from './event.js'
+import { tail_idle_recheck_ms } from './limits.js'
+import type { CommitNotifier } from './notifier.js'
+import { tailLimit } from './poll.js'
+import { readEvents, resolveAfter } from './read.js'
+
+export interface SubscribeFilter {
+  /** Exclusive: events with LSN > after. Absent: from the oldest retained event. */
+  after?: number | undefined
+  collection?: string | undefined
+}
+
+export interface SubscribeOptions {
+  /** Events read from the WAL per page (default and cap as a poll's `limit`). */
+  batch_events?: number | undefined
+  /** Closes the subscription when aborted. */
+  signal?: AbortSignal | undefined
+}
+
+export type EventHandler = (event: TailEvent) => void | Promise<void>
+
+export interface Subscription {
+  /**
+   * Where a new subscription or poll should resume (`after`): the LSN of the last event
+   * the handler finished, or of the last frame skipped after it. An event whose
+   * handler was still running at close is not counted, so it comes again on resume.
+   */
+  readonly last_lsn: number
+  /**
+   * Settles when the subscription ends: resolves after `close()` (or the signal),
+   * rejects with what ended it otherwise: LsnExpiredError, an engine error (closed, say),
+   * or what the handler threw. Ignoring it is safe (never an unhandled rejection).
+   */
+  readonly done: Promise<void>
+  /** Stops delivery; resolves once no handler runs any more. Safe to call twice. */
+  close(): Promise<void>
+}
+
+/**
+ * Starts delivering `tenant`'s events to `onEvent`. Throws at once (TailRequestError,
+ * LsnExpiredError) when `after` is unusable, so a caller can refuse before it commits
+ * to a stream (the WebSocket route: before the upgrade).
+ */
+export function subscribe(
+  engine: Engine,
+  notifier: CommitNotifier,
+  tenant: string,
+  filter: SubscribeFilter,
+  onEvent: EventHandler,
+  options: SubscribeOptions = {},
+): Subscription {
+  return new LiveTail(engine, notifier, tenant, filter, onEvent, options)
+}
+
+class LiveTail implements Subscription {
+  readonly done: Promise<void>
+  readonly #stop = new AbortController()
+  #last: number
+  /** Started without `after` and delivered nothing yet: an expiry just moves the start. */
+  #fromOldest: boolean
+
+  constructor(
+    readonly engine: Engine,
+    readonly notifier: CommitNotifier,
+    readonly tenant: string,
+    readonly filter: SubscribeFilter,
+    readonly onEvent: EventHandler,
+    options: SubscribeOptions,
+  ) {
+    this.#last = resolveAfter(engine, filter.after)
+    this.#fromOldest = filter.after === undefined
+    const batch = tailLimit(options.batch_events)
+    const signal = options.signal
+    if (signal !== undefined) {
+      if (signal.aborted) this.#stop.abort()
+      else signal.addEventListener('abort', () => this.#stop.abort(), { once: true, signal: this.#stop.signal })
+    }
+    this.done = this.#run(batch).finally(() => this.#stop.abort())
+    this.done.catch(() => {})
+  }
+
+  get last_lsn(): number {
+    return this.#last
+  }
+
+  close(): Promise<void> {
+    this.#stop.abort()
+    return this.done.catch(() => {})
+  }
+
+  get #closed(): boolean {
+    return this.#stop.signal.aborted
+  }
+
+  async #run(batch: number): Promise<void> {
+    while (!this.#closed) {
+      let read
+      try {
+        read = await readEvents(this.engine, this.tenant, this.#last, this.filter.collection, batch)
+      } catch (err) {
+        if (!(err instanceof LsnExpiredError && this.#fromOldest)) throw err
+        this.#last = resolveAfter(this.engine)
+        continue
+      }
+      for (const event of read.events) {
+        if (this.#closed) return
+        await this.onEvent(event)
+        this.#last = event.lsn
+        this.#fromOldest = false
+      }
+      if (this.#closed) return
+      this.#last = read.last_lsn
+      const { current_lsn } = this.engine.stats()
+      if (this.#last >= current_lsn) {
+        await this.notifier.waitFor(this.#last, { timeout_ms: tail_idle_recheck_ms, signal: this.#stop.signal })
+      }
+    }
+  }
+}

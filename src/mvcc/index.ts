@@ -1,0 +1,1 @@
+export { ConflictError, ConflictLog } from './conflict-log.js'
