@@ -52,9 +52,9 @@ export async function readEvents(engine: Engine, tenant: string, after: number, 
     }
     if (frames.length === 0) break
     for (const frame of frames) {
-      last = frame.lsn
       const event = decodeEvent(frame, tenant, collection)
       if (event === null) continue
+      last = frame.lsn
       events.push(event)
       if (events.length >= limit) return { events, last_lsn: last }
     }

@@ -9,6 +9,7 @@ export type QueryErrorCode =
   | 'not_allowed_here'
   | 'conflict'
   | 'readonly_snapshot'
+  | 'tenant_suspended'
 
 export class QueryError extends Error {
   readonly code: QueryErrorCode

@@ -141,6 +141,20 @@ export class QueryRunner {
     })
   }
 
+  /**
+   * Commits a view built outside a query (tenant operations), under the same
+   * first-committer-wins rules. Resolves with its LSN.
+   */
+  commitView(tenant: string, view: TxnView, kind: 'catalog' | 'write'): Promise<number> {
+    return this.#commitChecked(tenant, view.snapshot.lsn, view, encodeCommitHeader(tenant, new Date(), kind, view.changes))
+  }
+
+  /** Forgets what this runner knows of a tenant (after it was deleted or replaced). */
+  forget(tenant: string): void {
+    this.#migrated.delete(tenant)
+    this.#blocked.delete(tenant)
+  }
+
   /** The blocked reason of a tenant's migration, if it was tried and blocked. */
   blockedReason(tenant: string): string | undefined {
     return this.#blocked.get(tenant)

@@ -44,6 +44,28 @@ export class TxnView {
     this.#ops.push({ op: 'copy_tree', from, to })
   }
 
+  /** Operations without an overlay: they take effect when the commit is applied. */
+  pin(name: string): void {
+    this.#ops.push({ op: 'pin', name })
+  }
+
+  unpin(name: string): void {
+    this.#ops.push({ op: 'unpin', name })
+  }
+
+  copyTreeFromPin(pin: string, from: string, to: string): void {
+    this.#trees.delete(to)
+    this.#aliases.set(to, null)
+    this.#ops.push({ op: 'copy_tree_from_pin', pin, from, to })
+  }
+
+  compactTree(tree: string): void {
+    this.#ops.push({ op: 'compact_tree', tree })
+  }
+
+  /** Keys this transaction conflicts on beyond the ones it writes (a tenant's state). */
+  readonly extraKeys = new Set<string>()
+
   dropTree(tree: string): void {
     this.#aliases.set(tree, null)
     this.#trees.delete(tree)
@@ -66,7 +88,7 @@ export class TxnView {
 
   /** What first-committer-wins compares: every key written, every unique value claimed. */
   conflictKeys(): Set<string> {
-    const keys = new Set(this.claims)
+    const keys = new Set([...this.claims, ...this.extraKeys])
     for (const [tree, pending] of this.#trees) for (const hex of pending.keys()) keys.add(`${tree} ${hex}`)
     for (const [tree] of this.#aliases) keys.add(`${tree} *`)
     return keys

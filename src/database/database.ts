@@ -1,0 +1,147 @@
+// The embedding API (product.md 8): what the HTTP server and embedders call.
+//
+//   const db = await Database.open('./data', { schema: ['app.eel'] })
+//   const r = await db.tenant('default').query('users | where age > $a | take 5', { a: 30 })
+//   await db.ops({ op: 'fork', name: 'default', target: 'staging' })
+//   const page = await db.tenant('default').tail({ after: 0, collection: 'users' })
+//   await db.close()
+import { CommitNotifier } from '../cdc/index.js'
+import { Engine, type EngineOptions } from '../engine/index.js'
+import type { Value } from '../lang/ast.js'
+import { EelError, diagnostic } from '../lang/diagnostic.js'
+import { parse } from '../lang/parse.js'
+import { QueryRunner, type QueryResult } from '../query/index.js'
+import { TxnView } from '../query/txn-view.js'
+import { loadSchema, type LoadedSchema } from '../schema/index.js'
+import { default_tenant, listTenants, readTenant, runTenantOp, writeTenant, type OpResult, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
+import { version } from '../version.js'
+import { Tenant } from './tenant.js'
+
+export interface OpenOptions extends EngineOptions {
+  /** Schema files (`.eel`), loaded now. */
+  schema?: string[]
+}
+
+export class Database {
+  readonly engine: Engine
+  readonly schema: LoadedSchema
+  readonly runner: QueryRunner
+  readonly notifier: CommitNotifier
+  readonly #opened_ms = Date.now()
+
+  private constructor(engine: Engine, schema: LoadedSchema) {
+    this.engine = engine
+    this.schema = schema
+    this.notifier = new CommitNotifier(engine.snapshot().lsn)
+    this.runner = new QueryRunner(engine, schema, (lsn) => this.notifier.notify(lsn))
+  }
+
+  /** Opens (creating if needed) a database directory and loads the schema files. */
+  static async open(dir: string, options: OpenOptions = {}): Promise<Database> {
+    const { schema: paths = [], ...engineOptions } = options
+    const schema = await loadSchema(paths)
+    const engine = await Engine.open(dir, engineOptions)
+    try {
+      const db = new Database(engine, schema)
+      await db.#ensureDefaultTenant()
+      return db
+    } catch (err) {
+      await engine.close()
+      throw err
+    }
+  }
+
+  /** The tenant `default` always exists. */
+  async #ensureDefaultTenant(): Promise<void> {
+    const view = new TxnView(this.engine.snapshot())
+    if (readTenant(view, default_tenant) !== null) return
+    writeTenant(view, { name: default_tenant, state: 'active', created_at: new Date().toISOString(), parent: null })
+    await this.runner.commitView(default_tenant, view, 'catalog')
+  }
+
+  tenant(name: string): Tenant {
+    return new Tenant(this, name)
+  }
+
+  /** Tenant operations (seed 4.4 and product.md's additions). */
+  ops(request: TenantOpRequest): Promise<OpResult> {
+    return runTenantOp(this.runner, request)
+  }
+
+  /**
+   * One statement as the embedded `db.run` accepts it (docs/language.md): a query of
+   * tenant `default` (or `options.tenant`), or a tenant operation.
+   */
+  async run(text: string, params: Record<string, Value> = {}, options: { tenant?: string } = {}): Promise<QueryResult | OpResult> {
+    const statement = parse(text, 'query').statements[0]
+    if (statement?.kind === 'tenant_op') {
+      switch (statement.op) {
+        case 'fork':
+          return this.ops({ op: 'fork', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}`, target: statement.target })
+        case 'snapshot':
+          return this.ops({ op: 'snapshot', name: statement.name, target: statement.target })
+        default:
+          return this.ops({ op: statement.op, name: statement.name })
+      }
+    }
+    if (statement !== undefined && statement.kind !== 'pipeline' && statement.kind !== 'insert' && statement.kind !== 'upsert' && statement.kind !== 'explain' && statement.kind !== 'atomic') {
+      throw new EelError([diagnostic(text, statement.span, 'not_allowed_here', 'schema declarations are not allowed here', { hint: 'declare them in a schema file loaded at start' })])
+    }
+    return this.tenant(options.tenant ?? default_tenant).query(text, params)
+  }
+
+  tenants(): { tenants: Array<TenantRecord & { schema: { fingerprint: string | null; pending: boolean } }> } {
+    const snapshot = this.engine.snapshot()
+    return {
+      tenants: listTenants(snapshot).map((record) => {
+        const applied = this.tenant(record.name).schema().tenant.applied_fingerprint
+        return { ...record, schema: { fingerprint: applied, pending: applied !== this.schema.fingerprint } }
+      }),
+    }
+  }
+
+  /** Liveness (seed 2.1). */
+  health(): { ok: true; tenant: string; version: string } {
+    return { ok: true, tenant: default_tenant, version }
+  }
+
+  /** Health detail (seed 2.2, product.md 5). */
+  healthDetail() {
+    const s = this.engine.stats()
+    return {
+      ok: true,
+      corruption: {
+        total: s.corruption_total,
+        reports: s.corruption.map((r) => ({
+          id: r.id, file: r.file, page: r.page, kind: r.kind, count: r.count,
+          first_seen: new Date(r.first_seen_ms).toISOString(), last_seen: new Date(r.last_seen_ms).toISOString(),
+        })),
+      },
+      wal: { current_lsn: s.current_lsn, checkpoint_lsn: s.checkpoint_lsn, lag_bytes: s.lag_bytes, bytes: s.wal_bytes },
+      recovery: { replayed_frames: s.replayed_frames, open_micros: s.open_micros },
+      fsync: { count: s.fsync.count, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
+      page_count: s.page_count,
+      db_dir: s.db_dir,
+    }
+  }
+
+  /** Stats (seed 2.3, product.md 5). */
+  stats() {
+    const s = this.engine.stats()
+    return {
+      page_count: s.page_count,
+      wal_bytes: s.wal_bytes,
+      checkpoint_lsn: s.checkpoint_lsn,
+      corruption_count: s.corruption_total,
+      db_dir: s.db_dir,
+      tenants: listTenants(this.engine.snapshot()).length,
+      cache: s.cache,
+      uptime_s: Math.floor((Date.now() - this.#opened_ms) / 1000),
+    }
+  }
+
+  /** Completes queued commits, checkpoints and releases the directory lock. */
+  close(): Promise<void> {
+    return this.engine.close()
+  }
+}

@@ -1,0 +1,2 @@
+export { Database, type OpenOptions } from './database.js'
+export { Tenant, type DiffRequest, type DiffResult, type TenantQueryOptions } from './tenant.js'

@@ -1,0 +1,135 @@
+// One tenant of an open database (product.md 8): queries, optionally on a named
+// snapshot; the change tail, polled or live; collections, schema status, snapshots and
+// diffs.
+import { longPollTail, subscribe, type EventHandler, type LongPollOptions, type SubscribeFilter, type SubscribeOptions, type Subscription, type TailPage } from '../cdc/index.js'
+import type { Snapshot } from '../engine/index.js'
+import type { Value } from '../lang/ast.js'
+import { appliedSchema } from '../query/migrate.js'
+import { rowsTree } from '../query/layout.js'
+import type { QueryResult } from '../query/index.js'
+import { TxnView } from '../query/txn-view.js'
+import { listSnapshots, pinName, requireTenant, TenantError } from '../tenants/index.js'
+import { decodeKey, decodeRow } from '../codec/index.js'
+import { QueryError } from '../query/index.js'
+import type { Database } from './database.js'
+
+export interface TenantQueryOptions {
+  /** Read the named snapshot of this tenant instead of its head; writes are refused. */
+  snapshot?: string
+}
+
+export interface DiffRequest {
+  from: string
+  /** A snapshot name, or `head` (the default). */
+  to?: string
+  collection?: string
+  /** Most rows in all (default 1000). */
+  limit?: number
+}
+
+export interface DiffResult {
+  from: { name: string; lsn: number }
+  to: { name: string; lsn: number }
+  collections: Record<string, { added: Array<Record<string, Value>>; removed: Array<Record<string, Value>>; changed: Array<{ key: Value; before: Record<string, Value>; after: Record<string, Value> }> }>
+  truncated: boolean
+}
+
+export class Tenant {
+  readonly name: string
+  readonly #db: Database
+
+  constructor(db: Database, name: string) {
+    this.#db = db
+    this.name = name
+  }
+
+  /** Runs one pipeline or atomic block (product.md 5 for the result's shape). */
+  async query(text: string, params: Record<string, Value> = {}, options: TenantQueryOptions = {}): Promise<QueryResult> {
+    const head = this.#db.engine.snapshot()
+    const record = requireTenant(head, this.name)
+    if (record.state === 'suspended') throw new QueryError('tenant_suspended', `tenant '${this.name}' is suspended; resume it to query`)
+    const snapshot = options.snapshot === undefined ? undefined : this.#pinned(head, options.snapshot)
+    return this.#db.runner.run(this.name, text, params, snapshot === undefined ? {} : { snapshot })
+  }
+
+  /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */
+  tail(options: LongPollOptions = {}): Promise<TailPage> {
+    requireTenant(this.#db.engine.snapshot(), this.name)
+    return longPollTail(this.#db.engine, this.#db.notifier, this.name, options)
+  }
+
+  /** The backlog after `after`, then live events, each once, in LSN order. */
+  subscribe(filter: SubscribeFilter, onEvent: EventHandler, options: SubscribeOptions = {}): Subscription {
+    requireTenant(this.#db.engine.snapshot(), this.name)
+    return subscribe(this.#db.engine, this.#db.notifier, this.name, filter, onEvent, options)
+  }
+
+  /** Collections with row counts kept without scanning, and their indexes. */
+  async collections(): Promise<{ tenant: string; collections: Array<{ name: string; rows: number; indexes: string[] }> }> {
+    await this.#db.runner.ensureMigrated(this.name)
+    const snapshot = this.#db.engine.snapshot()
+    requireTenant(snapshot, this.name)
+    const counts = new Map(snapshot.trees().map((t) => [t.name, t.count]))
+    const collections = this.#db.schema.ir.collections.map((c) => ({
+      name: c.name,
+      rows: counts.get(rowsTree(this.name, c.name)) ?? 0,
+      indexes: c.indexes.map((i) => i.name),
+    }))
+    return { tenant: this.name, collections }
+  }
+
+  /** The loaded schema and this tenant's migration status; never migrates (seed 4.2). */
+  schema(): { fingerprint: string; ir: unknown; tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null } } {
+    const view = new TxnView(this.#db.engine.snapshot())
+    requireTenant(view.snapshot, this.name)
+    const applied = appliedSchema(view, this.name)?.fingerprint ?? null
+    const blocked = this.#db.runner.blockedReason(this.name) ?? null
+    return {
+      fingerprint: this.#db.schema.fingerprint,
+      ir: this.#db.schema.ir,
+      tenant: { applied_fingerprint: applied, pending: applied !== this.#db.schema.fingerprint, blocked },
+    }
+  }
+
+  snapshots(): { tenant: string; snapshots: Array<{ name: string; lsn: number; created_at: string }> } {
+    const snapshot = this.#db.engine.snapshot()
+    requireTenant(snapshot, this.name)
+    return { tenant: this.name, snapshots: listSnapshots(snapshot, this.name).map(({ name, lsn, created_at }) => ({ name, lsn, created_at })) }
+  }
+
+  /** Added, removed and changed rows between two versions (cost grows with the changes). */
+  diff(request: DiffRequest): DiffResult {
+    const head = this.#db.engine.snapshot()
+    requireTenant(head, this.name)
+    const from = this.#pinned(head, request.from)
+    const toName = request.to ?? 'head'
+    const to = toName === 'head' ? head : this.#pinned(head, toName)
+    let left = Math.max(1, Math.min(request.limit ?? 1000, 10_000))
+    let truncated = false
+    const collections: DiffResult['collections'] = {}
+    const names = request.collection === undefined ? this.#db.schema.ir.collections.map((c) => c.name) : [request.collection]
+    for (const name of names) {
+      const { entries, truncated: more } = from.diff(to, rowsTree(this.name, name), left)
+      truncated ||= more
+      const result: DiffResult['collections'][string] = { added: [], removed: [], changed: [] }
+      for (const entry of entries) {
+        if (entry.before === null) result.added.push(decodeRow(entry.after as Buffer))
+        else if (entry.after === null) result.removed.push(decodeRow(entry.before))
+        else result.changed.push({ key: decodeKey(entry.key)[0] ?? null, before: decodeRow(entry.before), after: decodeRow(entry.after) })
+      }
+      left -= entries.length
+      collections[name] = result
+      if (left <= 0) {
+        truncated ||= names.indexOf(name) < names.length - 1
+        break
+      }
+    }
+    return { from: { name: request.from, lsn: from.lsn }, to: { name: toName, lsn: to.lsn }, collections, truncated }
+  }
+
+  #pinned(head: Snapshot, snapshot: string): Snapshot {
+    const pinned = head.pin(pinName(this.name, snapshot))
+    if (pinned === null) throw new TenantError('unknown_snapshot', `tenant '${this.name}' has no snapshot '${snapshot}'`)
+    return pinned
+  }
+}

@@ -1,0 +1,19 @@
+// Failures of tenant operations, each with the stable code the HTTP layer maps to a
+// status (product.md 4).
+export type TenantErrorCode =
+  | 'bad_request'
+  | 'unknown_tenant'
+  | 'unknown_snapshot'
+  | 'tenant_exists'
+  | 'snapshot_exists'
+  | 'tenant_suspended'
+
+export class TenantError extends Error {
+  readonly code: TenantErrorCode
+
+  constructor(code: TenantErrorCode, message: string) {
+    super(message)
+    this.name = 'TenantError'
+    this.code = code
+  }
+}

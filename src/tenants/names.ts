@@ -1,0 +1,16 @@
+import { TenantError } from './errors.js'
+
+/** Tenant and snapshot names (product.md 5): safe in paths, tree names and URLs. */
+export const name_pattern = /^[a-z0-9][a-z0-9_-]{0,62}$/
+
+export const default_tenant = 'default'
+
+export function checkName(name: unknown, what: 'tenant' | 'snapshot'): string {
+  if (typeof name !== 'string' || !name_pattern.test(name)) {
+    throw new TenantError('bad_request', `${what} names are 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit; got ${JSON.stringify(name)}`)
+  }
+  return name
+}
+
+/** The engine pin that holds snapshot `snapshot` of `tenant`. */
+export const pinName = (tenant: string, snapshot: string) => `${tenant}@${snapshot}`

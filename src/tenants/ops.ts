@@ -1,0 +1,133 @@
+// Tenant operations (seed 4.4, product.md 5). Each is one engine commit through the
+// same first-committer-wins validation as queries: suspend and delete write the
+// tenant's state key, which every write of that tenant depends on, so a write racing
+// a suspend or delete fails with a conflict instead of landing after it.
+import type { Snapshot } from '../engine/index.js'
+import { rowsTree, tenantPrefix } from '../query/layout.js'
+import { tenantStateKey, type QueryRunner } from '../query/run.js'
+import { TxnView } from '../query/txn-view.js'
+import { listSnapshots, readSnapshot, readTenant, removeSnapshot, removeTenant, writeSnapshot, writeTenant, type TenantRecord } from './catalog.js'
+import { TenantError } from './errors.js'
+import { checkName, default_tenant, pinName } from './names.js'
+
+export type TenantOpRequest =
+  | { op: 'create'; name: string }
+  | { op: 'fork'; name: string; target: string }
+  | { op: 'snapshot'; name: string; target: string }
+  | { op: 'suspend' | 'resume' | 'delete' | 'compact'; name: string }
+
+export interface OpResult {
+  ok: true
+  message: string
+}
+
+/** Every tree of a tenant in a version: its rows, indexes and meta. */
+export function tenantTrees(snapshot: Snapshot, tenant: string): string[] {
+  const prefix = tenantPrefix(tenant)
+  return snapshot.trees().map((t) => t.name).filter((name) => name.startsWith(prefix))
+}
+
+export function requireTenant(view: TxnView | Snapshot, name: string): TenantRecord {
+  const record = readTenant(view, name)
+  if (record === null) throw new TenantError('unknown_tenant', `no tenant named '${name}'`)
+  return record
+}
+
+export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
+  const view = new TxnView(runner.engine.snapshot())
+  const now = new Date()
+  const name = request.op === 'fork' ? request.name : checkName(request.name, 'tenant')
+  switch (request.op) {
+    case 'create': {
+      if (readTenant(view, name) !== null) throw new TenantError('tenant_exists', `tenant '${name}' exists`)
+      writeTenant(view, { name, state: 'active', created_at: now.toISOString(), parent: null })
+      await runner.commitView(name, view, 'catalog')
+      return { ok: true, message: `created tenant ${name}` }
+    }
+    case 'fork': {
+      const [source, snapshotName] = splitSource(request.name)
+      const target = checkName(request.target, 'tenant')
+      requireTenant(view, source)
+      if (readTenant(view, target) !== null) throw new TenantError('tenant_exists', `tenant '${target}' exists`)
+      let lsn = view.snapshot.lsn
+      if (snapshotName === null) {
+        for (const tree of tenantTrees(view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
+      } else {
+        const pinned = view.snapshot.pin(pinName(source, snapshotName))
+        if (pinned === null || readSnapshot(view, source, snapshotName) === null) {
+          throw new TenantError('unknown_snapshot', `tenant '${source}' has no snapshot '${snapshotName}'`)
+        }
+        lsn = pinned.lsn
+        for (const tree of tenantTrees(pinned, source)) view.copyTreeFromPin(pinName(source, snapshotName), tree, retarget(tree, source, target))
+      }
+      writeTenant(view, { name: target, state: 'active', created_at: now.toISOString(), parent: { tenant: source, snapshot: snapshotName, lsn } })
+      await runner.commitView(target, view, 'catalog')
+      runner.forget(target)
+      return { ok: true, message: `forked ${request.name} into ${target}` }
+    }
+    case 'snapshot': {
+      const snapshotName = checkName(request.target, 'snapshot')
+      requireTenant(view, name)
+      if (readSnapshot(view, name, snapshotName) !== null) {
+        throw new TenantError('snapshot_exists', `tenant '${name}' already has a snapshot '${snapshotName}'`)
+      }
+      writeSnapshot(view, name, { name: snapshotName, created_at: now.toISOString() })
+      view.pin(pinName(name, snapshotName))
+      const lsn = await runner.commitView(name, view, 'catalog')
+      return { ok: true, message: `snapshot ${snapshotName} of ${name} at lsn ${lsn}` }
+    }
+    case 'suspend': case 'resume': {
+      const record = requireTenant(view, name)
+      const state = request.op === 'suspend' ? 'suspended' : 'active'
+      if (record.state !== state) {
+        writeTenant(view, { ...record, state })
+        view.extraKeys.add(tenantStateKey(name))
+        await runner.commitView(name, view, 'catalog')
+      }
+      return { ok: true, message: `${request.op === 'suspend' ? 'suspended' : 'resumed'} ${name}` }
+    }
+    case 'delete': {
+      if (name === default_tenant) throw new TenantError('bad_request', "the tenant 'default' cannot be deleted")
+      requireTenant(view, name)
+      const snapshots = listSnapshots(view.snapshot, name)
+      for (const snapshot of snapshots) {
+        removeSnapshot(view, name, snapshot.name)
+        view.unpin(pinName(name, snapshot.name))
+      }
+      for (const tree of tenantTrees(view.snapshot, name)) view.dropTree(tree)
+      removeTenant(view, name)
+      view.extraKeys.add(tenantStateKey(name))
+      await runner.commitView(name, view, 'catalog')
+      runner.forget(name)
+      return { ok: true, message: `deleted ${name} and its ${snapshots.length} snapshot${snapshots.length === 1 ? '' : 's'}` }
+    }
+    case 'compact':
+      return compact(runner, view, name)
+  }
+}
+
+/** Seed 4.5: live rows into fresh pages; pins keep the pages they need. */
+async function compact(runner: QueryRunner, view: TxnView, name: string): Promise<OpResult> {
+  const started = Date.now()
+  requireTenant(view, name)
+  const trees = tenantTrees(view.snapshot, name)
+  const infos = new Map(view.snapshot.trees().map((t) => [t.name, t.count]))
+  const collections = trees.filter((tree) => tree.startsWith(rowsTree(name, '')))
+  const rows = collections.reduce((sum, tree) => sum + (infos.get(tree) ?? 0), 0)
+  for (const tree of trees) view.compactTree(tree)
+  await runner.commitView(name, view, 'catalog')
+  const { pages_written } = await runner.engine.checkpoint()
+  const ms = Date.now() - started
+  return { ok: true, message: `compacted: ${collections.length} collections, ${rows} rows, ${pages_written} pages in ${ms} ms` }
+}
+
+/** `acme` or `acme@before`. */
+function splitSource(source: string): [string, string | null] {
+  const at = source.indexOf('@')
+  if (at === -1) return [checkName(source, 'tenant'), null]
+  return [checkName(source.slice(0, at), 'tenant'), checkName(source.slice(at + 1), 'snapshot')]
+}
+
+function retarget(tree: string, from: string, to: string): string {
+  return tenantPrefix(to) + tree.slice(tenantPrefix(from).length)
+}
