@@ -6,6 +6,17 @@ commands:
         (default 127.0.0.1:7070, or TENANTDB_PORT). The token comes from --token,
         SERVICE_TOKEN, DIR/service.token, or is generated into DIR/service.token.
 
+  compact DIR [TENANT]
+        rewrite the live rows of TENANT (default 'default') into fresh pages;
+        snapshots and forks stay readable. Prints the collection, row and page
+        counts and the elapsed milliseconds.
+
+  verify DIR
+        check every page and WAL frame checksum and the tree invariants. Prints a
+        summary and exits 0 when clean; prints each problem and exits 1 when not.
+
+  compact and verify refuse a directory a running server holds (exit 2).
+
   tenantdb --version     print the version
   tenantdb --help        print this text
 `

@@ -3,6 +3,7 @@
 // engine commit. Every statement or atomic block reads one snapshot for its whole
 // life; writes are validated first-committer-wins (src/mvcc/) and become visible once
 // durable.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { CodecError } from '../codec/index.js'
 import type { Engine, Op, Snapshot } from '../engine/index.js'
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
@@ -110,7 +111,16 @@ export class QueryRunner {
    * snapshot does not contain and queues the commit in the same synchronous step.
    */
   async #commitChecked(tenant: string, snapshotLsn: number, view: TxnView, header: Buffer): Promise<number> {
-    const accepted = this.conflicts.accept(snapshotLsn, view.conflictKeys(), new Set([tenantStateKey(tenant)]))
+    let accepted
+    try {
+      accepted = this.conflicts.accept(snapshotLsn, view.conflictKeys(), new Set([tenantStateKey(tenant)]))
+    } catch (err) {
+      // A conflict is found without any I/O; a client retrying at once would spin on
+      // microtasks and starve the event loop, so the commit it lost to could never
+      // complete. One turn of the loop before failing keeps retry loops fair.
+      await yieldToLoop()
+      throw err
+    }
     try {
       const lsn = await this.#commit(view.ops, header)
       this.conflicts.settle(accepted, lsn)

@@ -1,0 +1,20 @@
+// `tenantdb compact <dir> [tenant]` (seed 4.5): rewrites one tenant's live rows into
+// fresh pages and prints the ops message (collections, rows, pages, elapsed ms).
+// A locked directory is exit 2 (main.ts); an unknown tenant is exit 1.
+import { Database } from '../database/index.js'
+import { default_tenant } from '../tenants/index.js'
+import { positionals, requireDatabaseDir, withStatus } from './verify.js'
+
+export async function compact(argv: string[]): Promise<void> {
+  const [dir, tenant = default_tenant] = positionals(argv, 'compact <dir> [tenant]', 1, 2)
+  requireDatabaseDir(dir)
+  // No schema: compaction works on the tenant's trees, and tenant operations commit
+  // without migrating, so an empty schema cannot drop anything.
+  const db = await Database.open(dir)
+  try {
+    const result = await withStatus(`compacting ${tenant}…`, () => db.ops({ op: 'compact', name: tenant }))
+    process.stdout.write(`${result.message}\n`)
+  } finally {
+    await db.close()
+  }
+}
