@@ -2,11 +2,13 @@
 //! changes, not the tree: subtrees the two versions share (the same page, or the same
 //! in-memory node) are skipped without being read.
 //!
-//! The walk keeps a frontier of nodes on each side. Nodes present on both sides are
-//! dropped; then every remaining node of the highest level is replaced by its
-//! children, so both sides are always compared level by level (a node of B's level
-//! L−1 can only match a node of A's level L−1). When only leaves remain, their entries
-//! are merged by key. A split or a new root costs only the nodes it changed.
+//! Two versions of a branch with the same separators (the common case: a change copies
+//! the path above it but keeps its shape) are compared child by child, which costs a
+//! comparison of page numbers per child and reads only the children that differ.
+//! Where the shapes differ (a split, a removed leaf, a new root), a frontier walk takes
+//! over for that subtree: nodes present on both sides are dropped, then every
+//! remaining node of the highest level is replaced by its children, so both sides are
+//! compared level by level; when only leaves remain, their entries are merged by key.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,8 +43,38 @@ fn id(node: &NodeRef) -> NodeId {
 
 /// Up to `limit` differences from `a` to `b`, in key order; `true` when more exist.
 pub fn diff(pager: &Pager, a: &TreeRoot, b: &TreeRoot, limit: usize) -> Result<(Vec<DiffEntry>, bool)> {
-    let mut left: Vec<NodeRef> = a.root.iter().cloned().collect();
-    let mut right: Vec<NodeRef> = b.root.iter().cloned().collect();
+    let mut out = Vec::new();
+    match (&a.root, &b.root) {
+        (Some(x), Some(y)) => pair(pager, x, y, limit, &mut out)?,
+        _ => out = frontier(pager, a.root.iter().cloned().collect(), b.root.iter().cloned().collect(), limit + 1)?.0,
+    }
+    let truncated = out.len() > limit;
+    out.truncate(limit);
+    Ok((out, truncated))
+}
+
+/// Appends the differences between two nodes covering the same key range, stopping
+/// once more than `limit` are known.
+fn pair(pager: &Pager, a: &NodeRef, b: &NodeRef, limit: usize, out: &mut Vec<DiffEntry>) -> Result<()> {
+    if out.len() > limit || id(a) == id(b) {
+        return Ok(());
+    }
+    let (x, y) = (load(pager, a)?, load(pager, b)?);
+    if let (Node::Branch { level: la, keys: ka, children: ca }, Node::Branch { level: lb, keys: kb, children: cb }) = (&*x, &*y) {
+        if la == lb && ka == kb {
+            for (child_a, child_b) in ca.iter().zip(cb) {
+                pair(pager, child_a, child_b, limit, out)?;
+            }
+            return Ok(());
+        }
+    }
+    let (found, _) = frontier(pager, vec![a.clone()], vec![b.clone()], limit + 1 - out.len())?;
+    out.extend(found);
+    Ok(())
+}
+
+/// The general walk, for subtrees whose shapes differ.
+fn frontier(pager: &Pager, mut left: Vec<NodeRef>, mut right: Vec<NodeRef>, limit: usize) -> Result<(Vec<DiffEntry>, bool)> {
     loop {
         drop_shared(&mut left, &mut right);
         let top = max_level(pager, &left)?.max(max_level(pager, &right)?);
