@@ -140,12 +140,15 @@ t.test('R12: polls in random pages across restarts see each committed transactio
   }
   const { engine } = await open(t, dir)
   for (const consumer of consumers) {
-    for (;;) {
+    // Bounded, so a tail that stops making progress fails the test instead of hanging it.
+    let atHead = false
+    for (let polls = 0; polls < 2000 && !atHead; polls += 1) {
       const page = await pollTail(engine, consumer.tenant, { after: consumer.after, collection: consumer.collection, limit: 1 + Math.floor(random() * 7) })
       consumer.events.push(...page.events)
       consumer.after = page.last_lsn
-      if (page.last_lsn === page.head_lsn) break
+      atHead = page.last_lsn === page.head_lsn
     }
+    t.ok(atHead, 'the consumer reached the head')
     const txns = committed.get(consumer.tenant)!
     const expected = consumer.collection === undefined ? txns : onlyCollection(txns, consumer.collection)
     t.ok(expected.length > 10, `${consumer.tenant}${consumer.collection === undefined ? '' : `/${consumer.collection}`}: ${expected.length} transactions`)

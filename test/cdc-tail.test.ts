@@ -8,7 +8,7 @@ import type { Test } from 'tap'
 import { encodeKey, encodeRow } from '../src/codec/index.js'
 import {
   CommitNotifier, LsnExpiredError, TailRequestError, longPollTail, pollTail, subscribe,
-  tail_limit_default, tail_limit_max, tail_read_frames_max, tail_reads_per_poll_max, type TailEvent,
+  tail_limit_default, tail_limit_max, tail_page_bytes_max, tail_read_frames_max, tail_reads_per_poll_max, type TailEvent,
 } from '../src/cdc/index.js'
 import { readEvents } from '../src/cdc/read.js'
 import { Engine, EngineError, type EngineOptions } from '../src/engine/index.js'
@@ -46,12 +46,14 @@ function rawInsert(engine: Engine, tenant: string, collection: string, row: Reco
 
 async function all(engine: Engine, tenant: string, after: number, collection?: string): Promise<TailEvent[]> {
   const events: TailEvent[] = []
-  for (;;) {
+  // Bounded, so a tail that stops making progress fails the test instead of hanging it.
+  for (let polls = 0; polls < 1000; polls += 1) {
     const page = await pollTail(engine, tenant, { after, collection, limit: tail_limit_max })
     events.push(...page.events)
     if (page.last_lsn === page.head_lsn) return events
     after = page.last_lsn
   }
+  throw new Error(`the tail of ${tenant} made no progress past ${after}`)
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -183,7 +185,7 @@ t.test('limit and batching: thousands of events, pages of any size, each event o
   let after = 0
   const seen: TailEvent[] = []
   let polls = 0
-  for (;;) {
+  while (polls < 1000) {
     const limit = 1 + Math.floor(Math.random() * 700)
     const page = await pollTail(engine, 'a', { after, limit })
     polls += 1
@@ -273,6 +275,7 @@ t.test('long poll: wakes on a commit, keeps waiting through commits that are not
   await new Promise((resolve) => setTimeout(resolve, 50))
   await q('b', 'insert notes {id: 1, text: "not a"}')
   await q('a', 'insert items {id: 2, v: 2}')
+  await new Promise((resolve) => setTimeout(resolve, 50)) // the waiter has read those two and waits on
   const note = await q('a', 'insert notes {id: 1, text: "a"}')
   const woke = await waiting
   t.same(woke.events.map((e) => e.lsn), [note], 'only the event it asked for')
@@ -309,4 +312,84 @@ t.test('the notifier: resolves for commits beyond the LSN, at once for past ones
   abort.abort()
   t.equal(await notifier.waitFor(100, { signal: abort.signal }), false)
   t.equal(notifier.waiting, 0)
+})
+
+t.test('a frame the writer got wrong: missing change letters fall back, a row that does not decode is an error', async (t) => {
+  const { engine } = await open(t)
+  const key = encodeKey([1])
+  await engine.commit([
+    { op: 'put', tree: rowsTree('a', 'items'), key, value: encodeRow({ id: 1, v: 1 }) },
+    { op: 'delete', tree: rowsTree('a', 'items'), key },
+  ], encodeCommitHeader('a', new Date(), 'write', []))
+  t.same((await pollTail(engine, 'a', { after: 0 })).events[0]?.changes.map((c) => c.op), ['update', 'delete'],
+    'without its letter a put reads as an update (the row is now this), a delete as a delete')
+  await engine.commit([{ op: 'put', tree: rowsTree('a', 'items'), key, value: Buffer.from([0xff, 0xff]) }], encodeCommitHeader('a', new Date(), 'write', ['i']))
+  t.match(await rejection(pollTail(engine, 'a', { after: 1 })), { message: /the row write to 'items' at LSN 2 does not decode/ },
+    'never skipped silently: that would be a gap in the tail')
+})
+
+/**
+ * An engine stand-in over `count` frames of tenant a, whose retention runs when
+ * `retainAt(call)` says so: between the tail's check of `after` and its read, the race
+ * a real engine only loses rarely.
+ */
+function racingEngine(count: number, retainAt: (call: number) => number | undefined) {
+  const frames = Array.from({ length: count }, (_, i) => ({
+    lsn: i + 1,
+    commit: {
+      meta: encodeCommitHeader('a', new Date(0), 'write', ['i']),
+      ops: [{ op: 'put' as const, tree: rowsTree('a', 'items'), key: encodeKey([i + 1]), value: encodeRow({ id: i + 1 }) }],
+    },
+  }))
+  let oldest = 1
+  let calls = 0
+  const fake = {
+    stats: () => ({ oldest_lsn: oldest, current_lsn: count }),
+    readFrames: async (after: number, framesMax: number) => {
+      oldest = retainAt(++calls) ?? oldest
+      if (after + 1 < oldest) throw new EngineError('invalid_argument', `WAL frames after LSN ${after} were deleted by retention`)
+      return frames.slice(after, after + framesMax)
+    },
+  }
+  return fake as unknown as Engine
+}
+
+t.test('retention racing a read: from the oldest starts again, a given after expires, progress made is kept', async (t) => {
+  const fromOldest = await pollTail(racingEngine(20, (call) => (call === 1 ? 11 : undefined)), 'a')
+  t.same(fromOldest.events.map((e) => e.lsn), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 'no after: restarted from the new oldest')
+
+  const given = await rejection(pollTail(racingEngine(20, (call) => (call === 1 ? 11 : undefined)), 'a', { after: 0 }))
+  t.type(given, LsnExpiredError)
+  t.match(given, { oldest_lsn: 11 })
+
+  const engine = racingEngine(600, (call) => (call === 2 ? 400 : undefined))
+  const partial = await pollTail(engine, 'a', { after: 0, limit: 1000 })
+  t.equal(partial.events.length, tail_read_frames_max, 'the first batch is returned though the second read found its frames gone')
+  t.equal(partial.last_lsn, tail_read_frames_max)
+  t.match(await rejection(pollTail(engine, 'a', { after: partial.last_lsn })), { code: 'lsn_expired', oldest_lsn: 400 }, 'and the next poll says so')
+
+  const events: TailEvent[] = []
+  const sub = subscribe(racingEngine(20, (call) => (call === 1 ? 11 : undefined)), new CommitNotifier(), 'a', {}, (e) => { events.push(e) })
+  while (sub.last_lsn < 20) await new Promise((resolve) => setTimeout(resolve, 1))
+  await sub.close()
+  t.same(events.map((e) => e.lsn), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 'a subscription from the oldest restarts the same way')
+
+  const behind = subscribe(racingEngine(20, (call) => (call === 2 ? 11 : undefined)), new CommitNotifier(), 'a', { after: 0 }, () => {}, { batch_events: 5 })
+  t.match(await rejection(behind.done), { code: 'lsn_expired' }, 'a subscription that delivered events and fell behind retention ends with lsn_expired')
+  t.equal(behind.last_lsn, 5, 'resumable from what it delivered')
+
+  const broken = racingEngine(5, () => undefined)
+  broken.readFrames = async () => { throw new EngineError('corrupted', 'WAL frame damaged') }
+  t.match(await rejection(pollTail(broken, 'a')), { name: 'EngineError', code: 'corrupted' }, 'other engine errors pass through unchanged')
+})
+
+t.test('a page of large transactions ends early at its byte bound, always with at least one event', async (t) => {
+  const { engine } = await open(t)
+  const big = 'b'.repeat(900 * 1024)
+  const lsns: number[] = []
+  for (let id = 1; id <= 10; id += 1) lsns.push(await rawInsert(engine, 'a', 'items', { id, v: id, big }))
+  const first = await pollTail(engine, 'a', { after: 0, limit: 1000 })
+  t.ok(first.events.length > 0 && first.events.length < 10, `one page held ${first.events.length} of the 10 (about ${tail_page_bytes_max} bytes)`)
+  t.equal(first.last_lsn, first.events.at(-1)?.lsn, 'and resumes right after its last event')
+  t.same((await all(engine, 'a', 0)).map((e) => e.lsn), lsns, 'paging still yields every event once')
 })

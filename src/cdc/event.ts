@@ -40,8 +40,9 @@ const letters: Record<string, ChangeOp> = { i: 'insert', u: 'update', d: 'delete
 
 /**
  * The event `frame` holds for `tenant`, or null when it holds none: another tenant's
- * commit, a frame without a valid header, a migration or catalog commit, or (with
- * `collection`) a commit that changed no row of that collection.
+ * commit, a frame without a valid header, a migration or catalog commit, or a write
+ * that changed no row (of `collection`, when given): an event without changes tells a
+ * consumer nothing, and a write with no row change is never committed today anyway.
  */
 export function decodeEvent(frame: Frame, tenant: string, collection?: string): TailEvent | null {
   const header = decodeCommitHeader(frame.commit.meta)

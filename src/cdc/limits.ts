@@ -11,6 +11,13 @@ export const tail_limit_max = 1000
 /** Longest a long poll (`wait_ms`) waits for an event; a larger value is lowered to this. */
 export const tail_wait_ms_max = 30_000
 
+/**
+ * Row bytes (stored keys and values) of the events one poll or subscription page holds
+ * before it ends early, so `limit` events of large transactions cannot make a page of
+ * gigabytes. A page always holds at least one event, however large.
+ */
+export const tail_page_bytes_max = 4 * 1024 * 1024
+
 /** Frames one engine read returns at most (the unit of work between event-loop turns). */
 export const tail_read_frames_max = 256
 

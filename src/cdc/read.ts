@@ -4,7 +4,7 @@
 import { EngineError, type Engine, type Frame } from '../engine/index.js'
 import { LsnExpiredError, TailRequestError } from './errors.js'
 import { decodeEvent, type TailEvent } from './event.js'
-import { tail_read_bytes_max, tail_read_frames_max, tail_reads_per_poll_max } from './limits.js'
+import { tail_page_bytes_max, tail_read_bytes_max, tail_read_frames_max, tail_reads_per_poll_max } from './limits.js'
 
 export interface EventsRead {
   events: TailEvent[]
@@ -33,12 +33,14 @@ export function resolveAfter(engine: Engine, after?: number): number {
 
 /**
  * Events of `tenant` (optionally one collection) after `after`, until `limit` events,
- * the durable head, or `tail_reads_per_poll_max` engine reads, whichever comes first.
- * Memory is one engine batch plus the events kept. Throws LsnExpiredError when the
- * frames right after `after` were deleted by retention.
+ * `tail_page_bytes_max` bytes of them, the durable head, or `tail_reads_per_poll_max`
+ * engine reads, whichever comes first. Memory is one engine batch plus the events
+ * kept. Throws LsnExpiredError when the frames right after `after` were deleted by
+ * retention.
  */
 export async function readEvents(engine: Engine, tenant: string, after: number, collection: string | undefined, limit: number): Promise<EventsRead> {
   const events: TailEvent[] = []
+  let bytes = 0
   let last = after
   for (let reads = 0; reads < tail_reads_per_poll_max; reads += 1) {
     let frames: Frame[]
@@ -52,11 +54,12 @@ export async function readEvents(engine: Engine, tenant: string, after: number, 
     }
     if (frames.length === 0) break
     for (const frame of frames) {
+      last = frame.lsn
       const event = decodeEvent(frame, tenant, collection)
       if (event === null) continue
-      last = frame.lsn
       events.push(event)
-      if (events.length >= limit) return { events, last_lsn: last }
+      bytes += rowBytes(frame)
+      if (events.length >= limit || bytes >= tail_page_bytes_max) return { events, last_lsn: last }
     }
   }
   return { events, last_lsn: last }
@@ -74,4 +77,14 @@ async function readBatch(engine: Engine, after: number): Promise<Frame[]> {
     }
     throw err
   }
+}
+
+/** The stored size of a frame's writes: a cheap stand-in for the size of its event. */
+function rowBytes(frame: Frame): number {
+  let bytes = 0
+  for (const op of frame.commit.ops) {
+    if (op.op === 'put') bytes += op.key.length + op.value.length
+    else if (op.op === 'delete') bytes += op.key.length
+  }
+  return bytes
 }

@@ -11,7 +11,7 @@ import type { TailEvent } from './event.js'
 import { tail_idle_recheck_ms } from './limits.js'
 import type { CommitNotifier } from './notifier.js'
 import { tailLimit } from './poll.js'
-import { readEvents, resolveAfter } from './read.js'
+import { readEvents, resolveAfter, type EventsRead } from './read.js'
 
 export interface SubscribeFilter {
   /** Exclusive: events with LSN > after. Absent: from the oldest retained event. */
@@ -41,7 +41,10 @@ export interface Subscription {
    * or what the handler threw. Ignoring it is safe (never an unhandled rejection).
    */
   readonly done: Promise<void>
-  /** Stops delivery; resolves once no handler runs any more. Safe to call twice. */
+  /**
+   * Stops delivery; resolves once no handler runs any more. Safe to call twice. From
+   * inside the handler, call it without awaiting: it resolves only after that handler returns.
+   */
   close(): Promise<void>
 }
 
@@ -69,11 +72,11 @@ class LiveTail implements Subscription {
   #fromOldest: boolean
 
   constructor(
-    readonly engine: Engine,
-    readonly notifier: CommitNotifier,
-    readonly tenant: string,
-    readonly filter: SubscribeFilter,
-    readonly onEvent: EventHandler,
+    private readonly engine: Engine,
+    private readonly notifier: CommitNotifier,
+    private readonly tenant: string,
+    private readonly filter: SubscribeFilter,
+    private readonly onEvent: EventHandler,
     options: SubscribeOptions,
   ) {
     this.#last = resolveAfter(engine, filter.after)
@@ -103,7 +106,7 @@ class LiveTail implements Subscription {
 
   async #run(batch: number): Promise<void> {
     while (!this.#closed) {
-      let read
+      let read: EventsRead
       try {
         read = await readEvents(this.engine, this.tenant, this.#last, this.filter.collection, batch)
       } catch (err) {
