@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js'
+
 // Errors of running a query, beyond the parser's and checker's diagnostics: each has
 // the stable code the HTTP layer maps to a status (product.md 4).
 export type QueryErrorCode =
@@ -11,12 +13,4 @@ export type QueryErrorCode =
   | 'readonly_snapshot'
   | 'tenant_suspended'
 
-export class QueryError extends Error {
-  readonly code: QueryErrorCode
-
-  constructor(code: QueryErrorCode, message: string) {
-    super(message)
-    this.name = 'QueryError'
-    this.code = code
-  }
-}
+export class QueryError extends CodedError<QueryErrorCode> {}

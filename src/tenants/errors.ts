@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js'
+
 // Failures of tenant operations, each with the stable code the HTTP layer maps to a
 // status (product.md 4).
 export type TenantErrorCode =
@@ -8,12 +10,4 @@ export type TenantErrorCode =
   | 'snapshot_exists'
   | 'tenant_suspended'
 
-export class TenantError extends Error {
-  readonly code: TenantErrorCode
-
-  constructor(code: TenantErrorCode, message: string) {
-    super(message)
-    this.name = 'TenantError'
-    this.code = code
-  }
-}
+export class TenantError extends CodedError<TenantErrorCode> {}
