@@ -14,6 +14,15 @@ export const auth_failure_window_ms = 60_000
 /** Time a request may take before the server gives up on it (product.md 7). */
 export const request_timeout_ms = 60_000
 
+/** Largest WebSocket message the tail route accepts (product.md 7). */
+export const ws_message_bytes_max = 1024 * 1024
+
+/** Rows one diff response holds when the caller names no `limit` (the library's default). */
+export const diff_rows_default = 1000
+
+/** How long a browser may cache a CORS preflight answer. */
+export const cors_max_age_s = 600
+
 /** Time SIGTERM waits for in-flight requests before closing regardless. */
 export const shutdown_grace_ms = 10_000
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { normaliseOrigin } from '../http/cors.js'
 import { UsageError } from './usage-error.js'
 
 export interface ServeOptions {
@@ -7,6 +8,8 @@ export interface ServeOptions {
   port: number
   schema: string[]
   token: string | undefined
+  /** Origins allowed cross-origin access besides the server's own (repeatable). */
+  consoleOrigins: string[]
 }
 
 export const default_port = 7070
@@ -22,6 +25,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         port: { type: 'string' },
         schema: { type: 'string', multiple: true, default: [] },
         token: { type: 'string' },
+        'console-origin': { type: 'string', multiple: true, default: [] },
       },
       strict: true,
       allowPositionals: false,
@@ -36,7 +40,14 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     port: parsePort(values.port ?? env.TENANTDB_PORT ?? String(default_port)),
     schema: values.schema,
     token: values.token,
+    consoleOrigins: values['console-origin'].map(parseOrigin),
   }
+}
+
+function parseOrigin(text: string): string {
+  const origin = normaliseOrigin(text)
+  if (origin === null) throw new UsageError(`--console-origin must be an origin like http://localhost:5173, got '${text}'`)
+  return origin
 }
 
 function parsePort(text: string): number {

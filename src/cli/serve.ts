@@ -1,11 +1,13 @@
-// `tenantdb serve`: open the directory (taking its lock), resolve the token, listen,
-// and shut down cleanly on SIGTERM/SIGINT.
+// `tenantdb serve`: open the directory as a Database (taking its lock), resolve the
+// token, listen, and shut down cleanly on SIGTERM/SIGINT: stop accepting, let in-flight
+// requests finish (new ones get 503 `shutting_down`), close the database (checkpoint,
+// release the lock), exit 0.
 import { resolveToken, type ResolvedToken } from '../config/token.js'
-import { Engine } from '../engine/index.js'
+import { Database } from '../database/index.js'
 import { buildServer } from '../http/index.js'
-import { QueryError, QueryRunner } from '../query/index.js'
+import { QueryError } from '../query/index.js'
 import { tenantsWithData } from '../query/layout.js'
-import { loadSchema, SchemaError, SchemaReadError, type LoadedSchema } from '../schema/index.js'
+import { SchemaError, SchemaReadError } from '../schema/index.js'
 import { shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
 import { parseServeOptions } from './serve-options.js'
@@ -13,14 +15,17 @@ import { UsageError } from './usage-error.js'
 
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env)
-  const schema = await readSchema(options.schema)
-  const engine = await Engine.open(options.dir)
+  const db = await openDatabase(options.dir, options.schema)
   try {
-    const dbDir = engine.stats().db_dir
-    const runner = new QueryRunner(engine, schema)
+    const dbDir = db.engine.stats().db_dir
     const token = await resolveToken({ flag: options.token, env: process.env.SERVICE_TOKEN, dir: dbDir })
-    const app = await buildServer({ token: token.token, schema: schema.files, logger: { level: process.env.LOG_LEVEL ?? 'info' } })
-    await migrateAtStart(runner, (tenant, reason) => app.log.warn({ tenant, reason }, 'migration blocked'))
+    const app = await buildServer({
+      db,
+      token: token.token,
+      consoleOrigins: options.consoleOrigins,
+      logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    })
+    await migrateAtStart(db, (tenant, reason) => app.log.warn({ tenant, reason }, 'migration blocked'))
     await app.listen({ host: options.host, port: options.port })
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
@@ -36,7 +41,7 @@ export async function serve(argv: string[]): Promise<void> {
       const force = setTimeout(() => process.exit(1), shutdown_grace_ms)
       force.unref()
       app.close()
-        .then(() => engine.close())
+        .then(() => db.close())
         .then(() => process.exit(0), (err: unknown) => {
           process.stderr.write(`tenantdb: shutdown failed: ${(err as Error).message}\n`)
           process.exit(1)
@@ -45,7 +50,7 @@ export async function serve(argv: string[]): Promise<void> {
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   } catch (err) {
-    await engine.close()
+    await db.close()
     throw err
   }
 }
@@ -59,9 +64,9 @@ function tokenBanner(token: ResolvedToken): string {
   return `${lines.join('\n')}\n`
 }
 
-async function readSchema(paths: string[]): Promise<LoadedSchema> {
+async function openDatabase(dir: string, schema: string[]): Promise<Database> {
   try {
-    return await loadSchema(paths)
+    return await Database.open(dir, { schema })
   } catch (err) {
     if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)
     throw err
@@ -73,11 +78,11 @@ async function readSchema(paths: string[]): Promise<LoadedSchema> {
  * logged at start for every tenant it affects (docs/language.md), not first met by a
  * query.
  */
-async function migrateAtStart(runner: QueryRunner, blocked: (tenant: string, reason: string) => void): Promise<void> {
-  const tenants = new Set(['default', ...tenantsWithData(runner.engine.snapshot())])
+async function migrateAtStart(db: Database, blocked: (tenant: string, reason: string) => void): Promise<void> {
+  const tenants = new Set(['default', ...tenantsWithData(db.engine.snapshot())])
   for (const tenant of tenants) {
     try {
-      await runner.ensureMigrated(tenant)
+      await db.runner.ensureMigrated(tenant)
     } catch (err) {
       if (!(err instanceof QueryError) || err.code !== 'migration_blocked') throw err
       blocked(tenant, err.message)

@@ -2,9 +2,13 @@ export const usage = `usage: tenantdb <command> [options]
 
 commands:
   serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
+        [--console-origin URL]...
         serve DIR (default ./data, or TENANTDB_DIR) over HTTP on HOST:PORT
         (default 127.0.0.1:7070, or TENANTDB_PORT). The token comes from --token,
         SERVICE_TOKEN, DIR/service.token, or is generated into DIR/service.token.
+        Cross-origin access is allowed from the server's own origin and each
+        --console-origin (e.g. http://localhost:5173). SIGTERM/SIGINT stop it
+        cleanly: in-flight requests finish, new ones get 503, exit 0.
 
   compact DIR [TENANT]
         rewrite the live rows of TENANT (default 'default') into fresh pages;

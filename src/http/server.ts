@@ -1,45 +1,89 @@
-// The fastify server: hooks, error mapping and routes. It holds no state of its own
-// beyond what it is given.
+// The fastify server: a thin layer over a Database (product.md 1). Hooks (shutdown,
+// CORS, auth), the one error mapping, and the routes. It holds no state of its own
+// beyond what it is given and whether it is closing.
+import websocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
 import { authHook } from './auth.js'
+import { corsHook } from './cors.js'
+import { mapError } from './error-mapping.js'
 import { sendError } from './errors.js'
 import { log_serializers } from './log.js'
 import { healthRoutes } from './routes/health.js'
+import { openapiRoutes } from './routes/openapi.js'
+import { opsRoutes } from './routes/ops.js'
+import { query_path, queryRoutes } from './routes/query.js'
 import { schemaSourceRoutes, type SchemaFile } from './routes/schema-source.js'
+import { tail_path, tailPollRoute } from './routes/tail-poll.js'
+import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from './routes/tail-ws.js'
+import { tenantRoutes } from './routes/tenants.js'
 
 export interface ServerOptions {
+  db: Database
   token: string
-  schema: readonly SchemaFile[]
+  /** The schema source served by /schema.eel; defaults to the database's loaded files. */
+  schema?: readonly SchemaFile[]
+  /** Origins allowed cross-origin access besides the server's own (--console-origin). */
+  consoleOrigins?: readonly string[]
+  /** Tuning of the tail WebSocket (slow-consumer thresholds, ping interval); tests shorten them. */
+  tailWebSocket?: TailWebSocketOptions
   /** A pino logger configuration, or false for none. */
   logger?: FastifyServerOptions['logger']
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { db } = options
   const app = Fastify({
     logger: options.logger === undefined || options.logger === false
       ? false
       : { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: log_serializers },
     bodyLimit: body_bytes_max,
     requestTimeout: request_timeout_ms,
-    return503OnClosing: true,
+    // Our own 503 `shutting_down` below, in the documented body.
+    return503OnClosing: false,
   })
 
+  // Every body reaches the routes as text: the query route treats a body that is not
+  // JSON as the query text, whatever its content type; the others parse JSON themselves.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+
+  const closing = new AbortController()
+  app.addHook('preClose', async () => { closing.abort() })
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing.signal.aborted) return
+    reply.header('connection', 'close')
+    return sendError(reply, 'shutting_down', 'the server is shutting down')
+  })
+  // A keep-alive connection would keep close() waiting until its idle timeout: once
+  // closing, every answer (in-flight ones included) closes its connection.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing.signal.aborted) reply.header('connection', 'close')
+    return payload
+  })
+  app.addHook('onRequest', corsHook(app, options.consoleOrigins ?? []))
   app.addHook('onRequest', authHook(options.token))
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
   )
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
-    if (error.statusCode === 413) return sendError(reply, 'payload_too_large', `request body exceeds ${body_bytes_max} bytes`)
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendError(reply, 'bad_request', error.message)
-    }
-    request.log.error({ err: error }, 'request failed')
-    return sendError(reply, 'internal', 'internal error; see the server log')
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body, log } = mapError(error, { query: request.routeOptions.url === query_path })
+    if (log) request.log.error({ err: error }, 'request failed')
+    return reply.code(status).type('application/json; charset=utf-8').send(body)
   })
 
-  await app.register(healthRoutes)
-  await app.register(schemaSourceRoutes(options.schema))
+  // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
+  await app.register(websocket, tailWebSocketPluginOptions)
+  await app.register(healthRoutes(db))
+  await app.register(tenantRoutes(db))
+  await app.register(queryRoutes(db))
+  await app.register(opsRoutes(db))
+  await app.register(openapiRoutes)
+  await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))
+  // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
+  // and its hooks, which do nothing for a plain request).
+  app.route({ method: 'GET', url: tail_path, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
   return app
 }

@@ -1,7 +1,7 @@
-// GET /api/v1/health: liveness (seed 2.1, product.md 5). Says nothing of corruption
-// or WAL lag; that is the health detail route's job.
+// GET /api/v1/health: liveness (seed 2.1, product.md 5), which says nothing of
+// corruption or WAL lag; GET /api/v1/health/detail and /api/v1/stats say that.
 import type { FastifyInstance } from 'fastify'
-import { version } from '../../version.js'
+import type { Database } from '../../database/index.js'
 
 export interface HealthBody {
   ok: true
@@ -9,6 +9,10 @@ export interface HealthBody {
   version: string
 }
 
-export async function healthRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/api/v1/health', async (): Promise<HealthBody> => ({ ok: true, tenant: 'default', version }))
+export function healthRoutes(db: Database) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.get('/api/v1/health', async (): Promise<HealthBody> => db.health())
+    app.get('/api/v1/health/detail', async () => db.healthDetail())
+    app.get('/api/v1/stats', async () => db.stats())
+  }
 }

@@ -1,0 +1,70 @@
+// The one mapping from every error class to an HTTP status and body (product.md 4).
+// Routes throw; the server's error handler calls mapError. The query route answers
+// every failure of the query itself with 400 and adds `conflict` and Eel's position
+// (seed 7); the other routes use each code's own status.
+import { LsnExpiredError, TailRequestError } from '../cdc/index.js'
+import { CodecError } from '../codec/error.js'
+import { EngineError } from '../engine/index.js'
+import { EelError } from '../lang/diagnostic.js'
+import { QueryError } from '../query/index.js'
+import { TenantError } from '../tenants/index.js'
+import { body_bytes_max } from '../limits.js'
+import { error_statuses, HttpError, type ErrorBody, type ErrorCode } from './errors.js'
+
+export interface MappedError {
+  status: number
+  body: ErrorBody
+  /** A bug or an unexpected failure: the server logs it. */
+  log: boolean
+}
+
+/** Codes whose status is the same on the query route as everywhere (not the query's own failure). */
+const keeps_status_on_query_route: ReadonlySet<ErrorCode> = new Set([
+  'unauthorized', 'unknown_tenant', 'unknown_snapshot', 'not_found', 'payload_too_large',
+  'rate_limited', 'storage_error', 'internal', 'shutting_down',
+])
+
+export const storage_error_message = 'a read met a damaged page; see /api/v1/health/detail'
+
+export function mapError(err: unknown, route: { query: boolean }): MappedError {
+  const base = classify(err)
+  if (!route.query) return base
+  const status = keeps_status_on_query_route.has(base.body.code) ? base.status : 400
+  return { ...base, status, body: { ...base.body, conflict: base.body.code === 'conflict' } }
+}
+
+function mapped(code: ErrorCode, error: string, extra: Record<string, unknown> = {}, log = false): MappedError {
+  return { status: error_statuses[code], body: { error, code, ...extra }, log }
+}
+
+function classify(err: unknown): MappedError {
+  if (err instanceof EelError) {
+    const d = err.diagnostic
+    return mapped(d.code, err.message, {
+      line: d.line,
+      column: d.column,
+      ...(d.expected === undefined ? {} : { expected: d.expected }),
+      ...(d.hint === undefined ? {} : { hint: d.hint }),
+    })
+  }
+  if (err instanceof QueryError || err instanceof TenantError || err instanceof HttpError) return mapped(err.code, err.message)
+  if (err instanceof LsnExpiredError) return mapped('lsn_expired', err.message, { oldest_lsn: err.oldest_lsn })
+  if (err instanceof TailRequestError) return mapped('bad_request', err.message)
+  if (err instanceof EngineError) {
+    if (err.code === 'corrupted') return mapped('storage_error', storage_error_message, {}, true)
+    if (err.code === 'closed') return mapped('shutting_down', 'the server is shutting down')
+    return mapped('internal', 'internal error; see the server log', {}, true)
+  }
+  if (err instanceof CodecError) return mapped('internal', 'internal error; see the server log', {}, true)
+  // fastify's own errors: the body limit, a malformed request.
+  const fastify = err as { statusCode?: unknown; code?: unknown; message?: unknown }
+  if (fastify !== null && typeof fastify === 'object') {
+    if (fastify.statusCode === 413 || fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return mapped('payload_too_large', `request body exceeds ${body_bytes_max} bytes`)
+    }
+    if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
+      return mapped('bad_request', String(fastify.message))
+    }
+  }
+  return mapped('internal', 'internal error; see the server log', {}, true)
+}

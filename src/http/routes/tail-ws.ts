@@ -1,0 +1,233 @@
+// GET /api/v1/t/:tenant/tail as a WebSocket (seed 4.6 and 6, product.md 5 "Change tail"):
+// the backlog after `after`, then live events, one JSON text message per event, in LSN
+// order, each once. Pings every 15 s. The route itself (with the HTTP poll handler) is
+// registered by server.ts:
+//
+//   await app.register(websocket, tailWebSocketPluginOptions)
+//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', handler: poll, ...tailWebSocket(db) })
+//
+// Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
+// response: the auth hook's 401 (no or wrong token), 401 for a token offered in a header
+// (product.md 3: tails take only `?token=`), 404 unknown tenant, 400 bad `after`,
+// 410 expired `after`. To make the 404/400/410 exact, the subscription itself is opened
+// in the route's preHandler (it throws at once for a bad `after`) and handed to the
+// socket once upgraded; it is closed when the connection closes, upgraded or not.
+//
+// Close codes after the upgrade:
+//   1000  never sent by the server on its own (the client ends a tail)
+//   1001  the server is shutting down (tailWebSocketPluginOptions.preClose)
+//   1009  a client message over ws_message_bytes_max (ws's maxPayload)
+//   1011  the subscription failed (engine error); reason "internal error"
+//   1013  the consumer is too slow: its unsent bytes passed tail_ws_buffered_bytes_max,
+//         or one event could not be handed to it within tail_ws_stall_ms_max;
+//         reason "consumer too slow; resume with after=<last lsn sent>"
+//   4410  the consumer fell so far behind that retention deleted its next events
+//         (HTTP 410's analogue); reason "lsn_expired; oldest_lsn=<n>". Resume without
+//         `after` (or after = oldest_lsn - 1) accepting the gap.
+// The client should keep the `lsn` of the last event it processed and reconnect with
+// `?after=<lsn>`: `after` is exclusive, so nothing is duplicated and nothing is missed.
+import type { FastifyRequest, preHandlerAsyncHookHandler, onRequestAsyncHookHandler } from 'fastify'
+import { LsnExpiredError, type Subscription, type TailEvent } from '../../cdc/index.js'
+import type { Database } from '../../database/index.js'
+import { ws_message_bytes_max } from '../../limits.js'
+import { mapError } from '../error-mapping.js'
+import { sendError } from '../errors.js'
+import { pathOnly } from '../log.js'
+import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
+
+/** Unsent bytes a tail socket may hold before the consumer is closed with 1013. */ // moves to src/limits.ts
+export const tail_ws_buffered_bytes_max = 8 * 1024 * 1024
+/** Unsent bytes above which the tail waits for the socket to drain before the next event. */ // moves to src/limits.ts
+export const tail_ws_buffered_bytes_low = 256 * 1024
+/** Longest one event may wait to be written to a consumer before it is closed with 1013. */ // moves to src/limits.ts
+export const tail_ws_stall_ms_max = 30_000
+/** Interval of the server's pings on a tail socket (product.md 5). */ // moves to src/limits.ts
+export const tail_ws_ping_ms = 15_000
+
+export const close_codes = {
+  going_away: 1001,
+  message_too_big: 1009,
+  internal: 1011,
+  try_again_later: 1013,
+  lsn_expired: 4410,
+} as const
+
+/** The part of a `ws` WebSocket the tail uses (the `ws` package ships no types here). */
+export interface TailSocket {
+  readonly readyState: number
+  readonly bufferedAmount: number
+  send(data: string, callback: (err?: Error) => void): void
+  ping(): void
+  close(code?: number, reason?: string): void
+  terminate(): void
+  on(event: 'close', listener: () => void): unknown
+  on(event: 'pong', listener: () => void): unknown
+  on(event: 'message', listener: (data: unknown) => void): unknown
+  on(event: 'error', listener: (err: Error) => void): unknown
+}
+
+const ws_open = 1
+
+export interface TailWebSocketOptions {
+  buffered_bytes_max?: number
+  buffered_bytes_low?: number
+  stall_ms_max?: number
+  ping_ms?: number
+}
+
+/** What the preHandler opened for an upgrade, waiting for its socket. */
+interface Pending {
+  subscription: Subscription
+  /** Resolves with the socket after the upgrade; the event handler waits on it. */
+  attach(socket: TailSocket): void
+}
+
+const pending = new WeakMap<FastifyRequest, Pending>()
+
+class SlowConsumer extends Error {}
+
+/**
+ * The WebSocket half of the tail route: spread into the route options
+ * (`{ wsHandler, onRequest, preHandler }`). The hooks do nothing for a plain HTTP
+ * request (the poll), so the poll handler may share the route.
+ */
+export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) {
+  const bufferedMax = options.buffered_bytes_max ?? tail_ws_buffered_bytes_max
+  const bufferedLow = options.buffered_bytes_low ?? tail_ws_buffered_bytes_low
+  const stallMs = options.stall_ms_max ?? tail_ws_stall_ms_max
+  const pingMs = options.ping_ms ?? tail_ws_ping_ms
+
+  // Tails take the token only as ?token= (product.md 3). The auth hook (earlier, global)
+  // has accepted one of the offered tokens; a request that also or only offers one in a
+  // header is refused here, so a header token never opens a tail.
+  const onRequest: onRequestAsyncHookHandler = async (request, reply) => {
+    if (request.ws !== true) return
+    if (request.headers.authorization !== undefined || request.headers['x-service-token'] !== undefined) {
+      reply.header('www-authenticate', 'Bearer')
+      return sendError(reply, 'unauthorized', 'a change-tail WebSocket takes the token only as ?token=')
+    }
+  }
+
+  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
+    if (request.ws !== true) return
+    let socket: TailSocket | undefined
+    let attached: (socket: TailSocket) => void = () => {}
+    let gone: (err: Error) => void = () => {}
+    const ready = new Promise<TailSocket>((resolve, reject) => { attached = resolve; gone = reject })
+    ready.catch(() => {})
+    let subscription: Subscription
+    try {
+      // The same parameters, and the same refusals, as the poll form of the route.
+      const tenant = tenantOf(request)
+      const query = queryOf(request)
+      const after = intParam(query, 'after')
+      const collection = stringParam(query, 'collection')
+      requireActiveTenant(db, tenant)
+      subscription = db.tenant(tenant).subscribe({ after, collection: collection === '' ? undefined : collection }, async (event: TailEvent) => {
+        socket ??= await ready
+        await deliver(socket, event)
+      })
+    } catch (err) {
+      const mapped = mapError(err, { query: false })
+      if (mapped.log) request.log.error({ err }, 'change tail refused')
+      return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body)
+    }
+    // However the connection ends (refused by ws, closed by either side), the
+    // subscription ends with it.
+    request.raw.socket.once('close', () => {
+      gone(new SlowConsumer('connection closed before the upgrade completed'))
+      void subscription.close()
+    })
+    pending.set(request, { subscription, attach: (s) => attached(s) })
+  }
+
+  /** Writes one event; waits for the socket to drain when it holds much unsent data. */
+  async function deliver(socket: TailSocket, event: TailEvent): Promise<void> {
+    if (socket.readyState !== ws_open) throw new SlowConsumer('socket closed')
+    const sent = new Promise<void>((resolve, reject) => {
+      socket.send(JSON.stringify(event), (err) => (err === undefined || err === null ? resolve() : reject(err)))
+    })
+    sent.catch(() => {})
+    if (socket.bufferedAmount > bufferedMax) throw new SlowConsumer(`buffered ${socket.bufferedAmount} bytes`)
+    if (socket.bufferedAmount <= bufferedLow) return
+    let timer: NodeJS.Timeout | undefined
+    const stalled = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new SlowConsumer(`no progress in ${stallMs} ms`)), stallMs)
+    })
+    try {
+      await Promise.race([sent, stalled])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  const wsHandler = (socket: TailSocket, request: FastifyRequest): void => {
+    const opened = pending.get(request)
+    pending.delete(request)
+    if (opened === undefined) {
+      // Only when the route is registered without the preHandler above.
+      socket.close(close_codes.internal, 'tail route misconfigured')
+      return
+    }
+    const { subscription } = opened
+    let lastSent = -1
+    let alive = true
+    const ping = setInterval(() => {
+      if (!alive) return socket.terminate()
+      alive = false
+      if (socket.readyState === ws_open) socket.ping()
+    }, pingMs)
+    ping.unref()
+    socket.on('pong', () => { alive = true })
+    socket.on('message', () => {}) // nothing to say to a tail; oversize messages close with 1009 (maxPayload)
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      clearInterval(ping)
+      void subscription.close()
+    })
+    opened.attach({
+      get readyState() { return socket.readyState },
+      get bufferedAmount() { return socket.bufferedAmount },
+      send(data, callback) {
+        socket.send(data, callback)
+        try { lastSent = (JSON.parse(data) as TailEvent).lsn } catch { /* always JSON */ }
+      },
+      ping: () => socket.ping(),
+      close: (code, reason) => socket.close(code, reason),
+      terminate: () => socket.terminate(),
+      on: socket.on.bind(socket) as TailSocket['on'],
+    })
+    subscription.done.then(
+      () => {},
+      (err: unknown) => {
+        clearInterval(ping)
+        if (socket.readyState !== ws_open) return
+        if (err instanceof SlowConsumer) {
+          const resume = lastSent >= 0 ? lastSent : subscription.last_lsn
+          socket.close(close_codes.try_again_later, `consumer too slow; resume with after=${resume}`)
+        } else if (err instanceof LsnExpiredError) {
+          socket.close(close_codes.lsn_expired, `lsn_expired; oldest_lsn=${err.oldest_lsn}`)
+        } else {
+          request.log.error({ err, url: pathOnly(request.url) }, 'change tail failed')
+          socket.close(close_codes.internal, 'internal error')
+        }
+      },
+    )
+  }
+
+  return { onRequest, preHandler, wsHandler }
+}
+
+/**
+ * Options for `app.register(websocket, …)` in server.ts: oversize client messages close
+ * with 1009, and shutdown closes every tail with 1001 (product.md 2).
+ */
+export const tailWebSocketPluginOptions = {
+  options: { maxPayload: ws_message_bytes_max },
+  preClose(this: { websocketServer: { clients: Set<TailSocket>; close(): void } }, done: () => void) {
+    for (const client of this.websocketServer.clients) client.close(close_codes.going_away, 'server shutting down')
+    this.websocketServer.close()
+    done()
+  },
+}

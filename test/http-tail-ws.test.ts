@@ -1,0 +1,282 @@
+// The change tail over a real WebSocket (product.md 5 "Change tail"): the backlog then
+// live events, one JSON text message each; resume by `after` with no duplicate and no
+// gap; the collection filter; and every refusal happening BEFORE the upgrade, as a plain
+// HTTP status: 401 without ?token= or with a header token, 404, 400, 410.
+import { createRequire } from 'node:module'
+import type { Socket } from 'node:net'
+import t from 'tap'
+import type { Test } from 'tap'
+import websocket from '@fastify/websocket'
+import type { FastifyInstance } from 'fastify'
+import type { TailEvent } from '../src/cdc/index.js'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Database, type OpenOptions } from '../src/database/index.js'
+import { buildServer, type ServerOptions } from '../src/http/index.js'
+import { close_codes, tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from '../src/http/routes/tail-ws.js'
+import { encodeCommitHeader } from '../src/query/commit-header.js'
+import { tempDir } from './helpers/temp-dir.js'
+
+const token = 'tail-token-0123456789abcdefghijk'
+const tail_path = '/api/v1/t/:tenant/tail'
+const schema = `collection items { id: int primary, v: int }
+collection notes { id: int primary, text: string }`
+
+// `ws` ships no types and @types/ws is not installed: the little of it the tests use.
+export interface WsClient {
+  readyState: number
+  on(event: 'message', listener: (data: Buffer, isBinary: boolean) => void): WsClient
+  on(event: 'open', listener: () => void): WsClient
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): WsClient
+  on(event: 'error', listener: (err: Error) => void): WsClient
+  on(event: 'unexpected-response', listener: (req: unknown, res: { statusCode: number; on(e: 'data', l: (c: Buffer) => void): void; on(e: 'end', l: () => void): void }) => void): WsClient
+  close(): void
+  pause(): void
+  resume(): void
+}
+const WebSocket = createRequire(import.meta.url)('ws') as new (url: string, options?: { headers?: Record<string, string> }) => WsClient
+
+/**
+ * A real server on 127.0.0.1 over a real database. buildServer is given the database;
+ * while server.ts does not register the tail route yet, the test registers it the way
+ * server.ts is to (see the route file's header).
+ */
+export async function startTailServer(t: Test, wsOptions: TailWebSocketOptions = {}, openOptions: OpenOptions = {}): Promise<{ db: Database; app: FastifyInstance; origin: string; ws: string }> {
+  const dir = tempDir(t)
+  const schemaFile = join(dir, 'schema.eel')
+  writeFileSync(schemaFile, schema)
+  const db = await Database.open(join(dir, 'db'), { ...openOptions, schema: [schemaFile] })
+  t.teardown(() => db.close())
+  const options = { token, schema: [], db, tailWebSocket: wsOptions }
+  const app = await buildServer(options as ServerOptions)
+  if (!app.hasRoute({ method: 'GET', url: tail_path })) {
+    if (!app.hasPlugin('@fastify/websocket')) {
+      // Registered after buildServer's auth hook, the plugin would not mark an upgrade
+      // the auth hook refuses, and would leave its socket open: close it here.
+      // (server.ts must register the plugin BEFORE the auth hook.)
+      app.addHook('onResponse', async (request) => {
+        if (request.raw.headers.upgrade !== undefined && !request.raw.socket.destroyed) request.raw.socket.destroy()
+      })
+      await app.register(websocket, tailWebSocketPluginOptions)
+    }
+    app.route({ method: 'GET', url: tail_path, handler: async (_request, reply) => reply.code(404).send({ error: 'no poll here', code: 'not_found' }), ...tailWebSocket(db, wsOptions) })
+  }
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  // An upgrade refused by the auth hook (registered before the plugin, as buildServer
+  // does today) leaves its connection open; end every connection at teardown.
+  const sockets = new Set<Socket>()
+  app.server.on('connection', (socket: Socket) => { sockets.add(socket); socket.once('close', () => sockets.delete(socket)) })
+  t.teardown(async () => {
+    const closing = app.close()
+    for (const socket of sockets) socket.destroy()
+    await closing
+  })
+  const address = app.server.address()
+  if (address === null || typeof address !== 'object') throw new Error('server has no address')
+  return { db, app, origin: `http://127.0.0.1:${address.port}`, ws: `ws://127.0.0.1:${address.port}` }
+}
+
+/** An open tail: the events received so far, and waiting for the n-th one or the close. */
+function openTail(url: string, headers: Record<string, string> = {}) {
+  const events: TailEvent[] = []
+  const waiters: Array<() => void> = []
+  let closed: { code: number; reason: string } | undefined
+  const socket = new WebSocket(url, { headers })
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) throw new Error('a tail message must be text')
+    events.push(JSON.parse(data.toString('utf8')) as TailEvent)
+    for (const w of waiters.splice(0)) w()
+  })
+  socket.on('close', (code, reason) => {
+    closed = { code, reason: reason.toString('utf8') }
+    for (const w of waiters.splice(0)) w()
+  })
+  socket.on('error', () => {})
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.on('open', resolve)
+    socket.on('unexpected-response', (req, res) => {
+      ;(req as { destroy(): void }).destroy()
+      reject(new Error(`refused with ${res.statusCode}`))
+    })
+  })
+  return {
+    socket,
+    events,
+    opened,
+    get closed() { return closed },
+    async until(predicate: () => boolean, what: string, ms = 5000): Promise<void> {
+      const deadline = Date.now() + ms
+      while (!predicate()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; have ${events.length} events, closed=${JSON.stringify(closed)}`)
+        await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 50) })
+      }
+    },
+    async close(): Promise<void> {
+      if (closed !== undefined) return
+      socket.close()
+      await this.until(() => closed !== undefined, 'close')
+    },
+  }
+}
+
+/** The status and JSON body of an upgrade the server refused before upgrading. */
+function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers })
+    socket.on('open', () => { socket.close(); reject(new Error('the upgrade was accepted')) })
+    socket.on('error', () => {})
+    socket.on('unexpected-response', (req, res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => {
+        // The refused upgrade's connection is not reusable: close it.
+        ;(req as { destroy(): void }).destroy()
+        const text = Buffer.concat(chunks).toString('utf8')
+        resolve({ status: res.statusCode, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) })
+      })
+    })
+  })
+}
+
+async function insert(db: Database, collection: string, id: number): Promise<number> {
+  const fields = collection === 'items' ? `id: ${id}, v: ${id * 10}` : `id: ${id}, text: "n${id}"`
+  const r = await db.tenant('default').query(`insert ${collection} { ${fields} }`)
+  if (r.lsn === undefined) throw new Error('no commit')
+  return r.lsn
+}
+
+t.test('tail ws: backlog, then live events, one JSON text message each', async (t) => {
+  const { db, ws } = await startTailServer(t)
+  const lsns = [await insert(db, 'items', 1), await insert(db, 'notes', 2)]
+  const tail = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)
+  await tail.opened
+  await tail.until(() => tail.events.length >= 2, 'the backlog')
+  t.same(tail.events.map((e) => e.lsn), lsns, 'the backlog in LSN order')
+  t.match(tail.events[0], { lsn: lsns[0], tenant: 'default', changes: [{ collection: 'items', op: 'insert', row: { id: 1, v: 10 } }] })
+  t.type(tail.events[0]?.at, 'string')
+  const live = await insert(db, 'items', 3)
+  await tail.until(() => tail.events.length >= 3, 'the live event')
+  t.equal(tail.events[2]?.lsn, live, 'a live event after the backlog')
+  t.equal(tail.events.length, 3, 'each event once')
+  await tail.close()
+})
+
+t.test('tail ws: resume by after: no duplicate, no gap', async (t) => {
+  const { db, ws } = await startTailServer(t)
+  const all: number[] = []
+  for (let i = 1; i <= 5; i += 1) all.push(await insert(db, 'items', i))
+  const first = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)
+  await first.until(() => first.events.length >= 3, 'three events')
+  await first.close()
+  const seen = first.events.map((e) => e.lsn)
+  const resumeAfter = seen[seen.length - 1]
+  all.push(await insert(db, 'items', 6)) // committed while disconnected
+  const second = openTail(`${ws}/api/v1/t/default/tail?after=${resumeAfter}&token=${token}`)
+  await second.until(() => second.events.length > 0 && second.events[second.events.length - 1]?.lsn === all[all.length - 1], 'the rest')
+  const union = [...seen, ...second.events.map((e) => e.lsn)]
+  t.same(union, all, 'the union is every commit, in order, once')
+  t.ok(second.events.every((e) => e.lsn > (resumeAfter ?? 0)), 'after is exclusive')
+  await second.close()
+})
+
+t.test('tail ws: the collection filter', async (t) => {
+  const { db, ws } = await startTailServer(t)
+  await insert(db, 'items', 1)
+  const note = await insert(db, 'notes', 1)
+  const tail = openTail(`${ws}/api/v1/t/default/tail?collection=notes&token=${token}`)
+  await tail.until(() => tail.events.length >= 1, 'the note')
+  await insert(db, 'items', 2)
+  const note2 = await insert(db, 'notes', 2)
+  await tail.until(() => tail.events.length >= 2, 'the live note')
+  t.same(tail.events.map((e) => e.lsn), [note, note2])
+  t.ok(tail.events.every((e) => e.changes.every((c) => c.collection === 'notes')))
+  await tail.close()
+})
+
+t.test('tail ws: refusals come before the upgrade', async (t) => {
+  const { db, ws } = await startTailServer(t)
+  const head = await insert(db, 'items', 1)
+  const url = `${ws}/api/v1/t/default/tail`
+  const none = await refusal(url)
+  t.equal(none.status, 401, 'no token')
+  t.same(none.body, { error: 'missing or invalid token', code: 'unauthorized' })
+  t.equal((await refusal(`${url}?token=${token.replace(/.$/, '!')}`)).status, 401, 'wrong token')
+  const bearer = await refusal(url, { authorization: `Bearer ${token}` })
+  t.equal(bearer.status, 401, 'a Bearer header token does not open a tail')
+  t.equal(bearer.body.code, 'unauthorized')
+  t.equal((await refusal(url, { 'x-service-token': token })).status, 401, 'nor an X-Service-Token header')
+  t.equal((await refusal(`${url}?token=${token}`, { 'x-service-token': token })).status, 401, 'nor a header beside the query token')
+  const unknown = await refusal(`${ws}/api/v1/t/nobody/tail?token=${token}`)
+  t.equal(unknown.status, 404)
+  t.equal(unknown.body.code, 'unknown_tenant')
+  const bad = await refusal(`${url}?after=abc&token=${token}`)
+  t.equal(bad.status, 400)
+  t.equal(bad.body.code, 'bad_request')
+  t.equal((await refusal(`${url}?after=${head + 1000}&token=${token}`)).status, 400, 'an after beyond the head')
+  // The query token alone opens it.
+  const ok = openTail(`${url}?token=${token}`)
+  await ok.opened
+  await ok.close()
+})
+
+t.test('tail ws: 410 before the upgrade for an after retention deleted', async (t) => {
+  const { db, ws } = await startTailServer(t, {}, { tailRetentionBytes: 1, checkpointWalBytes: 1 })
+  const early = await insert(db, 'items', 1)
+  // Whole WAL segments are deleted, never the newest: fill more than one.
+  const blob = Buffer.alloc(1000 * 1024, 1)
+  for (let i = 0; i < 40 && db.engine.stats().oldest_lsn <= early; i += 1) {
+    await db.engine.commit([{ op: 'put', tree: 'filler', key: Buffer.from([i]), value: blob }], encodeCommitHeader('default', new Date(), 'catalog'))
+  }
+  const { oldest_lsn } = db.engine.stats()
+  t.ok(oldest_lsn > early, 'retention deleted the early frames')
+  const expired = await refusal(`${ws}/api/v1/t/default/tail?after=0&token=${token}`)
+  t.equal(expired.status, 410)
+  t.same(expired.body, { error: expired.body.error, code: 'lsn_expired', oldest_lsn })
+  // Without after it starts at the oldest retained event.
+  const late = await insert(db, 'items', 2)
+  const tail = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)
+  await tail.until(() => tail.events.some((e) => e.lsn === late), 'the late insert')
+  t.ok(tail.events.every((e) => e.lsn >= oldest_lsn))
+  await tail.close()
+})
+
+t.test('tail ws: a consumer that stops reading is closed with 1013 and resumes by after', async (t) => {
+  const { db, ws } = await startTailServer(t, { buffered_bytes_low: 512, buffered_bytes_max: 1024, stall_ms_max: 300 })
+  // Big events, so the kernel's socket buffers fill quickly.
+  const big = 'x'.repeat(200 * 1024)
+  const lsns: number[] = []
+  for (let i = 0; i < 60; i += 1) {
+    const r = await db.tenant('default').query(`insert notes { id: ${i}, text: $t }`, { t: big })
+    lsns.push(r.lsn ?? -1)
+  }
+  const tail = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)
+  await tail.opened
+  tail.socket.pause()
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  tail.socket.resume()
+  await tail.until(() => tail.closed !== undefined, 'the close', 10_000)
+  t.equal(tail.closed?.code, close_codes.try_again_later, 'closed with 1013')
+  t.match(tail.closed?.reason, /^consumer too slow; resume with after=\d+$/)
+  t.ok(tail.events.length < lsns.length, `closed after ${tail.events.length} of ${lsns.length} events`)
+  const got = tail.events.map((e) => e.lsn)
+  t.same(got, lsns.slice(0, got.length), 'what it got is a prefix, in order')
+  // A client resumes by `after` as often as it is closed (this server's limits are
+  // tiny, so even a reading client is closed after a few of these large events).
+  const all = [...got]
+  for (let attempt = 0; attempt < 100 && all.length < lsns.length; attempt += 1) {
+    const resume = openTail(`${ws}/api/v1/t/default/tail?after=${all.at(-1) ?? 0}&token=${token}`)
+    await resume.until(() => resume.closed !== undefined || all.length + resume.events.length >= lsns.length, 'more events', 10_000)
+    all.push(...resume.events.map((e) => e.lsn))
+    await resume.close()
+  }
+  t.same(all, lsns, 'no duplicate, no gap across the resumptions')
+})
+
+t.test('tail ws: an oversize client message closes with 1009', async (t) => {
+  const { ws } = await startTailServer(t)
+  const tail = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)
+  await tail.opened
+  ;(tail.socket as unknown as { send(data: Buffer): void }).send(Buffer.alloc(1024 * 1024 + 1))
+  await tail.until(() => tail.closed !== undefined, 'the close')
+  t.equal(tail.closed?.code, close_codes.message_too_big)
+})
