@@ -32,6 +32,18 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger']
 }
 
+export interface RegisteredRoute {
+  method: string
+  url: string
+}
+
+const registered_routes = new WeakMap<FastifyInstance, RegisteredRoute[]>()
+
+/** Every route the server registered, with each method separately. */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return registered_routes.get(app) ?? []
+}
+
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { db } = options
   const app = Fastify({
@@ -43,6 +55,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Our own 503 `shutting_down` below, in the documented body.
     return503OnClosing: false,
   })
+
+  // Every route, as registered: the auth test (R8) enumerates them, so a new route
+  // without auth coverage fails the suite.
+  const routes: RegisteredRoute[] = []
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url })
+  })
+  registered_routes.set(app, routes)
 
   // Every body reaches the routes as text: the query route treats a body that is not
   // JSON as the query text, whatever its content type; the others parse JSON themselves.

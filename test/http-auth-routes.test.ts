@@ -1,0 +1,66 @@
+// R8: every route the server registers under /api, with every method, refuses a
+// request without the right token (401) and accepts the token in each place seed 5
+// allows. A registered route missing from the table below fails the test, so no route
+// can be added without deciding its auth.
+import t from 'tap'
+import { registeredRoutes } from '../src/http/index.js'
+import { startServer } from './helpers/http-server.js'
+
+const token = 'r8-token-0123456789abcdef'
+const wrongSameLength = token.replace(/.$/, 'X')
+
+/** Every route and whether it needs the token ('auth') or is public. */
+const expectations: Record<string, 'auth' | 'public'> = {
+  'GET /api/v1/health': 'auth',
+  'GET /api/v1/health/detail': 'auth',
+  'GET /api/v1/stats': 'auth',
+  'GET /api/v1/tenants': 'auth',
+  'GET /api/v1/t/:tenant/collections': 'auth',
+  'GET /api/v1/t/:tenant/schema': 'auth',
+  'GET /api/v1/t/:tenant/snapshots': 'auth',
+  'GET /api/v1/t/:tenant/diff': 'auth',
+  'GET /api/v1/t/:tenant/tail': 'auth',
+  'POST /api/v1/t/:tenant/query': 'auth',
+  'POST /api/v1/t/:tenant/ops': 'auth',
+  'GET /api/v1/schema.eel': 'auth',
+  'GET /api/v1/openapi.json': 'auth',
+}
+
+type Variant = [name: string, url: (path: string) => string, headers: Record<string, string>, refused: boolean]
+const variants: Variant[] = [
+  ['no token', (p) => p, {}, true],
+  ['wrong token of equal length (query)', (p) => `${p}?token=${wrongSameLength}`, {}, true],
+  ['wrong token of equal length (bearer)', (p) => p, { authorization: `Bearer ${wrongSameLength}` }, true],
+  ['wrong length (header)', (p) => p, { 'x-service-token': 'short' }, true],
+  ['right token in ?token=', (p) => `${p}?token=${token}`, {}, false],
+  ['right token as Bearer', (p) => p, { authorization: `Bearer ${token}` }, false],
+  ['right token as X-Service-Token', (p) => p, { 'x-service-token': token }, false],
+]
+
+t.test('R8: every /api route and method needs the token, accepted in each place', async (t) => {
+  // One server to learn the routes; a fresh server per route below keeps the
+  // failed-auth throttle (20 a minute per address) out of the way.
+  const { app } = await startServer(t, { token })
+  const routes = registeredRoutes(app).filter((r) => r.method !== 'HEAD' || !registeredRoutes(app).some((g) => g.method === 'GET' && g.url === r.url))
+  const keys = routes.map((r) => `${r.method} ${r.url}`)
+  for (const key of keys) t.ok(key in expectations, `${key} has an auth expectation in this test`)
+  for (const key of Object.keys(expectations)) t.ok(keys.includes(key), `${key} is still registered`)
+
+  for (const route of routes.filter((r) => r.url.startsWith('/api'))) {
+    const { origin } = await startServer(t, { token })
+    const path = route.url.replace(':tenant', 'default')
+    for (const [name, url, headers, refused] of variants) {
+      const init: RequestInit = { method: route.method, headers: { ...headers, 'content-type': 'application/json' } }
+      if (route.method === 'POST') init.body = route.url.endsWith('/ops') ? '{"op":"resume","name":"default"}' : '{"query":"x"}'
+      const res = await fetch(origin + url(path), init)
+      const label = `${route.method} ${route.url}: ${name}`
+      if (refused) {
+        t.equal(res.status, 401, label)
+        t.equal(res.headers.get('www-authenticate'), 'Bearer', label)
+      } else {
+        t.not(res.status, 401, label)
+      }
+      await res.arrayBuffer()
+    }
+  }
+})
