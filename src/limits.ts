@@ -83,3 +83,15 @@ export const tail_reads_per_poll_max = 64
  * forgot to call `notify`, never the normal wake-up.
  */
 export const tail_idle_recheck_ms = 1000
+
+// The change tail over WebSocket (product.md 5).
+
+/** Unsent bytes a tail socket may hold before the consumer is closed with 1013. */
+export const tail_ws_buffered_bytes_max = 8 * 1024 * 1024
+/** Unsent bytes above which the tail waits for the socket to drain before the next event. */
+export const tail_ws_buffered_bytes_low = 256 * 1024
+/** Longest one event may wait to be written to a consumer before it is closed with 1013. */
+export const tail_ws_stall_ms_max = 30_000
+/** Interval of the server's pings on a tail socket (product.md 5). */
+export const tail_ws_ping_ms = 15_000
+

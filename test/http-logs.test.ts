@@ -2,8 +2,16 @@
 // query string, Authorization, X-Service-Token, or the WebSocket tail's URL.
 import { Writable } from 'node:stream'
 import t from 'tap'
-import WebSocket from 'ws'
+import { createRequire } from 'node:module'
 import { startServer } from './helpers/http-server.js'
+
+// `ws` ships no types; this test needs only open, close and error.
+interface WsClient {
+  on(event: 'open' | 'close', listener: () => void): void
+  on(event: 'error', listener: (err: Error) => void): void
+  close(): void
+}
+const WebSocket = createRequire(import.meta.url)('ws') as new (url: string) => WsClient
 
 const token = 'r9-secret-token-DO-NOT-LOG-42'
 const wrong = 'r9-wrong-token-ALSO-NOT-LOGGED'

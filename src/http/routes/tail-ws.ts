@@ -36,14 +36,8 @@ import { pathOnly } from '../log.js'
 import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
-/** Unsent bytes a tail socket may hold before the consumer is closed with 1013. */ // moves to src/limits.ts
-export const tail_ws_buffered_bytes_max = 8 * 1024 * 1024
-/** Unsent bytes above which the tail waits for the socket to drain before the next event. */ // moves to src/limits.ts
-export const tail_ws_buffered_bytes_low = 256 * 1024
-/** Longest one event may wait to be written to a consumer before it is closed with 1013. */ // moves to src/limits.ts
-export const tail_ws_stall_ms_max = 30_000
-/** Interval of the server's pings on a tail socket (product.md 5). */ // moves to src/limits.ts
-export const tail_ws_ping_ms = 15_000
+export { tail_ws_buffered_bytes_low, tail_ws_buffered_bytes_max, tail_ws_ping_ms, tail_ws_stall_ms_max } from '../../limits.js'
+import { tail_ws_buffered_bytes_low, tail_ws_buffered_bytes_max, tail_ws_ping_ms, tail_ws_stall_ms_max } from '../../limits.js'
 
 export const close_codes = {
   going_away: 1001,
