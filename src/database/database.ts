@@ -14,12 +14,15 @@ import { QueryRunner, type QueryResult } from '../query/index.js'
 import { TxnView } from '../query/txn-view.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
 import { default_tenant, listTenants, readTenant, runTenantOp, writeTenant, type OpResult, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
+import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
 import { Tenant } from './tenant.js'
 
 export interface OpenOptions extends EngineOptions {
   /** Schema files (`.eel`), loaded now. */
   schema?: string[]
+  /** Time one query may run before `query_timeout` (default query_time_ms_max). */
+  queryTimeMsMax?: number
 }
 
 export class Database {
@@ -27,22 +30,24 @@ export class Database {
   readonly schema: LoadedSchema
   readonly runner: QueryRunner
   readonly notifier: CommitNotifier
+  readonly query_time_ms_max: number
   readonly #opened_ms = Date.now()
 
-  private constructor(engine: Engine, schema: LoadedSchema) {
+  private constructor(engine: Engine, schema: LoadedSchema, query_time_ms_max: number) {
     this.engine = engine
     this.schema = schema
+    this.query_time_ms_max = query_time_ms_max
     this.notifier = new CommitNotifier(engine.snapshot().lsn)
     this.runner = new QueryRunner(engine, schema, (lsn) => this.notifier.notify(lsn))
   }
 
   /** Opens (creating if needed) a database directory and loads the schema files. */
   static async open(dir: string, options: OpenOptions = {}): Promise<Database> {
-    const { schema: paths = [], ...engineOptions } = options
+    const { schema: paths = [], queryTimeMsMax = query_time_ms_max, ...engineOptions } = options
     const schema = await loadSchema(paths)
     const engine = await Engine.open(dir, engineOptions)
     try {
-      const db = new Database(engine, schema)
+      const db = new Database(engine, schema, queryTimeMsMax)
       await db.#ensureDefaultTenant()
       return db
     } catch (err) {

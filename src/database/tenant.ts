@@ -49,7 +49,7 @@ export class Tenant {
     const record = requireTenant(head, this.name)
     if (record.state === 'suspended') throw new QueryError('tenant_suspended', `tenant '${this.name}' is suspended; resume it to query`)
     const snapshot = options.snapshot === undefined ? undefined : this.#pinned(head, options.snapshot)
-    return this.#db.runner.run(this.name, text, params, snapshot === undefined ? {} : { snapshot })
+    return this.#db.runner.run(this.name, text, params, { time_ms_max: this.#db.query_time_ms_max, ...(snapshot === undefined ? {} : { snapshot }) })
   }
 
   /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */

@@ -2,6 +2,7 @@
 // CORS, auth), the one error mapping, and the routes. It holds no state of its own
 // beyond what it is given and whether it is closing.
 import websocket from '@fastify/websocket'
+import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
@@ -30,6 +31,8 @@ export interface ServerOptions {
   tailWebSocket?: TailWebSocketOptions
   /** A pino logger configuration, or false for none. */
   logger?: FastifyServerOptions['logger']
+  /** Time a request may take (default request_timeout_ms); tests shorten it. */
+  requestTimeoutMs?: number
 }
 
 export interface RegisteredRoute {
@@ -51,7 +54,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       ? false
       : { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: log_serializers },
     bodyLimit: body_bytes_max,
-    requestTimeout: request_timeout_ms,
+    requestTimeout: options.requestTimeoutMs ?? request_timeout_ms,
+    // Node checks request timeouts only every connectionsCheckingInterval (30 s by
+    // default); checking at a quarter of the timeout makes the limit hold.
+    serverFactory: (handler) => createServer({
+      requestTimeout: options.requestTimeoutMs ?? request_timeout_ms,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor((options.requestTimeoutMs ?? request_timeout_ms) / 4))),
+    }, handler),
     // Our own 503 `shutting_down` below, in the documented body.
     return503OnClosing: false,
   })
