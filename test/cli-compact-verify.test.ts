@@ -1,15 +1,14 @@
 // The real `tenantdb compact` and `tenantdb verify` commands on temporary directories
 // (product.md 2, seed 4.5). Run `npm run build:ts` first: the command runs from dist/.
 import { spawnSync } from 'node:child_process'
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
 import { cli_path, spawnCli } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { flipByteInLeaf } from './helpers/damage-page.js'
 
-const page_bytes = 4096
-const leaf_type = 3
 
 /** A database with two collections, a snapshot taken before updates and deletes, and a fork. */
 async function seeded(t: Test): Promise<{ dir: string; schema: string }> {
@@ -129,29 +128,3 @@ t.test('a terminal gets one status line, cleared when done', async (t) => {
   t.match(compacted.stdout, /compacting default…[^]*\r\x1b\[K(\r\n)?compacted: 2 collections/)
 })
 
-/**
- * Flips one payload byte of the leaf page holding `text` in the page file, and returns
- * that page's number. The database must be closed first: its only checkpoint is the
- * one at close, so the page file holds exactly one (live) copy of each leaf.
- */
-function flipByteInLeaf(file: string, text: string): number {
-  const bytes = readFileSync(file)
-  const needle = Buffer.from(text)
-  for (let page = 0; (page + 1) * page_bytes <= bytes.length; page += 1) {
-    const slot = bytes.subarray(page * page_bytes, (page + 1) * page_bytes)
-    if (slot[24] !== leaf_type) continue
-    const at = slot.indexOf(needle)
-    if (at === -1) continue
-    const fd = openSync(file, 'r+')
-    try {
-      const one = Buffer.alloc(1)
-      readSync(fd, one, 0, 1, page * page_bytes + at)
-      one[0] = (one[0] as number) ^ 0xff
-      writeSync(fd, one, 0, 1, page * page_bytes + at)
-    } finally {
-      closeSync(fd)
-    }
-    return page
-  }
-  throw new Error(`no leaf page holds '${text}'`)
-}

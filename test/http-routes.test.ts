@@ -1,6 +1,6 @@
 // The read routes over real HTTP on 127.0.0.1: health, stats, tenants, collections,
 // schema, snapshots, diff, the poll tail, and the error statuses each can give.
-import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
@@ -8,6 +8,7 @@ import { encodeCommitHeader } from '../src/query/commit-header.js'
 import { openDatabase } from './helpers/database.js'
 import { api, startServer } from './helpers/http-server.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { flipByteInLeaf } from './helpers/damage-page.js'
 
 const token = 'routes-token-0123456789abcdef'
 const schema = 'collection users {\n  id: int primary,\n  name: string,\n  age: int?,\n  index (age),\n}\ncollection notes {\n  id: int primary,\n  text: string,\n}\n'
@@ -215,28 +216,4 @@ t.test('a read that meets a damaged page is 500 storage_error, and health detail
   t.ok((await call('/api/v1/stats')).body.corruption_count >= 1)
 })
 
-const page_bytes = 4096
-const leaf_type = 3
 
-/** Flips one byte of `text` in the leaf page holding it (the database must be closed). */
-function flipByteInLeaf(file: string, text: string): number {
-  const bytes = readFileSync(file)
-  const needle = Buffer.from(text)
-  for (let page = 0; (page + 1) * page_bytes <= bytes.length; page += 1) {
-    const slot = bytes.subarray(page * page_bytes, (page + 1) * page_bytes)
-    if (slot[24] !== leaf_type) continue
-    const at = slot.indexOf(needle)
-    if (at === -1) continue
-    const fd = openSync(file, 'r+')
-    try {
-      const one = Buffer.alloc(1)
-      readSync(fd, one, 0, 1, page * page_bytes + at)
-      one[0] = (one[0] as number) ^ 0xff
-      writeSync(fd, one, 0, 1, page * page_bytes + at)
-    } finally {
-      closeSync(fd)
-    }
-    return page
-  }
-  throw new Error(`no leaf page holds '${text}'`)
-}
