@@ -9,6 +9,7 @@ import { collectionShape, report, suggest, typeExpr, type CheckContext, type Sha
 import { evaluate } from './evaluate.js'
 import { convertValue } from './row-validate.js'
 import { fromFieldType, t, typeName, type EelType } from './types.js'
+import { mentionsField } from './mentions-field.js'
 
 export type CheckedStatement =
   | { kind: 'pipeline'; collection: CollectionIR; stages: Stage[]; output: Shape }
@@ -204,18 +205,6 @@ function expectConstantInt(expr: Expr, shape: Shape, ctx: CheckContext, stage: s
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       report(ctx, expr.span, 'type_error', `${stage} expects a whole number of 0 or more, got ${JSON.stringify(value)}`)
     }
-  }
-}
-
-function mentionsField(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'field': return true
-    case 'unary': return mentionsField(expr.operand)
-    case 'binary': return mentionsField(expr.left) || mentionsField(expr.right)
-    case 'call': return expr.args.some(mentionsField)
-    case 'list': return expr.items.some(mentionsField)
-    case 'record': return expr.fields.some((f) => mentionsField(f.value))
-    default: return false
   }
 }
 

@@ -7,6 +7,7 @@ import type { CollectionIR, IndexIR } from '../schema/ir.js'
 import { compareValues, componentRange, encodeKey, type Bound as CodecBound } from '../codec/index.js'
 import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
 import { indexTree, rowsTree } from './layout.js'
+import { mentionsField } from './mentions-field.js'
 
 /** The plan hint of every response (product.md 5). */
 export interface PlanHint {
@@ -206,22 +207,10 @@ function coerce(value: Value, collection: CollectionIR, field: string): Value {
 }
 
 function constantValue(expr: Expr, ctx: EvalContext): Value | undefined {
-  if (usesRow(expr)) return undefined
+  if (mentionsField(expr)) return undefined
   try {
     return evaluate(expr, {}, ctx)
   } catch {
     return undefined // an error in a constant surfaces when the filter evaluates it
-  }
-}
-
-function usesRow(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'field': return true
-    case 'unary': return usesRow(expr.operand)
-    case 'binary': return usesRow(expr.left) || usesRow(expr.right)
-    case 'call': return expr.args.some(usesRow)
-    case 'list': return expr.items.some(usesRow)
-    case 'record': return expr.fields.some((f) => usesRow(f.value))
-    default: return false
   }
 }
