@@ -1,0 +1,73 @@
+// Child processes: servers measured from outside (so the load generator does not
+// share their event loop) and writers killed with SIGKILL. A child is found by its
+// compiled script name under dist/bench-build/bench/children/, or is any command.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createInterface } from 'node:readline'
+
+export interface Child {
+  process: ChildProcess
+  /** The last stdout lines (a server may log many). */
+  lines: string[]
+  /** Resolves with the first stdout line `match` accepts. */
+  waitFor(match: (line: string) => boolean, timeoutMs?: number): Promise<string>
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>
+  kill(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** Path of a compiled child script (children/NAME.js beside this file's folder). */
+export function childScript(name: string): string {
+  return fileURLToPath(new URL(`../children/${name}.js`, import.meta.url))
+}
+
+export function startChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
+  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  const lines: string[] = []
+  const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = []
+  let stderr = ''
+  proc.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000) })
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    lines.push(line)
+    if (lines.length > 1000) lines.splice(0, lines.length - 1000)
+    for (const waiter of [...waiters]) {
+      if (waiter.match(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve(line)
+      }
+    }
+  })
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  return {
+    process: proc,
+    lines,
+    exited,
+    waitFor(match, timeoutMs = 120_000) {
+      const seen = lines.find(match)
+      if (seen !== undefined) return Promise.resolve(seen)
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`child ${command} ${args.join(' ')}: no expected line in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs)
+        void exited.then((code) => {
+          clearTimeout(timer)
+          reject(new Error(`child ${args.join(' ')} exited (${code}) before the expected line; stderr: ${stderr}`))
+        })
+        waiters.push({ match, resolve: (line) => { clearTimeout(timer); resolve(line) } })
+      })
+    },
+    async kill(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
+      return exited
+    },
+  }
+}
+
+/** A compiled bench child script run by this Node. */
+export function startNodeChild(name: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Child {
+  return startChild(process.execPath, [childScript(name), ...args], env)
+}
+
+/** The first stdout line that parses as a JSON object with `field`. */
+export async function waitForJson<T>(child: Child, field: string, timeoutMs?: number): Promise<T> {
+  const line = await child.waitFor((l) => l.startsWith('{') && l.includes(`"${field}"`), timeoutMs)
+  return JSON.parse(line) as T
+}

@@ -1,0 +1,50 @@
+// P12: memory. A fresh process opens a database with a 32 MiB page cache and scans
+// the same number of rows, once from a database of that many rows and once from one
+// ten times larger; RSS is sampled throughout. Memory should follow the cache budget,
+// not the data: the peak with 10x the data stored within 1.25x of the smaller, and the
+// growth during a scan within twice the cache budget.
+import { startNodeChild, waitForJson } from '../harness/child.js'
+import { rows } from '../harness/data.js'
+import { loadRows, openKv } from '../harness/tenantdb.js'
+import type { Workload } from '../harness/workload.js'
+
+const cache_bytes = 32 * 1024 * 1024
+const mib = 1024 * 1024
+
+interface ScanMemory { baseline_rss: number; peak_rss: number; scanned: number }
+
+export const p12: Workload = {
+  id: 'P12',
+  title: 'memory: RSS while scanning, with 1x and 10x the rows stored',
+  async run(ctx, rec) {
+    const scanRows = ctx.size(1_000_000, 100_000)
+    const stores = { small: scanRows, large: scanRows * 10 }
+    const dirs: Record<string, string> = {}
+    for (const [name, count] of Object.entries(stores)) {
+      ctx.progress.step(`loading ${count} rows`)
+      const dir = ctx.scratch(`p12-${name}`)
+      const db = await openKv(dir)
+      await loadRows(db, rows, count)
+      await db.close()
+      dirs[name] = dir
+    }
+    const growth: Record<string, number[]> = { small: [], large: [] }
+    const scan = (name: 'small' | 'large') => async (round: number) => {
+      const start = name === 'small' ? 0 : stores.large / 2
+      const child = startNodeChild('memory-scan', [dirs[name] as string, String(cache_bytes), String(start), String(scanRows)])
+      const result = await waitForJson<ScanMemory>(child, 'peak_rss', 600_000)
+      await child.exited
+      if (result.scanned !== scanRows) throw new Error(`the scan read ${result.scanned} rows, expected ${scanRows}`)
+      if (round > 0) growth[name]?.push((result.peak_rss - result.baseline_rss) / mib)
+      return result.peak_rss / mib
+    }
+    const samples = await ctx.rounds({ small: scan('small'), large: scan('large') })
+    rec.figure('small', `peak RSS scanning ${scanRows} rows, ${stores.small} stored`, 'MiB', samples.small, 'lower')
+    rec.figure('large', `peak RSS scanning ${scanRows} rows, ${stores.large} stored`, 'MiB', samples.large, 'lower')
+    rec.figure('growth_small', `RSS growth during the scan, ${stores.small} stored`, 'MiB', growth.small ?? [], 'lower')
+    rec.figure('growth_large', `RSS growth during the scan, ${stores.large} stored`, 'MiB', growth.large ?? [], 'lower')
+    rec.ratio('peak RSS: 10x stored / 1x stored', 'large', 'small', '<=', 1.25)
+    rec.goal('RSS growth during the scan, 10x stored', rec.value('growth_large'), 'MiB', '<=', 2 * cache_bytes / mib)
+    rec.note(`page cache budget ${cache_bytes / mib} MiB; each scan in a fresh process`)
+  },
+}
