@@ -24,6 +24,9 @@ const expectations: Record<string, 'auth' | 'public'> = {
   'POST /api/v1/t/:tenant/ops': 'auth',
   'GET /api/v1/schema.eel': 'auth',
   'GET /api/v1/openapi.json': 'auth',
+  // The operator console's static files (product.md 6): loading them needs no token.
+  'GET /console': 'public',
+  'GET /console/*': 'public',
 }
 
 type Variant = [name: string, url: (path: string) => string, headers: Record<string, string>, refused: boolean]
@@ -45,6 +48,15 @@ t.test('R8: every /api route and method needs the token, accepted in each place'
   const keys = routes.map((r) => `${r.method} ${r.url}`)
   for (const key of keys) t.ok(key in expectations, `${key} has an auth expectation in this test`)
   for (const key of Object.keys(expectations)) t.ok(keys.includes(key), `${key} is still registered`)
+  for (const key of keys) t.ok(key.split(' ')[1]?.startsWith('/api/') === (expectations[key] === 'auth'), `${key}: auth exactly under /api/`)
+
+  for (const route of routes.filter((r) => expectations[`${r.method} ${r.url}`] === 'public')) {
+    const { origin } = await startServer(t, { token })
+    const res = await fetch(origin + route.url.replace('*', 'index.html'), { method: route.method, redirect: 'manual' })
+    t.not(res.status, 401, `${route.method} ${route.url}: answers without a token`)
+    t.equal(res.headers.get('www-authenticate'), null, `${route.method} ${route.url}: asks for no token`)
+    await res.arrayBuffer()
+  }
 
   for (const route of routes.filter((r) => r.url.startsWith('/api'))) {
     const { origin } = await startServer(t, { token })
