@@ -1,0 +1,148 @@
+// The JSON the console reads, as docs/api.md documents it. These are the wire shapes
+// (what crosses HTTP), written down here rather than imported from src/, whose types
+// are the server's internal ones (Buffers, class instances) and pull in Node.
+
+/** A stored value as JSON carries it. */
+export type Value = null | boolean | number | string | Value[] | { [field: string]: Value }
+export type Row = Record<string, Value>
+
+export interface ErrorBody {
+  error: string
+  code: string
+  conflict?: boolean
+  line?: number
+  column?: number
+  expected?: string[]
+  hint?: string
+  oldest_lsn?: number
+}
+
+export interface Health {
+  ok: boolean
+  tenant: string
+  version: string
+}
+
+export interface CorruptionReport {
+  id: string
+  file: string
+  page: number | null
+  kind: string
+  count: number
+  first_seen: string
+  last_seen: string
+}
+
+export interface FsyncBucket {
+  /** Upper bound of the bucket; null for the last, unbounded one. */
+  le_micros: number | null
+  count: number
+}
+
+export interface HealthDetail {
+  ok: boolean
+  corruption: { total: number; reports: CorruptionReport[] }
+  wal: { current_lsn: number; checkpoint_lsn: number; lag_bytes: number; bytes: number }
+  recovery: { replayed_frames: number; open_micros: number }
+  fsync: { count: number; max_micros: number; buckets: FsyncBucket[] }
+  page_count: number
+  db_dir: string
+}
+
+export interface Stats {
+  page_count: number
+  wal_bytes: number
+  checkpoint_lsn: number
+  corruption_count: number
+  db_dir: string
+  tenants: number
+  cache: { hits: number; misses: number; bytes: number }
+  uptime_s: number
+}
+
+export interface TenantEntry {
+  name: string
+  state: 'active' | 'suspended'
+  created_at: string
+  parent: { tenant: string; snapshot: string | null; lsn: number } | null
+  schema: { fingerprint: string; pending: boolean }
+}
+
+export interface CollectionEntry {
+  name: string
+  rows: number
+  indexes: string[]
+}
+
+export interface SchemaStatus {
+  fingerprint: string
+  ir: unknown
+  tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null }
+}
+
+export interface SnapshotEntry {
+  name: string
+  lsn: number
+  created_at: string
+}
+
+export interface Plan {
+  collection: string
+  access: 'primary' | 'index' | 'scan'
+  index?: string
+}
+
+export interface QueryResult {
+  columns: string[]
+  rows: Value[][]
+  plan?: Plan
+  lsn?: number
+  truncated?: boolean
+  stats?: { elapsed_ms: number; rows_examined: number }
+  results?: Array<{ columns: string[]; rows: Value[][] }>
+}
+
+export interface OpResult {
+  ok: true
+  message: string
+}
+
+export type TenantOp =
+  | { op: 'create'; name: string }
+  | { op: 'fork'; name: string; target: string }
+  | { op: 'snapshot'; name: string; target: string }
+  | { op: 'suspend' | 'resume' | 'delete'; name: string }
+  | { op: 'compact' }
+
+export interface DiffCollection {
+  added: Row[]
+  removed: Row[]
+  changed: Array<{ key: Value; before: Row; after: Row }>
+}
+
+export interface DiffResult {
+  from: { name: string; lsn: number }
+  to: { name: string; lsn: number }
+  collections: Record<string, DiffCollection>
+  truncated: boolean
+}
+
+export interface TailChange {
+  collection: string
+  op: 'insert' | 'update' | 'delete'
+  key: Value
+  row: Row | null
+}
+
+export interface TailEvent {
+  lsn: number
+  at: string
+  tenant: string
+  changes: TailChange[]
+}
+
+export interface TailPage {
+  events: TailEvent[]
+  last_lsn: number
+  head_lsn: number
+}

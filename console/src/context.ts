@@ -1,0 +1,23 @@
+// What every page is given: the API client, the connection settings, and the state
+// shared across pages (write mode, the tenant being looked at).
+import type { ApiClient } from './api/client.js'
+import type { Settings } from './state/settings.js'
+import type { Signal } from './state/signal.js'
+
+export interface Context {
+  api: ApiClient
+  settings: Settings
+  /** Tenant operations are disabled until this is switched on (product.md 6). */
+  writeMode: Signal<boolean>
+  /** The tenant the Query, Tail and Diff pages work on. */
+  tenant: Signal<string>
+  navigate(hash: string): void
+}
+
+export interface Page {
+  element: HTMLElement
+  /** Stops timers and sockets when the page is left. */
+  dispose?(): void
+}
+
+export type PageFactory = (ctx: Context, args: string[]) => Page

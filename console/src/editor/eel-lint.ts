@@ -1,0 +1,96 @@
+// Diagnostics in the editor. While typing, the editor checks syntax with the same
+// code the server runs (src/lang's syntaxDiagnostics: same grammar, same messages).
+// After a run, the server's own diagnostics (which also cover types, fields and
+// collections) replace them until the text changes. One list feeds both the inline
+// marks and the text under the editor, so the two always agree.
+import { linter, type Diagnostic as LintDiagnostic } from '@codemirror/lint'
+import { StateEffect, StateField, type EditorState, type Extension, type Text } from '@codemirror/state'
+import { syntaxDiagnostics } from '../../../src/lang/index.js'
+import type { ErrorBody } from '../api/types.js'
+
+export interface EelProblem {
+  line: number
+  column: number
+  from: number
+  to: number
+  code: string
+  message: string
+  hint?: string
+  /** 'server' after a run; 'editor' from the check while typing. */
+  source: 'server' | 'editor'
+}
+
+const setServerProblems = StateEffect.define<EelProblem[]>()
+
+const server_problems = StateField.define<EelProblem[]>({
+  create: () => [],
+  update(value, tr) {
+    for (const effect of tr.effects) if (effect.is(setServerProblems)) return effect.value
+    return tr.docChanged ? [] : value
+  },
+})
+
+/**
+ * The server's sentence without what the console shows beside it: the error body's
+ * `error` may read "1:19 unexpected '=' … (use == to compare)", with the position in
+ * front and the hint behind, both of which the body also gives as fields.
+ */
+export function plainMessage(body: ErrorBody): string {
+  let text = body.error
+  if (body.line !== undefined && body.column !== undefined) {
+    const prefix = `${body.line}:${body.column} `
+    if (text.startsWith(prefix)) text = text.slice(prefix.length)
+  }
+  if (body.hint !== undefined && text.endsWith(` (${body.hint})`)) text = text.slice(0, -(body.hint.length + 3))
+  return text
+}
+
+/** The effect that shows a failed run's error (with its line and column) in the editor. */
+export function serverProblemEffect(doc: Text, body: ErrorBody | null): StateEffect<EelProblem[]> {
+  if (body === null || body.line === undefined || body.column === undefined) return setServerProblems.of([])
+  const line = doc.line(Math.min(Math.max(1, body.line), doc.lines))
+  const from = Math.min(line.to, line.from + Math.max(0, body.column - 1))
+  return setServerProblems.of([{
+    line: body.line, column: body.column, from, to: tokenEnd(doc, from), code: body.code, message: plainMessage(body),
+    ...(body.hint === undefined ? {} : { hint: body.hint }), source: 'server',
+  }])
+}
+
+/** Where the token starting at `from` ends, so the mark covers it (at least one character). */
+function tokenEnd(doc: Text, from: number): number {
+  const rest = doc.sliceString(from, Math.min(doc.length, from + 200))
+  const match = /^(?:[A-Za-z_$][\w]*|"[^"\n]*"?|[=!<>|&]+|\d+(?:\.\d+)?|\S)/.exec(rest)
+  return from + (match?.[0].length ?? 0)
+}
+
+export function currentProblems(state: EditorState): EelProblem[] {
+  const server = state.field(server_problems)
+  if (server.length > 0) return server
+  const text = state.doc.toString()
+  if (text.trim() === '') return []
+  return syntaxDiagnostics(text, 'query').map((d) => ({
+    line: d.line, column: d.column, from: d.from, to: Math.max(d.to, d.from), code: d.code, message: d.message,
+    ...(d.hint === undefined ? {} : { hint: d.hint }), source: 'editor' as const,
+  }))
+}
+
+export function describeProblem(p: EelProblem): string {
+  return `line ${p.line}, column ${p.column}: ${p.message}${p.hint === undefined ? '' : ` (${p.hint})`}`
+}
+
+/** The lint extension; `onProblems` hears every list it shows. */
+export function eelLint(onProblems: (problems: EelProblem[]) => void): Extension {
+  return [
+    server_problems,
+    linter((view) => {
+      const problems = currentProblems(view.state)
+      onProblems(problems)
+      return problems.map((p): LintDiagnostic => ({
+        from: p.from, to: p.to, severity: 'error', source: p.source === 'server' ? 'server' : 'eel', message: describeProblem(p),
+      }))
+    }, {
+      delay: 300,
+      needsRefresh: (update) => update.transactions.some((tr) => tr.effects.some((e) => e.is(setServerProblems))),
+    }),
+  ]
+}

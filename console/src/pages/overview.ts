@@ -1,0 +1,144 @@
+// Overview: is the server up, is any data damaged, how far the WAL is ahead of the
+// last checkpoint, what recovery cost at open, how long fsyncs take, and the stats.
+// Refreshes itself every two seconds (and stops when the page is left).
+import { describeError } from '../api/client.js'
+import type { CorruptionReport, Health, HealthDetail, Stats } from '../api/types.js'
+import type { Context, Page } from '../context.js'
+import { h, replaceChildren } from '../ui/dom.js'
+import { bytes, clock, count, micros, percent, seconds, timestamp } from '../ui/format.js'
+import { fsyncChart, quantileBound } from '../ui/fsync-chart.js'
+import { badge, errorBox, keyValues, pageHeader, panel, tile } from '../ui/panel.js'
+import { table } from '../ui/table.js'
+
+const refresh_ms = 2000
+
+/** The engine checkpoints when this much WAL follows the last checkpoint; more lag means it is behind. */
+const checkpoint_wal_bytes = 64 * 1024 * 1024
+
+/** Seed section 1, word for word where it gives the remedy. */
+export const corruption_remedy = 'A non-zero corruption count means data loss has been detected. The remedy is to restore from a known-good copy of the database directory or to recreate it.'
+
+interface Snapshot {
+  health: Health
+  detail: HealthDetail
+  stats: Stats
+}
+
+export function overviewPage(ctx: Context): Page {
+  const updated = h('span.updated', null, 'loading…')
+  const problem = h('div')
+  const body = h('div.overview')
+  const element = h('div.page', null,
+    pageHeader('Overview', 'Liveness, corruption, the write-ahead log, recovery and fsync latency.', h('span.refresh', null, h('span.pulse', { 'aria-hidden': 'true' }), `Refreshes every ${refresh_ms / 1000} s · `, updated)),
+    problem,
+    body,
+  )
+
+  let timer: ReturnType<typeof setTimeout> | null = null
+  let stopped = false
+  async function refresh(): Promise<void> {
+    try {
+      const [health, detail, stats] = await Promise.all([ctx.api.health(), ctx.api.healthDetail(), ctx.api.stats()])
+      if (stopped) return
+      replaceChildren(body, render({ health, detail, stats }))
+      problem.replaceChildren()
+      updated.textContent = `updated ${clock()}`
+      element.dataset.loaded = 'true'
+    } catch (error) {
+      if (stopped) return
+      updated.textContent = `failed at ${clock()}`
+      // The last good figures stay below, marked stale by the time in the header.
+      replaceChildren(problem, errorBox(`Cannot load health: ${describeError(error)}`))
+    }
+    if (!stopped) timer = setTimeout(() => void refresh(), refresh_ms)
+  }
+  void refresh()
+  return {
+    element,
+    dispose() {
+      stopped = true
+      if (timer !== null) clearTimeout(timer)
+    },
+  }
+}
+
+function render({ health, detail, stats }: Snapshot): Array<Node | null> {
+  const corrupt = detail.corruption.total > 0
+  const { wal } = detail
+  const hitRatio = percent(stats.cache.hits, stats.cache.hits + stats.cache.misses)
+  return [
+    corrupt ? corruptionAlarm(detail.corruption.total) : null,
+    h('div.tiles', null,
+      tile('Status', health.ok ? 'Up' : 'Down', { tone: health.ok ? 'ok' : 'danger', note: `version ${health.version} · up ${seconds(stats.uptime_s)}` }),
+      tile('Corruption', count(detail.corruption.total), { tone: corrupt ? 'danger' : 'ok', note: corrupt ? 'checksum failures: data loss' : 'no checksum failures' }),
+      tile('WAL tip', `LSN ${count(wal.current_lsn)}`, { note: `checkpoint at LSN ${count(wal.checkpoint_lsn)}` }),
+      tile('WAL lag', bytes(wal.lag_bytes), { tone: wal.lag_bytes > checkpoint_wal_bytes ? 'warn' : 'neutral', note: 'since the last checkpoint' }),
+      tile('Tenants', count(stats.tenants), { note: 'in the catalog' }),
+    ),
+    h('div.grid-2', null,
+      panel('fsync latency', h('div.fsync', null,
+        keyValues([
+          ['Syncs this session', count(detail.fsync.count), true],
+          ['Median at most', quantileText(detail, 0.5), true],
+          ['p99 at most', quantileText(detail, 0.99), true],
+          ['Slowest', detail.fsync.count === 0 ? '—' : micros(detail.fsync.max_micros), true],
+        ]),
+        fsyncChart(detail.fsync.buckets),
+      ), { className: 'span-2', subtitle: 'durable WAL syncs this session, by latency bucket' }),
+      panel('Write-ahead log', keyValues([
+        ['Current LSN (tip)', count(wal.current_lsn), true],
+        ['Checkpoint LSN', count(wal.checkpoint_lsn), true],
+        ['Lag since checkpoint', bytes(wal.lag_bytes), true],
+        ['WAL size', bytes(wal.bytes), true],
+      ]), { subtitle: 'what recovery would replay' }),
+      panel('Recovery', keyValues([
+        ['Frames replayed at open', count(detail.recovery.replayed_frames), true],
+        ['Open (recovery) time', micros(detail.recovery.open_micros), true],
+      ]), { subtitle: 'when the database was last opened' }),
+      panel('Page cache', keyValues([
+        ['Hits', count(stats.cache.hits), true],
+        ['Misses', count(stats.cache.misses), true],
+        ['Hit ratio', hitRatio, true],
+        ['Cached', bytes(stats.cache.bytes), true],
+      ])),
+      panel('Storage', keyValues([
+        ['Pages (allocator tip)', count(stats.page_count), true],
+        ['WAL bytes', bytes(stats.wal_bytes), true],
+        ['Database directory', h('code.path', null, detail.db_dir)],
+      ])),
+      panel('Corruption reports', corruptionTable(detail.corruption.reports), {
+        className: corrupt ? 'span-2 danger' : 'span-2',
+        subtitle: corrupt ? `${count(detail.corruption.total)} checksum failure${detail.corruption.total === 1 ? '' : 's'}, persisted across restarts` : 'persisted in the directory: a restart never hides one',
+        actions: corrupt ? badge('data loss detected', 'danger') : badge('clean', 'ok'),
+      }),
+    ),
+  ]
+}
+
+function corruptionAlarm(total: number): HTMLElement {
+  return h('div.alarm', { role: 'alert' },
+    h('div.alarm-title', null, `Corruption detected: ${count(total)} checksum failure${total === 1 ? '' : 's'}`),
+    h('p.alarm-text', null, corruption_remedy),
+    h('p.alarm-text.muted', null, 'Damaged pages are never returned as data; reads that meet them fail with storage_error. The reports below name each page.'),
+  )
+}
+
+function corruptionTable(reports: readonly CorruptionReport[]): HTMLElement {
+  return table<CorruptionReport>([
+    { label: 'Identity', cell: (r) => h('code', null, r.id) },
+    { label: 'File', cell: (r) => r.file },
+    { label: 'Page', align: 'num', cell: (r) => (r.page === null ? '—' : count(r.page)) },
+    { label: 'Kind', cell: (r) => r.kind },
+    { label: 'Count', align: 'num', cell: (r) => count(r.count) },
+    { label: 'First seen', cell: (r) => timestamp(r.first_seen) },
+    { label: 'Last seen', cell: (r) => timestamp(r.last_seen) },
+  ], reports, { empty: 'No checksum failure has been recorded in this directory.' })
+}
+
+function quantileText(detail: HealthDetail, q: number): string {
+  const bucket = quantileBound(detail.fsync.buckets, q)
+  if (bucket === null) return '—'
+  // No quantile exceeds the slowest sync, which is known exactly.
+  if (bucket.le_micros === null || bucket.le_micros >= detail.fsync.max_micros) return micros(detail.fsync.max_micros)
+  return micros(bucket.le_micros)
+}

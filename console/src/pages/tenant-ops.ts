@@ -1,0 +1,100 @@
+// The tenant operations of seed 4.4 plus resume, each behind its dialog: create, fork
+// (from the head or a snapshot), snapshot, suspend, resume, compact, delete. What
+// cannot be undone or interrupts clients asks first; delete asks for the name typed.
+import { describeError } from '../api/client.js'
+import type { SnapshotEntry, TenantOp } from '../api/types.js'
+import type { Context } from '../context.js'
+import { h } from '../ui/dom.js'
+import { confirmAction, openDialog } from '../ui/dialog.js'
+import { toast } from '../ui/toast.js'
+
+/** Tenant and snapshot names (docs/api.md "Operations"), as an HTML pattern. */
+export const name_pattern = '[a-z0-9][a-z0-9_\\-]{0,62}'
+const name_help = 'Lower-case letters, digits, _ and -; up to 63 characters.'
+
+/** Sends one operation on `tenant`'s path; true when the server accepted it. */
+async function send(ctx: Context, tenant: string, op: TenantOp): Promise<boolean> {
+  try {
+    const result = await ctx.api.ops(tenant, op)
+    toast(result.message, 'ok')
+    return true
+  } catch (error) {
+    toast(`${op.op} failed: ${describeError(error)}`, 'error')
+    return false
+  }
+}
+
+export async function createTenant(ctx: Context): Promise<string | null> {
+  const values = await openDialog({
+    title: 'Create tenant',
+    body: 'A new, empty tenant with the loaded schema.',
+    fields: [{ name: 'name', label: 'Name', placeholder: 'acme', pattern: name_pattern, help: name_help }],
+    confirmLabel: 'Create',
+  })
+  if (values === null) return null
+  const name = values.name ?? ''
+  return (await send(ctx, name, { op: 'create', name })) ? name : null
+}
+
+export async function forkTenant(ctx: Context, tenant: string, snapshots: readonly SnapshotEntry[], from?: string): Promise<string | null> {
+  const values = await openDialog({
+    title: `Fork ${tenant}`,
+    body: 'A new tenant that starts as a copy of the source. Forking copies a root set, not data, so it is instant; writes to either side never reach the other.',
+    fields: [
+      {
+        name: 'source', label: 'Source', value: from === undefined ? tenant : `${tenant}@${from}`,
+        options: [[tenant, `${tenant} (head)`], ...snapshots.map((s): [string, string] => [`${tenant}@${s.name}`, `${tenant}@${s.name} (snapshot, LSN ${s.lsn})`])],
+      },
+      { name: 'target', label: 'New tenant', placeholder: `${tenant}_copy`, pattern: name_pattern, help: name_help },
+    ],
+    confirmLabel: 'Fork',
+  })
+  if (values === null) return null
+  const target = values.target ?? ''
+  return (await send(ctx, tenant, { op: 'fork', name: values.source ?? tenant, target })) ? target : null
+}
+
+export async function snapshotTenant(ctx: Context, tenant: string): Promise<boolean> {
+  const values = await openDialog({
+    title: `Snapshot ${tenant}`,
+    body: 'A named, read-only version of the tenant as it is now. Queries can be pinned to it and diffs compare against it.',
+    fields: [{ name: 'target', label: 'Snapshot name', placeholder: 'before', pattern: name_pattern, help: name_help }],
+    confirmLabel: 'Take snapshot',
+  })
+  if (values === null) return false
+  return send(ctx, tenant, { op: 'snapshot', name: tenant, target: values.target ?? '' })
+}
+
+export async function suspendTenant(ctx: Context, tenant: string): Promise<boolean> {
+  const ok = await confirmAction({
+    title: `Suspend ${tenant}?`,
+    body: 'Queries and reads of this tenant are refused (tenant_suspended) until it is resumed. Nothing is deleted.',
+    confirmLabel: 'Suspend',
+    danger: true,
+  })
+  return ok && send(ctx, tenant, { op: 'suspend', name: tenant })
+}
+
+export async function resumeTenant(ctx: Context, tenant: string): Promise<boolean> {
+  return send(ctx, tenant, { op: 'resume', name: tenant })
+}
+
+export async function compactTenant(ctx: Context, tenant: string): Promise<boolean> {
+  const ok = await confirmAction({
+    title: `Compact ${tenant}?`,
+    body: 'Rewrites the tenant\'s live rows and indexes into fresh pages and checkpoints. Snapshots and forks stay readable; the files do not shrink. Commits wait while it runs.',
+    confirmLabel: 'Compact',
+  })
+  return ok && send(ctx, tenant, { op: 'compact' })
+}
+
+export async function deleteTenant(ctx: Context, tenant: string, snapshotCount: number): Promise<boolean> {
+  const values = await openDialog({
+    title: `Delete ${tenant}?`,
+    body: h('p', null, 'This deletes the tenant, all its rows', snapshotCount > 0 ? ` and its ${snapshotCount} snapshot${snapshotCount === 1 ? '' : 's'}` : '', '. It cannot be undone. Forks made from it are not affected.'),
+    fields: [{ name: 'confirm', label: `Type ${tenant} to confirm`, pattern: tenant, placeholder: tenant }],
+    confirmLabel: 'Delete tenant',
+    danger: true,
+  })
+  return values !== null && send(ctx, tenant, { op: 'delete', name: tenant })
+}

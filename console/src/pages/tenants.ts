@@ -1,0 +1,170 @@
+// Tenants: the catalog on the left (state, parent, schema status), the chosen tenant on
+// the right (collections with row estimates, schema fingerprints, snapshots) with its
+// operations. Operations are buttons that stay disabled until write mode is on.
+import { ApiError, describeError } from '../api/client.js'
+import type { CollectionEntry, SchemaStatus, SnapshotEntry, TenantEntry } from '../api/types.js'
+import type { Context, Page } from '../context.js'
+import { h, replaceChildren } from '../ui/dom.js'
+import { count, shortHash, timestamp } from '../ui/format.js'
+import { badge, errorBox, keyValues, pageHeader, panel } from '../ui/panel.js'
+import { table } from '../ui/table.js'
+import { writeButtons, type WriteButtons } from '../ui/write-button.js'
+import { compactTenant, createTenant, deleteTenant, forkTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
+
+export function tenantsPage(ctx: Context, args: string[]): Page {
+  const buttons = writeButtons(ctx.writeMode)
+  const selected = args[0] ?? ctx.tenant.value
+  const list = h('div.tenant-list')
+  const detail = h('div.tenant-detail')
+  const writeNote = h('div.callout.info.write-note', null, 'Write mode is off: tenant operations are disabled. Switch it on in the top bar to create, fork, snapshot, suspend, resume, compact or delete.')
+  const stopNote = ctx.writeMode.subscribe((on) => { writeNote.hidden = on })
+  writeNote.hidden = ctx.writeMode.value
+
+  const element = h('div.page', null,
+    pageHeader('Tenants', 'Every tenant in the catalog; choose one to see its collections, schema and snapshots.',
+      buttons.button({ label: 'Create tenant', primary: true, onClick: async () => {
+        const name = await createTenant(ctx)
+        if (name !== null) open(name)
+        else await load()
+      } })),
+    writeNote,
+    h('div.split', null, list, detail),
+  )
+
+  /** Selects `name` (shared with the Query, Tail and Diff pages). */
+  function open(name: string): void {
+    ctx.tenant.set(name)
+    ctx.navigate(`#/tenants/${encodeURIComponent(name)}`)
+  }
+
+  async function load(): Promise<void> {
+    let tenants: TenantEntry[]
+    try {
+      tenants = await ctx.api.tenants()
+    } catch (error) {
+      replaceChildren(list, errorBox(`Cannot list tenants: ${describeError(error)}`))
+      return
+    }
+    const current = tenants.find((t) => t.name === selected) ?? tenants.find((t) => t.name === 'default') ?? tenants[0]
+    replaceChildren(list, panel('Catalog', tenantTable(tenants, current?.name, open), { subtitle: `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}` }))
+    if (current !== undefined) {
+      if (current.name !== ctx.tenant.value) ctx.tenant.set(current.name)
+      await showTenant(ctx, detail, current, buttons, { reload: load, open })
+    }
+  }
+  void load()
+  return {
+    element,
+    dispose() {
+      buttons.dispose()
+      stopNote()
+    },
+  }
+}
+
+function tenantTable(tenants: readonly TenantEntry[], selected: string | undefined, open: (name: string) => void): HTMLElement {
+  return table<TenantEntry>([
+    { label: 'Name', cell: (t) => h('a.tenant-link', { href: `#/tenants/${encodeURIComponent(t.name)}`, onclick: (event: Event) => { event.preventDefault(); open(t.name) } }, t.name) },
+    { label: 'State', cell: (t) => badge(t.state, t.state === 'active' ? 'ok' : 'warn') },
+    { label: 'Parent', cell: (t) => parentText(t) },
+    { label: 'Schema', cell: (t) => (t.schema.pending ? badge('migration pending', 'warn') : h('code.hash', { title: t.schema.fingerprint }, shortHash(t.schema.fingerprint))) },
+  ], tenants, { rowAttributes: (t) => ({ class: t.name === selected ? 'selected' : null, dataset: { tenant: t.name } }) })
+}
+
+function parentText(t: TenantEntry): Node | string {
+  if (t.parent === null) return h('span.muted', null, '—')
+  const source = t.parent.snapshot === null ? t.parent.tenant : `${t.parent.tenant}@${t.parent.snapshot}`
+  return h('span.nowrap', { title: `forked at LSN ${count(t.parent.lsn)}` }, source, h('span.muted', null, ` · LSN ${count(t.parent.lsn)}`))
+}
+
+interface Navigation {
+  reload(): Promise<void>
+  open(name: string): void
+}
+
+async function showTenant(ctx: Context, detail: HTMLElement, tenant: TenantEntry, buttons: WriteButtons, nav: Navigation): Promise<void> {
+  const name = tenant.name
+  const [collections, schema, snapshots] = await Promise.all([
+    ctx.api.collections(name).catch((error: unknown) => error),
+    ctx.api.schema(name).catch((error: unknown) => error),
+    ctx.api.snapshots(name).catch((error: unknown) => error),
+  ])
+  const snapshotList = Array.isArray(snapshots) ? (snapshots as SnapshotEntry[]) : []
+  const after = (changed: boolean) => (changed ? nav.reload() : Promise.resolve())
+  const suspended = tenant.state === 'suspended'
+
+  const actions = h('div.actions', null,
+    buttons.button({ label: 'Snapshot…', onClick: async () => after(await snapshotTenant(ctx, name)) }),
+    buttons.button({ label: 'Fork…', onClick: async () => {
+      const target = await forkTenant(ctx, name, snapshotList)
+      if (target !== null) nav.open(target)
+    } }),
+    suspended
+      ? buttons.button({ label: 'Resume', onClick: async () => after(await resumeTenant(ctx, name)) })
+      : buttons.button({ label: 'Suspend…', onClick: async () => after(await suspendTenant(ctx, name)) }),
+    buttons.button({ label: 'Compact…', onClick: async () => after(await compactTenant(ctx, name)), ...(suspended ? { refusal: 'A suspended tenant cannot be compacted; resume it first' } : {}) }),
+    buttons.button({ label: 'Delete…', danger: true, onClick: async () => {
+      if (await deleteTenant(ctx, name, snapshotList.length)) {
+        ctx.tenant.set('default')
+        nav.open('default')
+      }
+    }, ...(name === 'default' ? { refusal: 'The default tenant cannot be deleted' } : {}) }),
+  )
+
+  replaceChildren(detail,
+    h('div.detail-head', null,
+      h('div', null,
+        h('h2.detail-title', null, name, ' ', badge(tenant.state, suspended ? 'warn' : 'ok')),
+        h('p.page-subtitle', null, tenant.parent === null ? `Created ${timestamp(tenant.created_at)}` : ['Forked from ', parentText(tenant), ` · created ${timestamp(tenant.created_at)}`]),
+      ),
+      actions,
+    ),
+    panel('Collections', collectionsView(collections), { subtitle: 'row counts are estimates kept without scanning' }),
+    panel('Snapshots', snapshotsView(ctx, name, snapshots, buttons, nav), { subtitle: 'named, read-only versions' }),
+    panel('Schema', schemaView(schema), { subtitle: 'loaded at start, migrated lazily per tenant' }),
+  )
+}
+
+function collectionsView(collections: unknown): HTMLElement {
+  if (collections instanceof ApiError && collections.code === 'tenant_suspended') return h('p.empty', null, 'The tenant is suspended: resume it to read its collections.')
+  if (!Array.isArray(collections)) return errorBox(`Cannot read collections: ${describeError(collections)}`)
+  return table<CollectionEntry>([
+    { label: 'Collection', cell: (c) => h('code', null, c.name) },
+    { label: 'Rows (est.)', align: 'num', cell: (c) => count(c.rows) },
+    { label: 'Indexes', cell: (c) => (c.indexes.length === 0 ? h('span.muted', null, 'primary key only') : c.indexes.map((i) => h('code.chip', null, i))) },
+  ], collections as CollectionEntry[], { empty: 'The loaded schema declares no collections.' })
+}
+
+function schemaView(schema: unknown): HTMLElement {
+  if (!(typeof schema === 'object' && schema !== null && 'fingerprint' in schema)) return errorBox(`Cannot read the schema status: ${describeError(schema)}`)
+  const s = schema as SchemaStatus
+  const status = s.tenant.blocked !== null
+    ? badge('migration blocked', 'danger')
+    : s.tenant.pending ? badge('migration pending', 'warn') : badge('up to date', 'ok')
+  return h('div', null,
+    keyValues([
+      ['Status', status],
+      ['Loaded schema', h('code.hash', { title: s.fingerprint }, shortHash(s.fingerprint))],
+      ['Applied to tenant', h('code.hash', { title: s.tenant.applied_fingerprint ?? '' }, shortHash(s.tenant.applied_fingerprint))],
+    ]),
+    s.tenant.blocked === null ? null : h('div.callout.danger', null, s.tenant.blocked),
+    s.tenant.pending && s.tenant.blocked === null ? h('p.help', null, 'The next query or collection read applies the migration (lazily, per tenant).') : null,
+  )
+}
+
+function snapshotsView(ctx: Context, tenant: string, snapshots: unknown, buttons: WriteButtons, nav: Navigation): HTMLElement {
+  if (!Array.isArray(snapshots)) return errorBox(`Cannot list snapshots: ${describeError(snapshots)}`)
+  const list = snapshots as SnapshotEntry[]
+  return table<SnapshotEntry>([
+    { label: 'Snapshot', cell: (s) => h('code', null, s.name) },
+    { label: 'LSN', align: 'num', cell: (s) => count(s.lsn) },
+    { label: 'Created', cell: (s) => h('span.nowrap', null, timestamp(s.created_at)) },
+    { label: '', cell: (s) => h('div.row-actions', null,
+      h('a.button.small.ghost', { href: `#/diff/${encodeURIComponent(tenant)}/${encodeURIComponent(s.name)}/head` }, 'Diff to head'),
+      buttons.button({ label: 'Fork…', small: true, onClick: async () => {
+        const target = await forkTenant(ctx, tenant, list, s.name)
+        if (target !== null) nav.open(target)
+      } }),
+    ) },
+  ], list, { empty: 'No snapshots yet. Take one with Snapshot… (write mode).' })
+}
