@@ -21,6 +21,11 @@ commands:
 
   compact and verify refuse a directory a running server holds (exit 2).
 
+  bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
+        run the benchmark workloads P1-P12 against raw fdatasync, better-sqlite3,
+        lmdb and bare fastify side by side (a checkout with dev dependencies;
+        the same as npm run bench). --quick takes about two minutes.
+
   tenantdb --version     print the version
   tenantdb --help        print this text
 `
