@@ -95,3 +95,13 @@ export const tail_ws_stall_ms_max = 30_000
 /** Interval of the server's pings on a tail socket (product.md 5). */
 export const tail_ws_ping_ms = 15_000
 
+// The embedded query path (performance.md P3-P5).
+
+/** Encoded tree names the engine facade keeps for reuse (forgotten wholesale when full). */
+export const tree_name_buffers_max = 4096
+
+/**
+ * Size of the buffer a point read copies its value into. A larger value (up to the
+ * engine's 1 MiB) costs a second lookup into a buffer of its exact size.
+ */
+export const read_buffer_bytes = 64 * 1024

@@ -8,7 +8,7 @@
 
 use std::ops::Bound;
 
-use napi::bindgen_prelude::Buffer;
+use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
 
 use crate::convert::TreeInfo;
@@ -45,6 +45,17 @@ pub struct DiffBatch {
 
 const ABSENT: u32 = u32::MAX;
 
+/// `get_into`'s result: the length copied, or `-2 - length` when `out` is too small.
+fn copy_into(value: &[u8], out: &mut [u8]) -> i64 {
+    match out.get_mut(..value.len()) {
+        Some(slot) => {
+            slot.copy_from_slice(value);
+            value.len() as i64
+        }
+        None => -2 - value.len() as i64,
+    }
+}
+
 #[napi]
 impl Snapshot {
     /// Up to `limit` differences of `tree` from this snapshot to `newer`, in key order.
@@ -74,9 +85,14 @@ impl Snapshot {
         self.inner.lsn() as i64
     }
 
+    /// Copies the value of `key` into `out` and returns its length; -1 when absent;
+    /// `-2 - length` when `out` is too small (the caller retries with a larger one).
+    /// Writing into the caller's buffer spares a JS object and its finalizer per read;
+    /// BufferSlice arguments take no references.
     #[napi]
-    pub fn get(&self, tree: Buffer, key: Buffer) -> napi::Result<Option<Buffer>> {
-        Ok(self.inner.get(&tree, &key).into_napi()?.map(|value| Buffer::from(value.to_vec())))
+    pub fn get_into(&self, tree: BufferSlice, key: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
+        let value = self.inner.get(&tree, &key).into_napi()?;
+        Ok(value.map_or(-1, |value| copy_into(&value, &mut out)))
     }
 
     /// One batch of entries within the bounds (see the module comment for its layout).

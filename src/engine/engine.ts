@@ -58,6 +58,13 @@ export interface Frame {
 /** A typed handle on an open database directory (the storage core). */
 export class Engine {
   readonly #native: NativeEngine
+  /**
+   * The newest durable version, reused until a commit of this engine settles: only
+   * those commits change it (checkpoint and compaction publish the same contents),
+   * and the database directory is locked to this process. Creating a snapshot object
+   * costs more than a point read, so queries share one while nothing was committed.
+   */
+  #head: Snapshot | undefined
 
   private constructor(handle: NativeEngine) {
     this.#native = handle
@@ -74,16 +81,22 @@ export class Engine {
    * (the MVCC layer validates and queues in one synchronous step).
    */
   commit(ops: Op[], meta: Uint8Array = new Uint8Array(0)): Promise<number> {
+    let queued: Promise<number>
     try {
-      return mapAsync(this.#native.commit(encodeCommit({ meta, ops })))
+      queued = this.#native.commit(encodeCommit({ meta, ops }))
     } catch (err) {
       return Promise.reject(toEngineError(err))
     }
+    // Forget the head before anyone awaiting this commit runs, so they read their write.
+    const settled = () => { this.#head = undefined }
+    queued.then(settled, settled)
+    return mapAsync(queued)
   }
 
   /** The newest durable version. */
   snapshot(): Snapshot {
-    return new Snapshot(mapSync(() => this.#native.snapshot()))
+    this.#head ??= new Snapshot(mapSync(() => this.#native.snapshot()))
+    return this.#head
   }
 
   checkpoint(): Promise<{ checkpoint_lsn: number; pages_written: number }> {

@@ -1,6 +1,8 @@
 import { decodeDiffBatch, decodeRangeBatch, type DiffEntry, type Entry } from './range-batch.js'
 import { mapSync } from './engine-error.js'
 import type { NativeSnapshot } from './native.js'
+import { treeNameBytes } from './tree-names.js'
+import { read_buffer_bytes } from '../limits.js'
 
 export interface RangeOptions {
   lower?: Uint8Array
@@ -22,11 +24,22 @@ export interface TreeInfo {
   lsn: number
 }
 
-const utf8 = (text: string) => Buffer.from(text, 'utf8')
+const utf8 = treeNameBytes
+
+/**
+ * The buffer point reads copy into (shared: reads are synchronous, and each copies
+ * its value out before returning).
+ */
+const readBuffer = Buffer.allocUnsafeSlow(read_buffer_bytes)
+
+/** What `getInto` returns for an absent key; below it, `-2 - length` for a value too large. */
+const absent = -1
 
 /** A consistent, immutable view of the database at one LSN. Reads are synchronous. */
 export class Snapshot {
   readonly #native: NativeSnapshot
+  /** A snapshot never changes, so its LSN is read across the binding once. */
+  #lsn: number | undefined
 
   constructor(handle: NativeSnapshot) {
     this.#native = handle
@@ -34,11 +47,21 @@ export class Snapshot {
 
   /** LSN of the last commit this snapshot contains. */
   get lsn(): number {
-    return mapSync(() => this.#native.lsn)
+    this.#lsn ??= mapSync(() => this.#native.lsn)
+    return this.#lsn
   }
 
   get(tree: string, key: Uint8Array): Buffer | null {
-    return mapSync(() => this.#native.get(utf8(tree), Buffer.from(key.buffer, key.byteOffset, key.byteLength)))
+    const name = utf8(tree)
+    const keyBytes = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+    const length = mapSync(() => this.#native.getInto(name, keyBytes, readBuffer))
+    if (length === absent) return null
+    if (length >= 0) return Buffer.from(readBuffer.subarray(0, length))
+    const exact = Buffer.allocUnsafe(-2 - length)
+    const again = mapSync(() => this.#native.getInto(name, keyBytes, exact))
+    // The snapshot is immutable: the second read finds the same value.
+    if (again !== exact.length) throw new Error(`snapshot read of ${tree} changed between two reads`)
+    return exact
   }
 
   /** One batch of entries within the bounds, in key order (or reverse). */
