@@ -105,3 +105,6 @@ export const tree_name_buffers_max = 4096
  * engine's 1 MiB) costs a second lookup into a buffer of its exact size.
  */
 export const read_buffer_bytes = 64 * 1024
+
+/** Tenant records remembered per snapshot (names asked for need not exist). */
+export const tenant_records_per_snapshot_max = 1024

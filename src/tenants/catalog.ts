@@ -8,6 +8,7 @@
 import type { Snapshot } from '../engine/index.js'
 import type { TxnView } from '../query/txn-view.js'
 import { pinName } from './names.js'
+import { tenant_records_per_snapshot_max } from '../limits.js'
 
 export const catalog_tree = 'catalog'
 
@@ -32,6 +33,31 @@ function parse<T>(value: Buffer | null): T | null {
 
 export function readTenant(view: TxnView | Snapshot, name: string): TenantRecord | null {
   return parse<TenantRecord>(view.get(catalog_tree, tenantKey(name)))
+}
+
+/**
+ * Tenant records read from each snapshot. A snapshot never changes, so its records
+ * never go stale; every query checks its tenant, and the engine shares the head
+ * snapshot until the next commit, so this spares a read and a JSON parse per query.
+ */
+const recordsBySnapshot = new WeakMap<Snapshot, Map<string, Readonly<TenantRecord> | null>>()
+
+/** readTenant of a snapshot, remembered for the snapshot's life; the record is frozen (shared). */
+export function readTenantCached(snapshot: Snapshot, name: string): Readonly<TenantRecord> | null {
+  let records = recordsBySnapshot.get(snapshot)
+  if (records === undefined) {
+    records = new Map()
+    recordsBySnapshot.set(snapshot, records)
+  }
+  let record = records.get(name)
+  if (record === undefined) {
+    record = readTenant(snapshot, name)
+    if (record !== null) Object.freeze(Object.freeze(record).parent)
+    // Names asked for need not exist, so the table is bounded.
+    if (records.size >= tenant_records_per_snapshot_max) records.clear()
+    records.set(name, record)
+  }
+  return record
 }
 
 export function writeTenant(view: TxnView, record: TenantRecord): void {

@@ -6,7 +6,7 @@ import type { Snapshot } from '../engine/index.js'
 import { rowsTree, tenantPrefix } from '../query/layout.js'
 import { tenantStateKey, type QueryRunner } from '../query/run.js'
 import { TxnView } from '../query/txn-view.js'
-import { listSnapshots, readSnapshot, readTenant, removeSnapshot, removeTenant, writeSnapshot, writeTenant, type TenantRecord } from './catalog.js'
+import { listSnapshots, readSnapshot, readTenant, readTenantCached, removeSnapshot, removeTenant, writeSnapshot, writeTenant, type TenantRecord } from './catalog.js'
 import { TenantError } from './errors.js'
 import { checkName, default_tenant, pinName } from './names.js'
 
@@ -27,8 +27,9 @@ export function tenantTrees(snapshot: Snapshot, tenant: string): string[] {
   return snapshot.trees().map((t) => t.name).filter((name) => name.startsWith(prefix))
 }
 
-export function requireTenant(view: TxnView | Snapshot, name: string): TenantRecord {
-  const record = readTenant(view, name)
+/** The tenant's record; from a snapshot (immutable) it is remembered, and frozen. */
+export function requireTenant(view: TxnView | Snapshot, name: string): Readonly<TenantRecord> {
+  const record = view instanceof TxnView ? readTenant(view, name) : readTenantCached(view, name)
   if (record === null) throw new TenantError('unknown_tenant', `no tenant named '${name}'`)
   return record
 }
