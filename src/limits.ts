@@ -108,3 +108,9 @@ export const read_buffer_bytes = 64 * 1024
 
 /** Tenant records remembered per snapshot (names asked for need not exist). */
 export const tenant_records_per_snapshot_max = 1024
+
+/** Parsed statements each database keeps by query text (least recently used goes first). */
+export const statement_cache_entries_max = 512
+
+/** Query texts longer than this are parsed every time, not kept (a large inline insert, say). */
+export const statement_cache_text_chars_max = 4096

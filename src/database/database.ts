@@ -9,7 +9,6 @@ import { CommitNotifier } from '../cdc/index.js'
 import { Engine, type EngineOptions } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
-import { parse } from '../lang/parse.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
 import { TxnView } from '../query/txn-view.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
@@ -78,7 +77,7 @@ export class Database {
    * tenant `default` (or `options.tenant`), or a tenant operation.
    */
   async run(text: string, params: Record<string, Value> = {}, options: { tenant?: string } = {}): Promise<QueryResult | OpResult> {
-    const statement = parse(text, 'query').statements[0]
+    const statement = this.runner.statements.statement(text)
     if (statement?.kind === 'tenant_op') {
       switch (statement.op) {
         case 'fork':

@@ -9,7 +9,6 @@ import type { Engine, Op, Snapshot } from '../engine/index.js'
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
-import { parse } from '../lang/parse.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { query_rows_max, query_time_ms_max } from '../limits.js'
 import { check, type CheckedStatement } from './check.js'
@@ -17,6 +16,7 @@ import { encodeCommitHeader } from './commit-header.js'
 import { QueryError } from './errors.js'
 import { execute } from './execute.js'
 import { KeyedMutex } from './keyed-mutex.js'
+import { StatementCache } from './statement-cache.js'
 import { appliedSchema, migrate } from './migrate.js'
 import type { QueryResult } from './result.js'
 import { TxnView } from './txn-view.js'
@@ -48,6 +48,8 @@ export class QueryRunner {
   /** Tenants whose migration to the loaded schema is blocked, with the reason. */
   readonly #blocked = new Map<string, string>()
   readonly #migrated = new Set<string>()
+  /** Parsed query texts (parsing depends on the text alone). */
+  readonly statements = new StatementCache()
 
   /** Called with the LSN of every commit this runner makes (the change feed's wake-up). */
   readonly onCommit: (lsn: number) => void
@@ -66,7 +68,7 @@ export class QueryRunner {
 
   async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}): Promise<QueryResult> {
     const started = Date.now()
-    const statement = parse(text, 'query').statements[0] as Statement
+    const statement = this.statements.statement(text)
     if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
       const tenantOp = statement.kind === 'tenant_op'
       throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
@@ -82,7 +84,8 @@ export class QueryRunner {
     const now = options.now ?? new Date(started)
     const examined = { rows: 0 }
     const snapshot = options.snapshot ?? this.engine.snapshot()
-    const release = this.conflicts.begin(snapshot.lsn)
+    // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
+    const release = writes ? this.conflicts.begin(snapshot.lsn) : undefined
     try {
       const view = new TxnView(snapshot)
       const result = await execute(checked.statement, {
@@ -102,7 +105,7 @@ export class QueryRunner {
       if (err instanceof ConflictError) throw new QueryError('conflict', err.message)
       throw err
     } finally {
-      release()
+      release?.()
     }
   }
 
