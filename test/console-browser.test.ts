@@ -1,0 +1,250 @@
+// The operator console in a real headless Chromium (issue 8, "done when"): against a
+// real server (real engine, real database in a temp dir), the test enters the token,
+// runs a query and sees rows with the plan hint, sees a diagnostic with line and
+// column, switches write mode on and creates, forks and deletes tenants, sees a live
+// tail event after an insert (and pause/resume losing nothing), views a diff, sees
+// corruption shown loudly, and uses the console from another origin. It saves a
+// screenshot of each page into .tap/console-screenshots/ (printed below).
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { Database } from '../src/database/index.js'
+import { package_root } from '../src/package-root.js'
+import { buildConsole, launchBrowser, newPage, screenshot, screenshot_dir } from './helpers/browser.js'
+import { startStaticServer } from './helpers/browser-static-server.js'
+import { flipByteInLeaf } from './helpers/damage-page.js'
+import { openDatabase } from './helpers/database.js'
+import { api, startServer } from './helpers/http-server.js'
+import { tempDir } from './helpers/temp-dir.js'
+
+const token = 'console-browser-token-0123456789'
+const schema = readFileSync(join(package_root, 'examples', 'schema.eel'), 'utf8')
+
+/** A server over the example schema with a few users, a snapshot `before`, and changes after it. */
+async function exampleServer(t: Test, consoleDir: string, consoleOrigins: string[] = []) {
+  const { db } = await openDatabase(t, schema)
+  const server = await startServer(t, { token, db, consoleDir, consoleOrigins })
+  const call = api(server.origin, token)
+  const query = async (text: string) => {
+    const res = await call('/api/v1/t/default/query', { json: { query: text } })
+    if (res.status !== 200) throw new Error(`${text}: ${JSON.stringify(res.body)}`)
+    return res.body
+  }
+  await query('insert users [{id: 1, email: "ada@example.com", name: "Ada", age: 36}, {id: 2, email: "bo@example.com", name: "Bo", age: 28}, {id: 3, email: "cy@example.com", name: "Cy", age: 41, status: "inactive"}]')
+  await query('insert orders [{id: 1, user: 1, amount: 12.5}, {id: 2, user: 1, amount: 80}, {id: 3, user: 2, amount: 7.25, status: "paid"}]')
+  await call('/api/v1/t/default/ops', { json: { op: 'snapshot', name: 'default', target: 'before' } })
+  await query('users | where id == 2 | update {age: 29, status: "away"}')
+  await query('insert users {id: 4, email: "di@example.com", name: "Di", age: 45}')
+  await query('users | where id == 3 | delete')
+  return { ...server, query }
+}
+
+/** Types `text` into the CodeMirror editor, replacing what is there. */
+async function typeQuery(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-content').click()
+  await page.keyboard.press('Control+A')
+  await page.keyboard.insertText(text)
+}
+
+async function connect(page: Page, url: string, secret: string, apiBase?: string): Promise<void> {
+  await page.goto(url)
+  if (apiBase !== undefined) await page.fill('#api-base', apiBase)
+  await page.fill('#token', secret)
+  await page.click('form.connect-form button[type=submit]')
+}
+
+t.test('the console in headless Chromium', async (t) => {
+  const browser = await launchBrowser(t)
+  const consoleDir = buildConsole(t)
+  const { origin, query } = await exampleServer(t, consoleDir)
+  const page = await newPage(browser)
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(error.message))
+  t.comment(`screenshots: ${screenshot_dir}`)
+
+  await t.test('a wrong token is refused with a clear message', async (t) => {
+    await connect(page, `${origin}/console/`, 'not-the-token')
+    await page.waitForSelector('.connect-message.visible')
+    t.match(await page.textContent('.connect-message'), /refused this token \(401 unauthorized\)/)
+    t.comment(`connect: ${await screenshot(page, 'connect')}`)
+  })
+
+  await t.test('overview: health detail, fsync chart, WAL, recovery', async (t) => {
+    await page.fill('#token', token)
+    await page.click('form.connect-form button[type=submit]')
+    await page.waitForSelector('.page[data-loaded] svg.chart rect.bar', { state: 'attached' })
+    t.equal(await page.evaluate(() => sessionStorage.getItem('tenantdb.console.token')), token, 'the token is kept in sessionStorage')
+    const text = await page.textContent('main')
+    t.match(text, /Corruption/)
+    t.match(text, /Current LSN \(tip\)/)
+    t.match(text, /Checkpoint LSN/)
+    t.match(text, /Frames replayed at open/)
+    t.match(text, /Syncs this session/)
+    t.notOk(await page.isVisible('.alarm'), 'no corruption alarm on a clean directory')
+    t.comment(`overview: ${await screenshot(page, 'overview')}`)
+  })
+
+  await t.test('query: rows with the plan hint; a bad query shows line and column', async (t) => {
+    await page.click('a.nav-link[href="#/query"]')
+    await page.waitForSelector('.cm-content')
+    t.ok(await page.locator('.cm-content .tok-keyword, .cm-content span').count() > 0, 'the editor highlights')
+    await typeQuery(page, 'users | where email == $email | select name, email, age')
+    await page.fill('#params', '{"email": "ada@example.com"}')
+    await page.locator('.cm-content').click()
+    await page.keyboard.press('Control+Enter')
+    await page.waitForSelector('.result table.results')
+    t.match(await page.textContent('.result table.results'), /Ada/)
+    t.match(await page.textContent('.result .plan'), /index email on users/)
+
+    await typeQuery(page, 'users | where age > 30 | sort age desc')
+    await page.click('button:has-text("Run")')
+    await page.waitForSelector('.plan[data-access=scan]')
+    const rows = await page.locator('.result table.results tbody tr').count()
+    t.equal(rows, 2, 'Ada and Di are over 30 at the head')
+    t.match(await page.textContent('.result .plan'), /full scan of users/)
+    t.comment(`query: ${await screenshot(page, 'query')}`)
+
+    await page.selectOption('#snapshot-pin', 'before')
+    await page.click('button:has-text("Run")')
+    await page.waitForFunction(() => document.querySelectorAll('.result table.results tbody tr').length === 2 && document.querySelector('.result')?.textContent?.includes('Cy') === true)
+    t.pass('pinned to snapshot before, Cy (deleted since) is back')
+    await page.selectOption('#snapshot-pin', '')
+
+    await typeQuery(page, 'users | where age = 3')
+    await page.keyboard.press('Control+Enter')
+    await page.waitForSelector('.problem[data-line="1"][data-column="19"]')
+    const problem = await page.textContent('.problem')
+    t.match(problem, /Line 1, column 19/)
+    t.match(problem, /unexpected '='/)
+    t.ok(await page.isVisible('.cm-lintRange-error'), 'the error is marked inline in the editor')
+    t.match(await page.textContent('.result-panel'), /syntax_error/)
+    t.comment(`query with a diagnostic: ${await screenshot(page, 'query-diagnostic')}`)
+  })
+
+  await t.test('tenants: write mode, create, fork, delete with confirmation', async (t) => {
+    await page.click('a.nav-link[href="#/tenants"]')
+    await page.waitForSelector('tr[data-tenant="default"]')
+    const create = page.locator('button:has-text("Create tenant")')
+    t.ok(await create.isDisabled(), 'operations are disabled until write mode is on')
+    await page.click('label.switch')
+    t.ok(await create.isEnabled(), 'write mode enables them')
+
+    await create.click()
+    await page.fill('#dialog-field-name', 'acme')
+    await page.click('dialog.modal button[type=submit]')
+    await page.waitForSelector('tr[data-tenant="acme"]')
+    t.match(await page.textContent('.toast.ok'), /created tenant acme/)
+
+    await page.click('tr[data-tenant="default"] a')
+    await page.waitForSelector('.detail-title:has-text("default")')
+    await page.click('.detail-head button:has-text("Fork…")')
+    await page.fill('#dialog-field-target', 'staging')
+    await page.click('dialog.modal button[type=submit]')
+    await page.waitForSelector('tr[data-tenant="staging"]')
+    t.match(await page.textContent('tr[data-tenant="staging"]'), /default/, 'the fork names its parent')
+
+    await page.click('tr[data-tenant="acme"] a')
+    await page.waitForSelector('.detail-title:has-text("acme")')
+    await page.click('.detail-head button:has-text("Delete…")')
+    await page.click('dialog.modal button:has-text("Cancel")')
+    t.ok(await page.isVisible('tr[data-tenant="acme"]'), 'cancel deletes nothing')
+    await page.click('.detail-head button:has-text("Delete…")')
+    await page.fill('#dialog-field-confirm', 'acme')
+    await page.click('dialog.modal button[type=submit]')
+    await page.waitForSelector('tr[data-tenant="acme"]', { state: 'detached' })
+    t.pass('acme deleted after confirmation')
+
+    await page.click('tr[data-tenant="default"] a')
+    await page.waitForSelector('.detail-title:has-text("default")')
+    while (await page.locator('.toast-close').count() > 0) await page.locator('.toast-close').first().click()
+    t.match(await page.textContent('.tenant-detail'), /before/, 'the snapshot is listed')
+    t.comment(`tenants: ${await screenshot(page, 'tenants')}`)
+  })
+
+  await t.test('tail: a live event after an insert; pause and resume lose nothing', async (t) => {
+    await page.click('a.nav-link[href="#/tail"]')
+    await page.waitForSelector('.tail-status[data-state="live"]')
+    await query('insert users {id: 5, email: "eve@example.com", name: "Eve", age: 52}')
+    await page.waitForSelector('.tail-table tr:has-text("eve@example.com")')
+    t.pass('the insert appeared live')
+
+    await page.click('button:has-text("Pause")')
+    await page.waitForSelector('.tail-status[data-state="paused"]')
+    await query('users | where id == 5 | update {age: 53}')
+    await page.waitForTimeout(300)
+    t.equal(await page.locator('.tail-table tr:has-text("update")').count(), 0, 'nothing arrives while paused')
+    await page.click('button:has-text("Resume")')
+    await page.waitForSelector('.tail-table tr:has-text("update")')
+    t.pass('resume delivers what was committed while paused')
+    await query('insert orders {id: 4, user: 5, amount: 99.9}')
+    await page.waitForSelector('.tail-table tr:has-text("orders")')
+    t.comment(`tail: ${await screenshot(page, 'tail')}`)
+  })
+
+  await t.test('diff: added, removed and changed rows between a snapshot and the head', async (t) => {
+    await page.click('a.nav-link[href="#/diff"]')
+    await page.waitForSelector('#diff-from option[value="before"]', { state: 'attached' })
+    await page.click('button:has-text("Compare")')
+    await page.waitForSelector('.diff-collection')
+    const text = await page.textContent('.diff-output')
+    t.match(text, /Added/)
+    t.match(text, /di@example\.com/, 'Di was added')
+    t.match(text, /cy@example\.com/, 'Cy was removed')
+    t.match(await page.textContent('.changed-table'), /age/, 'Bo\'s age changed')
+    t.match(await page.textContent('.changed-table'), /away/)
+    t.comment(`diff: ${await screenshot(page, 'diff')}`)
+  })
+
+  t.same(pageErrors, [], 'no uncaught error in the page')
+})
+
+t.test('corruption is shown loudly with the remedy', async (t) => {
+  const browser = await launchBrowser(t)
+  const consoleDir = buildConsole(t)
+  const dir = tempDir(t)
+  const { db: first, schemaFile } = await openDatabase(t, 'collection notes {\n  id: int primary,\n  text: string,\n}\n', dir)
+  const rows = Array.from({ length: 300 }, (_, i) => `{id: ${i}, text: "note-${String(i).padStart(4, '0')}"}`)
+  await first.tenant('default').query(`insert notes [${rows.join(', ')}]`)
+  await first.close()
+  flipByteInLeaf(join(dir, 'db', 'pages'), 'note-0150')
+  const db = await Database.open(join(dir, 'db'), { schema: [schemaFile] })
+  t.teardown(() => db.close())
+  const { origin } = await startServer(t, { token, db, consoleDir })
+  await api(origin, token)('/api/v1/t/default/query', { json: { query: 'notes | where text == "note-0150"' } })
+
+  const page = await newPage(browser)
+  await connect(page, `${origin}/console/`, token)
+  await page.waitForSelector('.alarm')
+  t.match(await page.textContent('.alarm'), /restore from a known-good copy of the database directory or to recreate it/)
+  t.match(await page.textContent('.panel.danger'), /page:/, 'the report names the page')
+  t.comment(`overview with corruption: ${await screenshot(page, 'overview-corruption')}`)
+})
+
+t.test('from another origin: refused unless listed with --console-origin, then working', async (t) => {
+  const browser = await launchBrowser(t)
+  const consoleDir = buildConsole(t)
+  const staticOrigin = await startStaticServer(t, consoleDir)
+  const unlisted = await startServer(t, { token, consoleDir })
+  const page = await newPage(browser)
+
+  await connect(page, `${staticOrigin}/console/`, token, unlisted.origin)
+  await page.waitForSelector('.connect-message.visible')
+  t.match(await page.textContent('.connect-message'), new RegExp(`--console-origin ${staticOrigin.replace(/[.]/g, '\\.')}`), 'says how to allow this origin')
+
+  const { origin } = await exampleServer(t, consoleDir, [staticOrigin])
+  await page.fill('#api-base', origin)
+  await page.click('form.connect-form button[type=submit]')
+  await page.waitForSelector('.page[data-loaded] svg.chart')
+  t.match(await page.textContent('.connection'), new URL(origin).host, 'the top bar names the API it talks to')
+  await page.click('a.nav-link[href="#/query"]')
+  await typeQuery(page, 'orders | where user == 1')
+  await page.keyboard.press('Control+Enter')
+  await page.waitForSelector('.result table.results')
+  t.equal(await page.locator('.result table.results tbody tr').count(), 2, 'a cross-origin query (with a preflight) answers')
+  await page.click('a.nav-link[href="#/tail"]')
+  await page.waitForSelector('.tail-status[data-state="live"]')
+  await api(origin, token)('/api/v1/t/default/query', { json: { query: 'insert orders {id: 9, user: 2, amount: 1}' } })
+  await page.waitForSelector('.tail-table tr:has-text("orders")')
+  t.pass('the tail WebSocket works cross-origin too')
+})
