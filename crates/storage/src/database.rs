@@ -33,7 +33,7 @@ use crate::corruption_log::{CorruptionLog, CorruptionReport};
 use crate::error::{Error, Result};
 use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
 use crate::histogram::Histogram;
-use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT};
+use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
@@ -49,6 +49,9 @@ pub struct Options {
     pub checkpoint_wal_bytes: u64,
     /// WAL bytes kept for the change feed after they are checkpointed.
     pub tail_retention_bytes: u64,
+    /// WAL segments are zero-filled ahead of the write position in steps of this many
+    /// bytes, so a commit's fdatasync flushes no file metadata (0: off).
+    pub wal_preallocate_bytes: u64,
     pub vfs: Arc<dyn Vfs>,
 }
 
@@ -58,6 +61,7 @@ impl Default for Options {
             cache_bytes: CACHE_BYTES_DEFAULT,
             checkpoint_wal_bytes: CHECKPOINT_WAL_BYTES_DEFAULT,
             tail_retention_bytes: TAIL_RETENTION_BYTES_DEFAULT,
+            wal_preallocate_bytes: WAL_PREALLOCATE_BYTES_DEFAULT,
             vfs: Arc::new(RealVfs),
         }
     }
@@ -177,7 +181,7 @@ impl Database {
             }
         };
         let pager = Pager::new(pages, meta.page_count, options.cache_bytes, corruption.clone());
-        let (wal, recovered) = Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn).map_err(|e| record(&corruption, e))?;
+        let (wal, recovered) = Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn, options.wal_preallocate_bytes).map_err(|e| record(&corruption, e))?;
         // Replay must start right after the checkpoint: a WAL that no longer reaches
         // back that far (a lost segment) cannot be replayed correctly.
         let first_lsn = recovered.frames.first().map_or(wal.next_lsn(), |f| f.lsn);

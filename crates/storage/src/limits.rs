@@ -28,6 +28,14 @@ pub const NAME_BYTES_MAX: usize = 255;
 /// A WAL segment is closed once it holds this many bytes; the next batch starts a new one.
 pub const WAL_SEGMENT_BYTES_MAX: u64 = 16 << 20;
 
+/// WAL segments are zero-filled ahead of the write position in steps of this many
+/// bytes (never past `WAL_SEGMENT_BYTES_MAX`), so that a commit overwrites
+/// allocated blocks and its fdatasync flushes data only, with no metadata (file size,
+/// extent) journal commit. One batch per step pays for writing the step's zeros.
+pub const WAL_PREALLOCATE_BYTES_DEFAULT: u64 = 1 << 20;
+
+const _: () = assert!(WAL_PREALLOCATE_BYTES_DEFAULT <= WAL_SEGMENT_BYTES_MAX);
+
 /// Largest payload of one WAL frame (one commit); a frame claiming more is invalid.
 pub const WAL_FRAME_PAYLOAD_BYTES_MAX: usize = 64 << 20;
 

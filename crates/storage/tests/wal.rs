@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use storage::vfs::{CrashMode, FaultKind, SimVfs, Vfs};
-use storage::wal::{Frame, Recovered, Wal, FRAME_HEADER_BYTES, SEGMENT_BYTES_MAX};
+use storage::wal::{Frame, Recovered, Wal, FRAME_HEADER_BYTES, PREALLOCATE_BYTES_DEFAULT, SEGMENT_BYTES_MAX};
 use storage::Error;
 
 fn db() -> &'static Path {
@@ -21,7 +21,11 @@ fn seg_name(first_lsn: u64) -> String {
 }
 
 fn open_at(sim: &SimVfs, dir: &Path, checkpoint: u64) -> storage::Result<(Wal, Recovered)> {
-    Wal::open(Arc::new(sim.clone()) as Arc<dyn Vfs>, dir, checkpoint)
+    Wal::open(Arc::new(sim.clone()) as Arc<dyn Vfs>, dir, checkpoint, PREALLOCATE_BYTES_DEFAULT)
+}
+
+fn open_at_with(sim: &SimVfs, dir: &Path, checkpoint: u64, preallocate_bytes: u64) -> (Wal, Recovered) {
+    Wal::open(Arc::new(sim.clone()) as Arc<dyn Vfs>, dir, checkpoint, preallocate_bytes).expect("WAL opens")
 }
 
 fn open(sim: &SimVfs, checkpoint: u64) -> (Wal, Recovered) {
@@ -59,6 +63,16 @@ fn frame_len(payload_len: usize) -> u64 {
 
 fn file_len(sim: &SimVfs, path: &Path) -> u64 {
     sim.read_raw(path).expect("file exists").len() as u64
+}
+
+/// Length of `bytes` without its trailing zeros: where the last nonzero byte ends.
+fn nonzero_len(bytes: &[u8]) -> u64 {
+    bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i as u64 + 1)
+}
+
+/// Whether the durable file at `path` holds only zeros from `from` on.
+fn zeros_from(sim: &SimVfs, path: &Path, from: u64) -> bool {
+    sim.read_raw(path).expect("file exists")[from as usize..].iter().all(|&b| b == 0)
 }
 
 fn flip_bit(sim: &SimVfs, path: &Path, offset: u64, bit: u8) {
@@ -350,7 +364,8 @@ mod wal {
         let path = seg_path(db(), 1);
         let prefix = frame_len(20) + frame_len(30);
         let third = prefix + frame_len(700);
-        let full = file_len(&sim, &path);
+        let full = third + frame_len(900);
+        assert!(file_len(&sim, &path) > full, "the segment is preallocated");
         // (cut, frames that survive whole, where they end)
         for (cut, kept, end) in [
             (prefix + 1, 2, prefix),
@@ -362,11 +377,15 @@ mod wal {
         ] {
             let sim = sim.crash(CrashMode::DropUnsynced);
             truncate(&sim, &path, cut);
+            let torn = nonzero_len(&sim.read_raw(&path).unwrap()) - end;
+            assert!(torn <= cut - end && torn + 8 > cut - end, "the cut ends near nonzero bytes");
             let (wal, recovered) = open(&sim, 0);
             assert_eq!(recovered.frames, all[..kept], "cut at {cut}");
-            assert_eq!(recovered.torn_bytes, cut - end);
+            assert_eq!(recovered.torn_bytes, torn);
             assert_eq!(wal.next_lsn(), kept as u64 + 1);
-            assert_eq!(file_len(&sim, &path), end, "tail cut durably");
+            let crashed = sim.crash(CrashMode::DropUnsynced);
+            assert!(zeros_from(&crashed, &path, end), "torn bytes zeroed durably");
+            assert_eq!(file_len(&crashed, &path), cut, "the file keeps its length");
             let again = append(&wal, &[5]);
             assert!(wal.verify().unwrap().is_empty());
             drop(wal);
@@ -380,12 +399,13 @@ mod wal {
     fn torn_tail_of_garbage_recovers_the_prefix() {
         let sim = SimVfs::new();
         let first;
+        let end;
         {
             let (wal, _) = open(&sim, 0);
             first = append(&wal, &[20]);
+            end = wal.bytes();
         }
         let path = seg_path(db(), 1);
-        let end = file_len(&sim, &path);
         // Garbage after the last frame, then garbage that starts with a valid magic.
         for garbage in [
             vec![0xA5u8; 1000],
@@ -404,25 +424,128 @@ mod wal {
     }
 
     #[test]
-    fn torn_tail_of_zeros_recovers_the_prefix() {
+    fn zeros_after_the_last_frame_are_free_space_not_a_torn_tail() {
         let sim = SimVfs::new();
         let first;
+        let end;
         {
             let (wal, _) = open(&sim, 0);
             first = append(&wal, &[20]);
+            end = wal.bytes();
             append(&wal, &[600, 600]);
         }
         let path = seg_path(db(), 1);
         let prefix = frame_len(20);
+        assert_eq!(prefix, end);
         let full = file_len(&sim, &path);
-        // The batch's sectors read back as zeros (allocated, never written), or the file
-        // was extended with zeros past its end.
+        assert_eq!(full, PREALLOCATE_BYTES_DEFAULT, "one preallocation step");
+        // The batch's sectors read back as zeros (never written), or the file was
+        // extended with zeros past its preallocated end.
         sim.write_raw(&path, prefix, &vec![0u8; (full - prefix) as usize]);
         sim.write_raw(&path, full, &[0u8; 4096]);
+        let ops = sim.op_count();
         let (wal, recovered) = open(&sim, 0);
         assert_eq!(recovered.frames, first);
-        assert_eq!(recovered.torn_bytes, full + 4096 - prefix);
+        assert_eq!(recovered.torn_bytes, 0);
         assert_eq!(wal.next_lsn(), 2);
+        assert_eq!(wal.bytes(), prefix);
+        // Only reads: nothing to cut or clear.
+        assert_eq!(sim.op_count() - ops, 1, "one read of the segment");
+        assert_eq!(file_len(&sim, &path), full + 4096);
+        append(&wal, &[7]);
+        assert!(wal.verify().unwrap().is_empty());
+        drop(wal);
+        let (_, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);
+        assert_eq!(lsns(&recovered.frames), [1, 2]);
+    }
+
+    #[test]
+    fn torn_frames_are_cleared_so_none_can_follow_new_frames_after_recovery() {
+        let sim = SimVfs::new();
+        let end;
+        {
+            let (wal, _) = open(&sim, 0);
+            append(&wal, &[20]);
+            end = wal.bytes() as usize;
+        }
+        let path = seg_path(db(), 1);
+        // An unsynced batch 2..3 found with frame 2 damaged and frame 3 whole.
+        let batch = {
+            let twin = sim.crash(CrashMode::DropUnsynced);
+            let (wal, _) = open(&twin, 0);
+            append(&wal, &[600, 600]);
+            twin.read_raw(&path).unwrap()[end..end + 2 * frame_len(600) as usize].to_vec()
+        };
+        let mut torn = batch.clone();
+        torn[100..200].fill(0);
+        sim.write_raw(&path, end as u64, &torn);
+        let (wal, recovered) = open(&sim, 0);
+        assert_eq!(lsns(&recovered.frames), [1]);
+        assert_eq!(recovered.torn_bytes, batch.len() as u64);
+        // A new frame 2 exactly as long as the torn one: the old frame 3, had it been
+        // left in place, would now follow it as a valid member of its batch.
+        assert_eq!(frame_len(597), frame_len(600));
+        append(&wal, &[597]);
+        drop(wal);
+        let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);
+        assert_eq!(lsns(&recovered.frames), [1, 2]);
+        assert_eq!(recovered.frames[1].payload.len(), 597);
+        assert_eq!(wal.next_lsn(), 3);
+    }
+
+    #[test]
+    fn segments_are_zero_filled_ahead_in_steps_up_to_the_segment_size() {
+        let sim = SimVfs::new();
+        let step = 4096;
+        let (wal, _) = open_at_with(&sim, db(), 0, step);
+        let path = seg_path(db(), 1);
+        let ops = sim.op_count();
+        append(&wal, &[100]);
+        // create, write, allocate, sync, sync_dir
+        assert_eq!(sim.op_count() - ops, 5);
+        assert_eq!(file_len(&sim, &path), step, "durable with the first batch");
+        let mut written = wal.bytes();
+        // Batches inside the allocated space: one write and one sync each, and the
+        // file's length never changes.
+        while written + frame_len(1000) <= step {
+            let ops = sim.op_count();
+            append(&wal, &[1000]);
+            written += frame_len(1000);
+            assert_eq!(sim.op_count() - ops, 2);
+            assert_eq!(file_len(&sim, &path), step);
+        }
+        // The batch that runs past it allocates the next step, in the same sync.
+        let ops = sim.op_count();
+        append(&wal, &[1000]);
+        assert_eq!(sim.op_count() - ops, 3);
+        assert_eq!(file_len(&sim, &path), 2 * step);
+        // A batch far past it allocates up to the next multiple of the step.
+        append(&wal, &[3 * step as usize]);
+        assert!(wal.bytes() > 4 * step);
+        assert_eq!(file_len(&sim, &path), wal.bytes().next_multiple_of(step));
+        assert!(wal.verify().unwrap().is_empty());
+        let frames = wal.read_after(0, 100, usize::MAX).unwrap();
+        drop(wal);
+        // Never past the segment size: the segment's last batch ends where it ends.
+        let sim = sim.crash(CrashMode::DropUnsynced);
+        let (wal, recovered) = open_at_with(&sim, db(), 0, SEGMENT_BYTES_MAX);
+        assert_eq!(recovered.frames, frames);
+        assert_eq!(recovered.torn_bytes, 0);
+        let big = (SEGMENT_BYTES_MAX - wal.bytes()) as usize;
+        append(&wal, &[big]);
+        assert_eq!(file_len(&sim, &path), wal.bytes());
+        append(&wal, &[1]);
+        assert_eq!(file_len(&sim, &seg_path(db(), recovered.frames.len() as u64 + 2)), SEGMENT_BYTES_MAX, "the next segment");
+        assert!(wal.verify().unwrap().is_empty());
+    }
+
+    #[test]
+    fn preallocation_off_appends_exactly() {
+        let sim = SimVfs::new();
+        let (wal, _) = open_at_with(&sim, db(), 0, 0);
+        append(&wal, &[100]);
+        append(&wal, &[7, 9]);
+        assert_eq!(file_len(&sim, &seg_path(db(), 1)), wal.bytes());
     }
 
     #[test]
@@ -438,10 +561,12 @@ mod wal {
         let start = frame_len(20);
         // Frame 2's second sector never made it; frames 3 and 4 are whole.
         sim.write_raw(&path, 512, &[0u8; 512]);
-        let full = file_len(&sim, &path);
+        let full = nonzero_len(&sim.read_raw(&path).unwrap());
+        assert_eq!(full, start + 3 * frame_len(1000));
         let (wal, recovered) = open(&sim, 0);
         assert_eq!(recovered.frames, first);
         assert_eq!(recovered.torn_bytes, full - start);
+        assert!(zeros_from(&sim, &path, start), "the torn frames are cleared");
         // Same with the frame's header sector lost instead.
         let sim2 = SimVfs::new();
         {
@@ -463,12 +588,13 @@ mod wal {
         let batch_lens = [700usize, 30, 1500, 9, 2000, 480];
         for new_segment in [false, true] {
             let base = SimVfs::new();
-            let synced = {
+            let (synced, synced_bytes) = {
                 let (wal, _) = open(&base, 0);
                 let mut synced = append(&wal, &[100, 3]);
                 synced.extend(append(&wal, &[1]));
-                synced
+                (synced, wal.bytes())
             };
+            let batch_bytes: u64 = batch_lens.iter().map(|&l| frame_len(l)).sum();
             let torn_lsn = synced.len() as u64 + 1;
             let batch: Vec<Frame> = batch_lens
                 .iter()
@@ -481,30 +607,26 @@ mod wal {
             let (target, offset, bytes) = {
                 let twin = base.crash(CrashMode::DropUnsynced);
                 if new_segment {
-                    (
-                        seg_path(db(), torn_lsn),
-                        0,
-                        foreign_segment(&twin, torn_lsn, &[&batch_lens]),
-                    )
+                    let mut bytes = foreign_segment(&twin, torn_lsn, &[&batch_lens]);
+                    bytes.truncate(batch_bytes as usize);
+                    (seg_path(db(), torn_lsn), 0, bytes)
                 } else {
                     let path = seg_path(db(), 1);
-                    let offset = file_len(&base, &path) as usize;
+                    let offset = synced_bytes as usize;
                     let (wal, _) = open(&twin, 0);
                     append(&wal, &batch_lens);
-                    (
-                        path.clone(),
-                        offset,
-                        twin.read_raw(&path).unwrap()[offset..].to_vec(),
-                    )
+                    let bytes = twin.read_raw(&path).unwrap()[offset..offset + batch_bytes as usize].to_vec();
+                    (path.clone(), offset, bytes)
                 }
             };
             let mut outcomes = std::collections::BTreeSet::new();
             for seed in 0..300 {
                 let sim = base.crash(CrashMode::DropUnsynced);
-                sim.open(&target, true)
-                    .unwrap()
-                    .write_at(&bytes, offset as u64)
-                    .unwrap();
+                let file = sim.open(&target, true).unwrap();
+                file.write_at(&bytes, offset as u64).unwrap();
+                // As the writer does: zeros after the batch, unsynced too.
+                file.allocate(PREALLOCATE_BYTES_DEFAULT).unwrap();
+                drop(file);
                 let sim = sim.crash(CrashMode::Chaos { seed });
                 let (wal, recovered) = open(&sim, 0);
                 let got = recovered.frames;
@@ -648,7 +770,7 @@ mod wal {
         // Torn frame 2, and a later segment that holds only torn bytes.
         sim.write_raw(&seg_path(db(), 1), 512, &[0xEE; 100]);
         plant(&sim, 4, &[0x11; 300]);
-        let full = file_len(&sim, &seg_path(db(), 1));
+        let full = nonzero_len(&sim.read_raw(&seg_path(db(), 1)).unwrap());
         let (wal, recovered) = open(&sim, 0);
         assert_eq!(lsns(&recovered.frames), [1]);
         assert_eq!(recovered.torn_bytes, full - frame_len(20) + 300);
@@ -672,7 +794,7 @@ mod wal {
         sim.write_raw(&seg_path(db(), 3), 0, &[0u8; 512]); // its first sector is lost
         let (wal, recovered) = open(&sim, 0);
         assert_eq!(lsns(&recovered.frames), [1, 2]);
-        assert_eq!(file_len(&sim, &seg_path(db(), 3)), 0);
+        assert!(zeros_from(&sim, &seg_path(db(), 3), 0), "its torn bytes are cleared");
         append(&wal, &[1]);
         drop(wal);
         let (wal, recovered) = open(&sim.crash(CrashMode::DropUnsynced), 0);

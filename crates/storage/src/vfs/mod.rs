@@ -7,6 +7,7 @@
 //! - `VfsFile::write_at` is durable only after a later `VfsFile::sync` of that file.
 //! - Creating, removing or renaming a file is durable only after `Vfs::sync_dir` of
 //!   its directory.
+//! - `VfsFile::allocate` is a write (of zeros) for every purpose above.
 //! - A write that was not synced may, after a crash, be absent, present, or present
 //!   in part (torn at 512-byte sector boundaries), independently of other unsynced
 //!   writes (reordering).
@@ -31,6 +32,13 @@ pub trait VfsFile: Send + Sync {
     fn len(&self) -> io::Result<u64>;
     /// Truncates or extends (with zeros) the file. Durable after `sync`.
     fn set_len(&self, len: u64) -> io::Result<()>;
+    /// Extends the file to `len` bytes by *writing* zeros after its current end: real,
+    /// initialised blocks rather than a hole (`set_len`) or unwritten extents
+    /// (`fallocate`), so that later writes inside them change no file metadata and
+    /// the `sync` after them flushes data only (no journal commit for a new size or
+    /// extent conversion). A no-op when the file is already `len` bytes or longer.
+    /// Durable after `sync`, like a write.
+    fn allocate(&self, len: u64) -> io::Result<()>;
 }
 
 pub trait Vfs: Send + Sync {

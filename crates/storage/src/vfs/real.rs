@@ -35,7 +35,23 @@ impl VfsFile for RealFile {
     fn set_len(&self, len: u64) -> io::Result<()> {
         self.0.set_len(len)
     }
+    fn allocate(&self, len: u64) -> io::Result<()> {
+        let mut at = self.len()?;
+        if at >= len {
+            return Ok(());
+        }
+        let zeros = vec![0u8; (len - at).min(ZERO_CHUNK_BYTES) as usize];
+        while at < len {
+            let n = (len - at).min(zeros.len() as u64) as usize;
+            self.0.write_all_at(&zeros[..n], at)?;
+            at += n as u64;
+        }
+        Ok(())
+    }
 }
+
+/// `allocate` writes zeros in pieces of at most this size (bounded memory).
+const ZERO_CHUNK_BYTES: u64 = 1 << 20;
 
 impl Vfs for RealVfs {
     fn open(&self, path: &Path, create: bool) -> io::Result<Arc<dyn VfsFile>> {
@@ -67,5 +83,31 @@ impl Vfs for RealVfs {
     }
     fn lock_dir(&self, dir: &Path) -> crate::Result<Box<dyn Send + Sync>> {
         Ok(Box::new(DirLock::acquire(dir)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocate_extends_with_zeros_and_never_shrinks() {
+        let dir = std::env::temp_dir().join(format!("tenantdb-real-vfs-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a");
+        let file = RealVfs.open(&path, true).unwrap();
+        file.write_at(b"abc", 0).unwrap();
+        file.allocate(ZERO_CHUNK_BYTES * 2 + 5).unwrap();
+        assert_eq!(file.len().unwrap(), ZERO_CHUNK_BYTES * 2 + 5);
+        file.allocate(10).unwrap();
+        assert_eq!(file.len().unwrap(), ZERO_CHUNK_BYTES * 2 + 5);
+        let mut buf = vec![1u8; 16];
+        assert_eq!(file.read_at(&mut buf, 0).unwrap(), 16);
+        assert_eq!(&buf, b"abc\0\0\0\0\0\0\0\0\0\0\0\0\0");
+        let mut tail = vec![1u8; 5];
+        file.read_at(&mut tail, ZERO_CHUNK_BYTES * 2).unwrap();
+        assert_eq!(tail, [0; 5]);
+        drop(file);
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

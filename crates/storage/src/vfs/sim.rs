@@ -24,7 +24,9 @@
 //!   once to learn [`SimVfs::op_count`] and then fail (or crash) at every index.
 //!
 //! Counted operations: `read_at`, `write_at`, `sync`, `set_len`, `sync_dir`, `remove`,
-//! `rename`, and an `open(create = true)` that actually creates the file. `len`,
+//! `rename`, and an `open(create = true)` that actually creates the file. An
+//! `allocate` that extends the file counts (and fails, and tears in a crash) as the
+//! `write_at` of zeros it is; one that does not extend it is bookkeeping. `len`,
 //! `exists`, `list`, `create_dir_all`, `lock_dir` and opening an existing file are
 //! bookkeeping: they neither count nor fail.
 
@@ -528,6 +530,20 @@ impl VfsFile for SimFile {
 
     fn len(&self) -> io::Result<u64> {
         Ok(self.lock().inode(self.id).current.len() as u64)
+    }
+
+    fn allocate(&self, len: u64) -> io::Result<()> {
+        let mut state = self.lock();
+        let at = state.inode(self.id).current.len() as u64;
+        if at >= len {
+            return Ok(());
+        }
+        state.begin(OpKind::Write)?;
+        let inode = state.inode(self.id);
+        let zeros = vec![0u8; usize::try_from(len - at).expect("length fits in memory")];
+        write_into(&mut inode.current, at, &zeros);
+        inode.pending.push(Pending::Write { offset: at, bytes: zeros });
+        Ok(())
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {

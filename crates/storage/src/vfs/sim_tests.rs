@@ -516,3 +516,33 @@ fn clones_share_state_and_threads_can_use_it() {
     assert_eq!(vfs.op_count(), 5);
 }
 
+
+#[test]
+fn allocate_writes_zeros_that_are_durable_only_after_sync() {
+    let vfs = fresh();
+    let file = durable_file(&vfs, "a", b"abc");
+    let ops = vfs.op_count();
+    file.allocate(2).unwrap(); // already longer: bookkeeping, not counted
+    file.allocate(3).unwrap();
+    assert_eq!(vfs.op_count(), ops);
+    file.allocate(8).unwrap();
+    assert_eq!(vfs.op_count(), ops + 1, "an extending allocate counts as a write");
+    assert_eq!(read_all(&vfs, &root().join("a")), b"abc\0\0\0\0\0");
+    assert_eq!(read_all(&vfs.crash(CrashMode::DropUnsynced), &root().join("a")), b"abc");
+    // Writes inside the allocated bytes do not change the length.
+    file.write_at(b"de", 3).unwrap();
+    assert_eq!(file.len().unwrap(), 8);
+    file.sync().unwrap();
+    assert_eq!(read_all(&vfs.crash(CrashMode::DropUnsynced), &root().join("a")), b"abcde\0\0\0");
+}
+
+#[test]
+fn allocate_fails_like_a_write() {
+    let vfs = fresh();
+    let file = durable_file(&vfs, "a", b"abc");
+    vfs.fail_at(vfs.op_count(), FaultKind::Enospc, false);
+    assert_eq!(errno(&file.allocate(4096).unwrap_err()), Some(ENOSPC));
+    assert_eq!(file.len().unwrap(), 3, "a failed allocate changes nothing");
+    file.allocate(4096).unwrap();
+    assert_eq!(file.len().unwrap(), 4096);
+}

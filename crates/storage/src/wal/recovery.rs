@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::frame::{self, FRAME_ALIGN};
-use super::segment::{list_segments, read_all, Segment};
+use super::segment::{is_zero, list_segments, nonzero_end, read_all, Segment};
 use super::{Frame, Recovered, SEGMENT_FILE_BYTES_MAX};
 use crate::error::{Error, Result};
 use crate::vfs::Vfs;
@@ -53,6 +53,7 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
             file,
             offsets: Vec::new(),
             bytes: 0,
+            file_bytes: data.len() as u64,
         };
         let bad_offset = scan_segment(&data, &mut segment, checkpoint_lsn, &mut frames)?;
         expected = segment.end_lsn();
@@ -60,6 +61,12 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
             segments.push(segment);
             continue;
         };
+        // Nothing but zeros from here on: preallocated space (or an unsynced batch
+        // none of whose sectors landed). The segment's frames end here; no tear.
+        if is_zero(&data[bad_offset..]) {
+            segments.push(segment);
+            continue;
+        }
 
         // The first unreadable frame: torn tail or corruption?
         let later = &names[i + 1..];
@@ -68,18 +75,20 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
                 Search::LaterBatchFound => return Err(corrupted(name, bad_offset as u64)),
                 Search::TornTail { later_bytes } => later_bytes,
             };
-        torn_bytes += (data.len() - bad_offset) as u64 + later_bytes;
+        let dirty_end = nonzero_end(&data);
+        torn_bytes += (dirty_end - bad_offset) as u64 + later_bytes;
         // Later segments go first: a crash in between then finds the same torn tail
-        // again, never a truncated segment followed by a gap.
+        // again, never a cleaned segment followed by a gap.
         remove_durably(vfs, wal_dir, later.iter().map(|(_, name)| name.as_str()))?;
-        if data.len() > bad_offset {
-            let file = &segment.file;
-            let path = &segment.path;
-            file.set_len(bad_offset as u64)
-                .map_err(|e| Error::io("truncate WAL segment", path, e))?;
-            file.sync()
-                .map_err(|e| Error::io("sync WAL segment", path, e))?;
-        }
+        // The torn bytes are overwritten with zeros rather than cut off, so the file
+        // keeps its preallocated space, and no torn frame can reappear after the new
+        // frames that will be appended here. (Frames stop at the first unreadable one,
+        // so nothing but zeros may ever follow the last frame.)
+        let (file, path) = (&segment.file, &segment.path);
+        file.write_at(&vec![0u8; dirty_end - bad_offset], bad_offset as u64)
+            .map_err(|e| Error::io("clear torn WAL tail", path, e))?;
+        file.sync()
+            .map_err(|e| Error::io("sync WAL segment", path, e))?;
         segments.push(segment);
         break;
     }
@@ -150,6 +159,7 @@ enum Search {
     /// A readable frame of a batch that started after the bad frame: it was synced.
     LaterBatchFound,
     /// Only frames of the bad frame's own (unsynced) batch, if any, follow it.
+    /// `later_bytes`: the later segments' bytes up to their last nonzero one.
     TornTail { later_bytes: u64 },
 }
 
@@ -177,7 +187,7 @@ fn later_batch_search(
         if later_batch_in(&data, 0, expected) {
             return Ok(Search::LaterBatchFound);
         }
-        later_bytes += data.len() as u64;
+        later_bytes += nonzero_end(&data) as u64;
     }
     Ok(Search::TornTail { later_bytes })
 }

@@ -1,4 +1,16 @@
 //! A WAL segment file, `{first_lsn:020}.wal`, and the in-memory index of its frames.
+//!
+//! Layout of a segment file:
+//!
+//! | offset | bytes | content                                                            |
+//! |-------:|------:|--------------------------------------------------------------------|
+//! |      0 |     n | frames (`frame.rs`), back to back, LSNs `first_lsn`, `first_lsn + 1`, ... |
+//! |      n |  rest | zeros to the end of the file: preallocated space (`mod.rs`)        |
+//!
+//! The file is zero-filled in steps of the preallocation step, up to
+//! `SEGMENT_BYTES_MAX`; the segment's last batch may end past that, and the file
+//! with it. A frame never starts with a zero byte (its magic), so the first offset
+//! from which the file holds only zeros is where its frames end.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +22,8 @@ const SUFFIX: &str = ".wal";
 const DIGITS: usize = 20;
 
 const _: () = assert!(u64::MAX.ilog10() as usize + 1 == DIGITS);
+// The end of the frames is found by the zeros after them: a frame's first byte is not zero.
+const _: () = assert!(super::FRAME_MAGIC.to_le_bytes()[0] != 0);
 
 pub fn segment_name(first_lsn: u64) -> String {
     format!("{first_lsn:020}{SUFFIX}")
@@ -49,8 +63,12 @@ pub struct Segment {
     /// segment never grows past `SEGMENT_FILE_BYTES_MAX`; it keeps the index at 4
     /// bytes per frame (a frame is at least 32 bytes).
     pub offsets: Vec<u32>,
-    /// End of the last frame: the durable, verified length of the segment.
+    /// End of the last frame: the durable, verified length of the segment's frames.
+    /// The file goes on with zeros (preallocated space) up to `file_bytes`.
     pub bytes: u64,
+    /// Length of the file as this process last made it (or found it): `bytes`, then
+    /// zeros. Only the writer uses it, to know when to preallocate more.
+    pub file_bytes: u64,
 }
 
 impl Segment {
@@ -75,6 +93,31 @@ impl Segment {
             None => self.bytes,
         }
     }
+}
+
+/// Whether every byte is zero: how the space after a segment's last frame looks.
+pub fn is_zero(bytes: &[u8]) -> bool {
+    // Word-wise OR in fixed chunks, so the compiler vectorises it: open reads up to a
+    // whole preallocated step of zeros.
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(0u8, |acc, &b| acc | b) != 0 {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| b == 0)
+}
+
+/// One past the last nonzero byte (0 if all are zero).
+pub fn nonzero_end(bytes: &[u8]) -> usize {
+    let mut end = bytes.len();
+    while end >= 64 && is_zero(&bytes[end - 64..end]) {
+        end -= 64;
+    }
+    while end > 0 && bytes[end - 1] == 0 {
+        end -= 1;
+    }
+    end
 }
 
 /// Reads a whole file into memory (short reads past the end read as zeros).
@@ -102,6 +145,23 @@ pub fn read_range(file: &dyn VfsFile, path: &Path, start: u64, end: u64) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_checks_find_every_nonzero_byte() {
+        for len in [0usize, 1, 63, 64, 65, 200, 1000] {
+            let zeros = vec![0u8; len];
+            assert!(is_zero(&zeros));
+            assert_eq!(nonzero_end(&zeros), 0);
+            for at in 0..len {
+                let mut bytes = zeros.clone();
+                bytes[at] = 1 << (at % 8);
+                assert!(!is_zero(&bytes), "len {len} at {at}");
+                assert_eq!(nonzero_end(&bytes), at + 1, "len {len} at {at}");
+                bytes[0] = 9;
+                assert_eq!(nonzero_end(&bytes), at + 1, "len {len} at {at}");
+            }
+        }
+    }
 
     #[test]
     fn segment_names_round_trip_and_reject_lookalikes() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::frame;
-use super::segment::{parse_segment_name, read_all};
+use super::segment::{is_zero, parse_segment_name, read_all};
 use super::Wal;
 use crate::error::{Error, Result};
 use crate::vfs::VfsFile;
@@ -94,14 +94,21 @@ fn verify_segment(snapshot: &Snapshot, newest: bool, problems: &mut Vec<String>)
         .len()
         .map_err(|e| Error::io("stat WAL segment", &snapshot.path, e))?;
     // The newest segment may be growing under a concurrent append; only the durable
-    // prefix is ours to judge there.
-    if len < snapshot.bytes || (!newest && len != snapshot.bytes) {
+    // prefix is ours to judge there. After the last frame of the others, only zeros
+    // (preallocated space) may follow.
+    if len < snapshot.bytes {
         problems.push(format!(
             "WAL segment {name} is {len} bytes long but its frames end at byte {}",
             snapshot.bytes
         ));
     }
     let mut data = read_all(&*snapshot.file, &snapshot.path)?;
+    if !newest && data.len() as u64 > snapshot.bytes && !is_zero(&data[snapshot.bytes as usize..]) {
+        problems.push(format!(
+            "WAL segment {name} holds bytes other than zeros after its last frame (byte {})",
+            snapshot.bytes
+        ));
+    }
     // A shrunken file reads as zeros, so its lost frames fail below.
     data.resize(data.len().max(snapshot.bytes as usize), 0);
     let mut batch_start: Option<u64> = None;

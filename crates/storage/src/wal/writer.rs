@@ -17,9 +17,32 @@ enum Target {
         file: Arc<dyn VfsFile>,
         path: std::path::PathBuf,
         offset: u64,
+        file_bytes: u64,
     },
     /// Start a new segment named after the batch's first LSN.
     New,
+}
+
+/// What a durable batch write changed.
+struct Written {
+    /// The segment the batch started, if it started one.
+    new_segment: Option<Segment>,
+    /// Where the batch starts in its segment.
+    offset: u64,
+    /// The segment file's length now.
+    file_bytes: u64,
+}
+
+/// How far to zero-fill a segment file `file_bytes` long once a batch ends at `end`:
+/// only when the batch runs past what is allocated, then up to the next multiple of
+/// `step` (0: never), and never past `SEGMENT_BYTES_MAX` (the batches there are the
+/// segment's last).
+fn preallocation_target(step: u64, end: u64, file_bytes: u64) -> Option<u64> {
+    if step == 0 || end <= file_bytes {
+        return None;
+    }
+    let target = end.next_multiple_of(step).min(SEGMENT_BYTES_MAX);
+    (target > end).then_some(target)
 }
 
 pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
@@ -37,7 +60,7 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
         let current = state
             .segments
             .last()
-            .map(|s| (Arc::clone(&s.file), s.path.clone(), s.bytes, s.end_lsn()));
+            .map(|s| (Arc::clone(&s.file), s.path.clone(), s.bytes, s.end_lsn(), s.file_bytes));
         (state.next_lsn, current)
     };
     for (i, (lsn, _)) in frames.iter().enumerate() {
@@ -76,7 +99,7 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
     let target = match current {
         // Append only to a segment that continues at first_lsn, is not full, and
         // keeps its offsets within u32.
-        Some((file, path, bytes, end_lsn))
+        Some((file, path, bytes, end_lsn, file_bytes))
             if end_lsn == first_lsn
                 && bytes < SEGMENT_BYTES_MAX
                 && bytes + batch_bytes <= SEGMENT_FILE_BYTES_MAX =>
@@ -85,12 +108,13 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
                 file,
                 path,
                 offset: bytes,
+                file_bytes,
             }
         }
         _ => Target::New,
     };
     let written = write_durably(wal, target, first_lsn, &buf);
-    let (new_segment, base) = match written {
+    let Written { new_segment, offset: base, file_bytes } = match written {
         Ok(done) => done,
         Err(e) => {
             // Fail-stop: after a failed write or fsync, what is durable is unknown.
@@ -111,52 +135,55 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
         .offsets
         .extend(relative.iter().map(|r| (base + r) as u32));
     segment.bytes = base + batch_bytes;
+    segment.file_bytes = file_bytes;
     state.next_lsn = first_lsn + frames.len() as u64;
     Ok(())
 }
 
 /// Writes the batch with one `write_at` and one `sync` (plus, for a new segment, its
-/// creation and a `sync_dir`). Returns the new segment, if any, and the batch offset.
-fn write_durably(
-    wal: &Wal,
-    target: Target,
-    first_lsn: u64,
-    buf: &[u8],
-) -> Result<(Option<Segment>, u64)> {
-    match target {
-        Target::Current { file, path, offset } => {
-            file.write_at(buf, offset)
-                .map_err(|e| Error::io("write WAL segment", &path, e))?;
-            file.sync()
-                .map_err(|e| Error::io("sync WAL segment", &path, e))?;
-            Ok((None, offset))
-        }
+/// creation and a `sync_dir`; plus, when the batch runs past the preallocated space,
+/// an `allocate` of zeros that the same `sync` makes durable).
+fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> Result<Written> {
+    let (file, path, offset, file_bytes, new) = match target {
+        Target::Current { file, path, offset, file_bytes } => (file, path, offset, file_bytes, false),
         Target::New => {
-            let name = segment_name(first_lsn);
-            let path = wal.dir.join(&name);
+            let path = wal.dir.join(segment_name(first_lsn));
             let file = wal
                 .vfs
                 .open(&path, true)
                 .map_err(|e| Error::io("create WAL segment", &path, e))?;
-            file.write_at(buf, 0)
-                .map_err(|e| Error::io("write WAL segment", &path, e))?;
-            file.sync()
-                .map_err(|e| Error::io("sync WAL segment", &path, e))?;
-            // The batch is only durable once the new file's name is.
-            wal.vfs
-                .sync_dir(&wal.dir)
-                .map_err(|e| Error::io("sync WAL directory", &wal.dir, e))?;
-            let segment = Segment {
-                name,
-                path,
-                first_lsn,
-                file,
-                offsets: Vec::new(),
-                bytes: 0,
-            };
-            Ok((Some(segment), 0))
+            (file, path, 0, 0, true)
         }
+    };
+    let end = offset + buf.len() as u64;
+    file.write_at(buf, offset)
+        .map_err(|e| Error::io("write WAL segment", &path, e))?;
+    let preallocate = preallocation_target(wal.preallocate_bytes, end, file_bytes);
+    let mut file_bytes = file_bytes.max(end);
+    if let Some(target) = preallocate {
+        file.allocate(target)
+            .map_err(|e| Error::io("preallocate WAL segment", &path, e))?;
+        file_bytes = target;
     }
+    file.sync()
+        .map_err(|e| Error::io("sync WAL segment", &path, e))?;
+    if !new {
+        return Ok(Written { new_segment: None, offset, file_bytes });
+    }
+    // The batch is only durable once the new file's name is.
+    wal.vfs
+        .sync_dir(&wal.dir)
+        .map_err(|e| Error::io("sync WAL directory", &wal.dir, e))?;
+    let segment = Segment {
+        name: segment_name(first_lsn),
+        path,
+        first_lsn,
+        file,
+        offsets: Vec::new(),
+        bytes: 0,
+        file_bytes: 0,
+    };
+    Ok(Written { new_segment: Some(segment), offset: 0, file_bytes })
 }
 
 pub fn retain(wal: &Wal, checkpoint_lsn: u64, retention_bytes: u64) -> Result<()> {
@@ -199,4 +226,24 @@ pub fn retain(wal: &Wal, checkpoint_lsn: u64, retention_bytes: u64) -> Result<()
         *failed = Some(e.to_string());
     }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preallocation_runs_ahead_in_steps_and_stops_at_the_segment_size() {
+        let step = 1 << 20;
+        assert_eq!(preallocation_target(step, 232, 0), Some(step), "a new segment");
+        assert_eq!(preallocation_target(step, 5000, step), None, "inside the allocated space");
+        assert_eq!(preallocation_target(step, step, step), None, "ends exactly at it");
+        assert_eq!(preallocation_target(step, step + 8, step), Some(2 * step));
+        assert_eq!(preallocation_target(step, 3 * step, 0), None, "a batch ending on a step");
+        assert_eq!(preallocation_target(0, 232, 0), None, "turned off");
+        assert_eq!(preallocation_target(step, SEGMENT_BYTES_MAX - 8, SEGMENT_BYTES_MAX - step), Some(SEGMENT_BYTES_MAX));
+        assert_eq!(preallocation_target(step, SEGMENT_BYTES_MAX + 8, SEGMENT_BYTES_MAX), None, "the segment's last batch");
+        assert_eq!(preallocation_target(3 << 20, 5 << 20, 0), Some(6 << 20), "steps need not divide the segment");
+        assert_eq!(preallocation_target(5 << 20, (16 << 20) - 8, 15 << 20), Some(SEGMENT_BYTES_MAX));
+    }
 }

@@ -35,8 +35,17 @@ impl Rng {
     }
 }
 
+/// A small WAL preallocation step, so the scripted workloads cross many steps: every
+/// crash and fault lands before, in and after zero-fills too.
+pub const SIM_WAL_PREALLOCATE_BYTES: u64 = 8 << 10;
+
 pub fn sim_options(vfs: &SimVfs, cache_bytes: usize) -> Options {
-    Options { cache_bytes, vfs: Arc::new(vfs.clone()) as Arc<dyn Vfs>, ..Options::default() }
+    Options {
+        cache_bytes,
+        wal_preallocate_bytes: SIM_WAL_PREALLOCATE_BYTES,
+        vfs: Arc::new(vfs.clone()) as Arc<dyn Vfs>,
+        ..Options::default()
+    }
 }
 
 pub fn db_path() -> PathBuf {
