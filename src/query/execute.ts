@@ -7,6 +7,7 @@ import type { CheckedStatement } from './check.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { plan, type PlanHint } from './plan.js'
+import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
 import type { TxnView } from './txn-view.js'
@@ -62,6 +63,12 @@ function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext)
 
 async function runPipeline(collection: CollectionIR, stages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
   const chosen = planFor(collection, stages, ctx)
+  if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
+    const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
+    const truncated = found.length > ctx.rows_max
+    const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => columns.map((c) => row[c] ?? null))
+    return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
+  }
   let rows: AsyncIterable<Row> = readRows(chosen.access, {
     view: ctx.view,
     tenant: ctx.tenant,

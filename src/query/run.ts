@@ -75,7 +75,7 @@ export class QueryRunner {
         tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
         { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
     }
-    await this.ensureMigrated(tenant)
+    if (!this.#migrated.has(tenant)) await this.ensureMigrated(tenant)
     const checked = check(statement, this.schema.ir, text, params)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
