@@ -1,7 +1,8 @@
 // The TypeScript half of the commit format round-trips every operation through the
 // engine (the Rust half decodes it and logs it; the frame comes back decoded here).
 import t from 'tap'
-import { decodeCommit, encodeCommit, type Op } from '../src/engine/commit-codec.js'
+import { decodeCommit, type Op } from '../src/engine/commit-codec.js'
+import { encodeCommit } from '../src/engine/commit-writer.js'
 import { Engine } from '../src/engine/index.js'
 import { tempDir } from './helpers/temp-dir.js'
 

@@ -29,6 +29,15 @@ impl Engine {
     /// once it is durable; the storage core's sync thread settles the promise.
     #[napi(ts_return_type = "Promise<number>")]
     pub fn commit<'env>(&self, env: &'env Env, payload: Buffer) -> napi::Result<Object<'env>> {
+        // Refused before it is queued: the sync thread would apply it, fail to log it
+        // and stop the database (fail-stop), for what is only a request too large.
+        if payload.len() > storage::limits::WAL_FRAME_PAYLOAD_BYTES_MAX {
+            return Err(to_napi(storage::Error::InvalidArgument(format!(
+                "a commit of {} bytes is over the {}-byte limit of one transaction",
+                payload.len(),
+                storage::limits::WAL_FRAME_PAYLOAD_BYTES_MAX
+            ))));
+        }
         let commit = storage::Commit::decode(&payload).ok_or_else(|| {
             to_napi(storage::Error::InvalidArgument("the commit payload is malformed".into()))
         })?;

@@ -1,5 +1,5 @@
 // The commit format of crates/storage/src/commit.rs (the WAL frame payload), written
-// and read here so a commit crosses the binding as one Buffer. Keep the two in step:
+// (commit-writer.ts) and read (here) so a commit crosses the binding as one Buffer. Keep the two in step:
 // test/engine-commit-codec.test.ts round-trips every operation through the engine.
 
 export type Op =
@@ -18,46 +18,11 @@ export interface CommitRecord {
   ops: Op[]
 }
 
-const format_version = 1
-const tags = {
+export const commit_format_version = 1
+export const op_tags = {
   put: 1, delete: 2, drop_tree: 3, copy_tree: 4, copy_tree_from_pin: 5, pin: 6, unpin: 7, compact_tree: 8,
 } as const
-const names = Object.fromEntries(Object.entries(tags).map(([name, tag]) => [tag, name])) as Record<number, Op['op']>
-
-function fields(op: Op): Uint8Array[] {
-  const utf8 = (text: string) => Buffer.from(text, 'utf8')
-  switch (op.op) {
-    case 'put': return [utf8(op.tree), op.key, op.value]
-    case 'delete': return [utf8(op.tree), op.key]
-    case 'drop_tree': case 'compact_tree': return [utf8(op.tree)]
-    case 'copy_tree': return [utf8(op.from), utf8(op.to)]
-    case 'copy_tree_from_pin': return [utf8(op.pin), utf8(op.from), utf8(op.to)]
-    case 'pin': case 'unpin': return [utf8(op.name)]
-  }
-}
-
-export function encodeCommit(commit: CommitRecord): Buffer {
-  const encoded = commit.ops.map((op) => [tags[op.op], fields(op)] as const)
-  let size = 1 + 4 + commit.meta.length + 4
-  for (const [, parts] of encoded) {
-    size += 1
-    for (const part of parts) size += 4 + part.length
-  }
-  const out = Buffer.allocUnsafe(size)
-  let at = out.writeUInt8(format_version, 0)
-  const put = (bytes: Uint8Array) => {
-    at = out.writeUInt32LE(bytes.length, at)
-    out.set(bytes, at)
-    at += bytes.length
-  }
-  put(commit.meta)
-  at = out.writeUInt32LE(encoded.length, at)
-  for (const [tag, parts] of encoded) {
-    at = out.writeUInt8(tag, at)
-    for (const part of parts) put(part)
-  }
-  return out
-}
+const names = Object.fromEntries(Object.entries(op_tags).map(([name, tag]) => [tag, name])) as Record<number, Op['op']>
 
 /** Decodes a frame payload; throws on anything this version did not write. */
 export function decodeCommit(payload: Buffer): CommitRecord {
@@ -76,7 +41,7 @@ export function decodeCommit(payload: Buffer): CommitRecord {
   }
   const text = () => bytes().toString('utf8')
   need(1)
-  if (payload.readUInt8(at++) !== format_version) throw new Error('unknown commit payload version')
+  if (payload.readUInt8(at++) !== commit_format_version) throw new Error('unknown commit payload version')
   const meta = bytes()
   need(4)
   const count = payload.readUInt32LE(at)

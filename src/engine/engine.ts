@@ -1,4 +1,5 @@
-import { decodeCommit, encodeCommit, type CommitRecord, type Op } from './commit-codec.js'
+import { decodeCommit, type CommitRecord, type Op } from './commit-codec.js'
+import { encodeCommit } from './commit-writer.js'
 import { mapAsync, mapSync, toEngineError } from './engine-error.js'
 import { native, type NativeEngine } from './native.js'
 import { Snapshot } from './snapshot.js'
@@ -81,9 +82,14 @@ export class Engine {
    * (the MVCC layer validates and queues in one synchronous step).
    */
   commit(ops: Op[], meta: Uint8Array = new Uint8Array(0)): Promise<number> {
+    return this.commitPayload(encodeCommit({ meta, ops }))
+  }
+
+  /** `commit` of a payload already in the commit format (a CommitWriter's `finish`). */
+  commitPayload(payload: Buffer): Promise<number> {
     let queued: Promise<number>
     try {
-      queued = this.#native.commit(encodeCommit({ meta, ops }))
+      queued = this.#native.commit(payload)
     } catch (err) {
       return Promise.reject(toEngineError(err))
     }

@@ -2,4 +2,5 @@ export { Engine, type EngineOptions, type EngineStats, type CorruptionReport, ty
 export { EngineError, type EngineErrorCode } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
 export type { Op, CommitRecord } from './commit-codec.js'
+export { CommitWriter } from './commit-writer.js'
 export type { DiffEntry, Entry } from './range-batch.js'

@@ -15,8 +15,16 @@ export class ConflictError extends Error {
   }
 }
 
+/**
+ * The keys a transaction writes, or a function that builds them: a large transaction
+ * with nothing to validate against (no other writer overlapped it) never builds them.
+ * The function is called at most once, when another transaction is validated against
+ * it or when it is validated; the transaction must not change after `accept`.
+ */
+export type ConflictKeys = ReadonlySet<string> | (() => ReadonlySet<string>)
+
 interface Accepted {
-  keys: ReadonlySet<string>
+  keys: ConflictKeys
   /** Set once durable; until then the transaction is in no snapshot. */
   lsn: number | undefined
 }
@@ -47,16 +55,17 @@ export class ConflictLog {
    * depends on `reads`; on success records it as accepted and returns the handle to
    * report its LSN with. Throws ConflictError otherwise.
    */
-  accept(snapshotLsn: number, keys: ReadonlySet<string>, reads: ReadonlySet<string> = new Set()): Accepted {
+  accept(snapshotLsn: number, keys: ConflictKeys, reads: ReadonlySet<string> = new Set()): Accepted {
+    const entry: Accepted = { keys, lsn: undefined }
     if (this.enabled) {
       for (const other of this.#accepted) {
         if (other.lsn !== undefined && other.lsn <= snapshotLsn) continue
-        for (const key of other.keys) {
-          if (keys.has(key) || reads.has(key)) throw new ConflictError(key)
+        const mine = resolve(entry)
+        for (const key of resolve(other)) {
+          if (mine.has(key) || reads.has(key)) throw new ConflictError(key)
         }
       }
     }
-    const entry: Accepted = { keys, lsn: undefined }
     this.#accepted.push(entry)
     return entry
   }
@@ -81,4 +90,10 @@ export class ConflictLog {
   get size(): number {
     return this.#accepted.length
   }
+}
+
+/** An entry's keys, built on first use and kept. */
+function resolve(entry: Accepted): ReadonlySet<string> {
+  if (typeof entry.keys === 'function') entry.keys = entry.keys()
+  return entry.keys
 }

@@ -5,7 +5,7 @@
 // durable.
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { CodecError } from '../codec/index.js'
-import type { Engine, Op, Snapshot } from '../engine/index.js'
+import type { Engine, Snapshot } from '../engine/index.js'
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
@@ -60,8 +60,8 @@ export class QueryRunner {
     this.onCommit = onCommit
   }
 
-  async #commit(ops: readonly Op[], header: Buffer): Promise<number> {
-    const lsn = await this.engine.commit([...ops], header)
+  async #commit(view: TxnView, header: Buffer): Promise<number> {
+    const lsn = await this.engine.commitPayload(view.payload(header))
     this.onCommit(lsn)
     return lsn
   }
@@ -97,7 +97,7 @@ export class QueryRunner {
         examined,
       })
       const { writes: _, ...shown } = result
-      const lsn = view.ops.length > 0 ? await this.#commitChecked(tenant, snapshot.lsn, view, encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
+      const lsn = view.opCount > 0 ? await this.#commitChecked(tenant, snapshot.lsn, view, encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
       return { ...shown, ...(lsn === undefined ? {} : { lsn }), stats: { elapsed_ms: Date.now() - started, rows_examined: examined.rows } }
     } catch (err) {
       // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
@@ -116,7 +116,7 @@ export class QueryRunner {
   async #commitChecked(tenant: string, snapshotLsn: number, view: TxnView, header: Buffer): Promise<number> {
     let accepted
     try {
-      accepted = this.conflicts.accept(snapshotLsn, view.conflictKeys(), new Set([tenantStateKey(tenant)]))
+      accepted = this.conflicts.accept(snapshotLsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant)]))
     } catch (err) {
       // A conflict is found without any I/O; a client retrying at once would spin on
       // microtasks and starve the event loop, so the commit it lost to could never
@@ -125,7 +125,7 @@ export class QueryRunner {
       throw err
     }
     try {
-      const lsn = await this.#commit(view.ops, header)
+      const lsn = await this.#commit(view, header)
       this.conflicts.settle(accepted, lsn)
       return lsn
     } catch (err) {

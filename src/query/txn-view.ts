@@ -1,8 +1,7 @@
 // A transaction's view of one snapshot: reads see the snapshot plus the writes made
 // so far in this transaction (so statement 2 of an atomic block sees statement 1's
 // rows), and the writes are collected as engine operations, committed all at once.
-import type { Op } from '../engine/index.js'
-import type { Entry, RangeOptions, Snapshot } from '../engine/index.js'
+import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
 
 type Pending = Map<string, { key: Buffer; value: Buffer | null }>
 
@@ -12,7 +11,12 @@ export type RowChangeKind = 'i' | 'u' | 'd'
 export class TxnView {
   readonly snapshot: Snapshot
   readonly #trees = new Map<string, Pending>()
-  readonly #ops: Op[] = []
+  /** The operations, encoded as they are made (the commit crosses the binding as one Buffer). */
+  readonly #commit = new CommitWriter()
+  /** Set once the commit payload was taken: a write after it would be lost. */
+  #sealed = false
+  /** Snapshot trees known to be empty: a read of them needs no engine call. */
+  readonly #empty = new Map<string, boolean>()
   /** Values claimed in unique indexes: concurrent claims of the same value conflict. */
   readonly claims = new Set<string>()
   /** The kind of each row write, in the order of the rows-tree operations (for the change feed). */
@@ -25,10 +29,28 @@ export class TxnView {
   }
 
   get(tree: string, key: Buffer): Buffer | null {
-    const pending = this.#trees.get(tree)?.get(key.toString('hex'))
+    const written = this.#trees.get(tree)
+    const pending = written?.get(key.toString('hex'))
     if (pending !== undefined) return pending.value
     const source = this.#source(tree)
-    return source === null ? null : this.snapshot.get(source, key)
+    if (source === null) return null
+    // Only a tree this transaction writes is worth the emptiness check (one more call).
+    if (written !== undefined && this.#emptyInSnapshot(source)) return null
+    return this.snapshot.get(source, key)
+  }
+
+  /**
+   * Whether the snapshot holds no entry of `tree`: inserting many rows into a new
+   * collection then checks each key for a duplicate without crossing the binding.
+   * (A copied tree's entries are read from its source, so `tree` is the source.)
+   */
+  #emptyInSnapshot(tree: string): boolean {
+    let empty = this.#empty.get(tree)
+    if (empty === undefined) {
+      empty = (this.snapshot.treeInfo(tree)?.count ?? 0) === 0
+      this.#empty.set(tree, empty)
+    }
+    return empty
   }
 
   /** The snapshot tree that holds `tree`'s committed entries, or null if it was dropped. */
@@ -41,26 +63,26 @@ export class TxnView {
   copyTree(from: string, to: string): void {
     this.#aliases.set(to, this.#source(from))
     this.#trees.set(to, new Map(this.#trees.get(from) ?? []))
-    this.#ops.push({ op: 'copy_tree', from, to })
+    this.#write().op({ op: 'copy_tree', from, to })
   }
 
   /** Operations without an overlay: they take effect when the commit is applied. */
   pin(name: string): void {
-    this.#ops.push({ op: 'pin', name })
+    this.#write().op({ op: 'pin', name })
   }
 
   unpin(name: string): void {
-    this.#ops.push({ op: 'unpin', name })
+    this.#write().op({ op: 'unpin', name })
   }
 
   copyTreeFromPin(pin: string, from: string, to: string): void {
     this.#trees.delete(to)
     this.#aliases.set(to, null)
-    this.#ops.push({ op: 'copy_tree_from_pin', pin, from, to })
+    this.#write().op({ op: 'copy_tree_from_pin', pin, from, to })
   }
 
   compactTree(tree: string): void {
-    this.#ops.push({ op: 'compact_tree', tree })
+    this.#write().op({ op: 'compact_tree', tree })
   }
 
   /** Keys this transaction conflicts on beyond the ones it writes (a tenant's state). */
@@ -69,21 +91,33 @@ export class TxnView {
   dropTree(tree: string): void {
     this.#aliases.set(tree, null)
     this.#trees.delete(tree)
-    this.#ops.push({ op: 'drop_tree', tree })
+    this.#write().op({ op: 'drop_tree', tree })
   }
 
   put(tree: string, key: Buffer, value: Buffer): void {
+    this.#write().put(tree, key, value)
     this.#pending(tree).set(key.toString('hex'), { key, value })
-    this.#ops.push({ op: 'put', tree, key, value })
   }
 
   delete(tree: string, key: Buffer): void {
+    this.#write().delete(tree, key)
     this.#pending(tree).set(key.toString('hex'), { key, value: null })
-    this.#ops.push({ op: 'delete', tree, key })
   }
 
-  get ops(): readonly Op[] {
-    return this.#ops
+  /** Operations written so far. */
+  get opCount(): number {
+    return this.#commit.count
+  }
+
+  /** The commit payload with `meta` as its header; the view takes no writes after it. */
+  payload(meta: Uint8Array): Buffer {
+    this.#sealed = true
+    return this.#commit.finish(meta)
+  }
+
+  #write(): CommitWriter {
+    if (this.#sealed) throw new Error('a transaction view was written after its commit payload was taken')
+    return this.#commit
   }
 
   /** What first-committer-wins compares: every key written, every unique value claimed. */
