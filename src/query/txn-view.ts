@@ -11,8 +11,11 @@ export type RowChangeKind = 'i' | 'u' | 'd'
 export class TxnView {
   readonly snapshot: Snapshot
   readonly #trees = new Map<string, Pending>()
-  /** The operations, encoded as they are made (the commit crosses the binding as one Buffer). */
-  readonly #commit = new CommitWriter()
+  /**
+   * The operations, encoded as they are made (the commit crosses the binding as one
+   * Buffer); created by the first write, so a read-only query allocates none.
+   */
+  #commit: CommitWriter | undefined
   /** Set once the commit payload was taken: a write after it would be lost. */
   #sealed = false
   /** Snapshot trees known to be empty: a read of them needs no engine call. */
@@ -106,17 +109,18 @@ export class TxnView {
 
   /** Operations written so far. */
   get opCount(): number {
-    return this.#commit.count
+    return this.#commit?.count ?? 0
   }
 
   /** The commit payload with `meta` as its header; the view takes no writes after it. */
   payload(meta: Uint8Array): Buffer {
     this.#sealed = true
-    return this.#commit.finish(meta)
+    return (this.#commit ?? new CommitWriter()).finish(meta)
   }
 
   #write(): CommitWriter {
     if (this.#sealed) throw new Error('a transaction view was written after its commit payload was taken')
+    this.#commit ??= new CommitWriter()
     return this.#commit
   }
 
