@@ -2,8 +2,9 @@
 // real server (real engine, real database in a temp dir), the test enters the token,
 // runs a query and sees rows with the plan hint, sees a diagnostic with line and
 // column, switches write mode on and creates, forks and deletes tenants, sees a live
-// tail event after an insert (and pause/resume losing nothing), views a diff, sees
-// corruption shown loudly, and uses the console from another origin. It saves a
+// tail event after an insert (and pause/resume losing nothing), views a diff, is asked
+// for the token again after a 401, sees corruption shown loudly, and uses the console
+// from another origin. It saves a
 // screenshot of each page into .tap/console-screenshots/ (printed below).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -194,6 +195,14 @@ t.test('the console in headless Chromium', async (t) => {
     t.match(await page.textContent('.changed-table'), /age/, 'Bo\'s age changed')
     t.match(await page.textContent('.changed-table'), /away/)
     t.comment(`diff: ${await screenshot(page, 'diff')}`)
+  })
+
+  await t.test('a token the server no longer accepts brings back the token form, saying why', async (t) => {
+    await page.evaluate(() => sessionStorage.setItem('tenantdb.console.token', 'stale-token'))
+    await page.click('a.nav-link[href="#/overview"]')
+    await page.waitForSelector('.connect-message.visible')
+    t.match(await page.textContent('.connect-message'), /refused the token \(401 unauthorized\)/)
+    t.equal(await page.evaluate(() => sessionStorage.getItem('tenantdb.console.token')), null, 'the stale token is forgotten')
   })
 
   t.same(pageErrors, [], 'no uncaught error in the page')

@@ -40,6 +40,8 @@ export function startApp(root: HTMLElement): void {
   // server restarted with another one): forget it and ask again, saying why.
   function unauthorized(error: ApiError): void {
     if (route === 'connect') return
+    // A page's other calls fail the same way a moment later; one notice is enough.
+    route = 'connect'
     settings.forgetToken()
     noticeOnConnect(`The server refused the token (${error.status} ${error.code}). Enter the current token to continue.`)
     ctx.navigate('#/connect')
