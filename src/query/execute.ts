@@ -8,6 +8,7 @@ import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { plan, type PlanHint } from './plan.js'
 import { pointStagesOnly, readPoints } from './point-pipeline.js'
+import { readBatches } from './batch-pipeline.js'
 import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
 import type { TxnView } from './txn-view.js'
@@ -67,6 +68,13 @@ async function runPipeline(collection: CollectionIR, stages: Stage[], columns: s
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max
     const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => columns.map((c) => row[c] ?? null))
+    return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
+  }
+  if (chosen.access.kind === 'range' && pointStagesOnly(stages)) {
+    const { rows: out, truncated } = await readBatches({
+      view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, stages, columns, eval: ctx.eval,
+      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000,
+    })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
   let rows: AsyncIterable<Row> = readRows(chosen.access, {
