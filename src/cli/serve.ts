@@ -36,7 +36,7 @@ export async function serve(argv: string[]): Promise<void> {
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
-    process.stdout.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n`)
+    process.stdout.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n`)
     process.stderr.write(tokenBanner(token))
 
     let stopping = false
