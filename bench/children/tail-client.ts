@@ -1,6 +1,7 @@
 // P10's consumer: follows the WebSocket tail from `after`, notes when each event
 // arrives (on the clock the parent shares), and once `expected` events have come
-// prints them as one JSON line {"events": [[lsn, arrived_ms], …]} and exits.
+// prints them as one JSON line {"events": [[lsn, arrived_ms], …], "cpu_micros": N}
+// (the CPU time this consumer used, since it shares the machine's cores) and exits.
 //
 //   node tail-client.js WS_URL EXPECTED
 import WebSocket from 'ws'
@@ -17,7 +18,8 @@ socket.on('message', (data: Buffer) => {
   const event = JSON.parse(data.toString()) as { lsn: number }
   arrived.push([event.lsn, at])
   if (arrived.length === want) {
-    process.stdout.write(`${JSON.stringify({ events: arrived })}\n`, () => process.exit(0))
+    const cpu = process.cpuUsage()
+    process.stdout.write(`${JSON.stringify({ events: arrived, cpu_micros: cpu.user + cpu.system })}\n`, () => process.exit(0))
   }
 })
 socket.on('close', (code, reason) => {

@@ -26,11 +26,21 @@ export const p10: Workload = {
     const app = await buildServer({ db, token, logger: false })
     const tenant = db.tenant('default')
     let serial = 0
-    const batch = async (acked?: Map<number, number>) => ratePerS(count, () => inFlight(count, width, async () => {
-      const n = serial++
-      const result = await tenant.query('insert kv {k: $k, v: $v}', { k: key(n), v: value(n) })
-      acked?.set(result.lsn as number, sharedClockMs())
-    }))
+    // CPU time of this (the server's) process per insert, with and without the tail:
+    // the tail's own cost, apart from the consumer process competing for the cores.
+    const cpuPerInsert: Record<'without' | 'with_tail', number[]> = { without: [], with_tail: [] }
+    const consumerCpu: number[] = []
+    const batch = async (acked?: Map<number, number>) => {
+      const cpu = process.cpuUsage()
+      const rate = await ratePerS(count, () => inFlight(count, width, async () => {
+        const n = serial++
+        const result = await tenant.query('insert kv {k: $k, v: $v}', { k: key(n), v: value(n) })
+        acked?.set(result.lsn as number, sharedClockMs())
+      }))
+      const used = process.cpuUsage(cpu)
+      cpuPerInsert[acked === undefined ? 'without' : 'with_tail'].push((used.user + used.system) / count)
+      return rate
+    }
     const latencies: number[] = []
     const pacedLatencies: number[] = []
     /** One tail consumer for `count` events while `write` runs; latencies into `into`. */
@@ -41,7 +51,8 @@ export const p10: Workload = {
         await waitForJson(client, 'open')
         const acked = new Map<number, number>()
         const rate = await write(acked)
-        const { events } = await waitForJson<{ events: Array<[number, number]> }>(client, 'events')
+        const { events, cpu_micros } = await waitForJson<{ events: Array<[number, number]>; cpu_micros: number }>(client, 'events')
+        if (into === latencies) consumerCpu.push(cpu_micros / expected)
         for (const [lsn, arrived] of events) {
           const ack = acked.get(lsn)
           if (ack === undefined) throw new Error(`the tail delivered lsn ${lsn}, which no insert acknowledged`)
@@ -71,6 +82,9 @@ export const p10: Workload = {
           acked.set(result.lsn as number, sharedClockMs())
         }
       }), pacedLatencies)
+      rec.figure('cpu_without', 'server process CPU per insert, no tail', 'µs', cpuPerInsert.without.slice(1), 'lower')
+      rec.figure('cpu_with_tail', 'server process CPU per insert, tail attached', 'µs', cpuPerInsert.with_tail.slice(1, 1 + ctx.reps), 'lower')
+      rec.figure('cpu_consumer', 'consumer process CPU per event', 'µs', consumerCpu, 'lower')
       rec.ratio('with tail / without', 'with_tail', 'without', '>=', 0.95)
       rec.goal('event latency p99, inserts one by one', quantile(pacedLatencies, 0.99), 'ms', '<=', 10)
       rec.goal('event latency p99, 64 in flight (saturated)', quantile(latencies, 0.99), 'ms', '<=', 10)
