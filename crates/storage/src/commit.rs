@@ -21,10 +21,16 @@
 //! |   7 | unpin              | name                 |
 //! |   8 | compact tree       | tree                 |
 
+use std::sync::Arc;
+
+/// Bytes shared without copying: a put's key and value become the B-tree entry as
+/// they are, and the puts of one commit into one tree share one name.
+pub type SharedBytes = Arc<[u8]>;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     /// Inserts or replaces `key` in `tree`, creating the tree if needed.
-    Put { tree: Vec<u8>, key: Vec<u8>, value: Vec<u8> },
+    Put { tree: SharedBytes, key: SharedBytes, value: SharedBytes },
     /// Removes `key` from `tree`; absent keys are a no-op.
     Delete { tree: Vec<u8>, key: Vec<u8> },
     /// Removes a whole tree; an absent tree is a no-op.
@@ -53,25 +59,17 @@ const FORMAT_VERSION: u8 = 1;
 
 impl Commit {
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = vec![FORMAT_VERSION];
+        // One allocation of the exact size: a bulk commit is hundreds of megabytes.
+        let ops_bytes: usize = self.ops.iter().map(Op::encoded_bytes).sum();
+        let mut out = Vec::with_capacity(1 + 4 + self.meta.len() + 4 + ops_bytes);
+        out.push(FORMAT_VERSION);
         put_bytes(&mut out, &self.meta);
         out.extend_from_slice(&(self.ops.len() as u32).to_le_bytes());
         for op in &self.ops {
-            let (tag, fields): (u8, Vec<&[u8]>) = match op {
-                Op::Put { tree, key, value } => (1, vec![tree, key, value]),
-                Op::Delete { tree, key } => (2, vec![tree, key]),
-                Op::DropTree { tree } => (3, vec![tree]),
-                Op::CopyTree { from, to } => (4, vec![from, to]),
-                Op::CopyTreeFromPin { pin, from, to } => (5, vec![pin, from, to]),
-                Op::Pin { name } => (6, vec![name]),
-                Op::Unpin { name } => (7, vec![name]),
-                Op::CompactTree { tree } => (8, vec![tree]),
-            };
-            out.push(tag);
-            for field in fields {
-                put_bytes(&mut out, field);
-            }
+            out.push(op.tag());
+            op.for_each_field(|field| put_bytes(&mut out, field));
         }
+        debug_assert_eq!(out.len(), out.capacity());
         out
     }
 
@@ -88,10 +86,20 @@ impl Commit {
             return None;
         }
         let mut ops = Vec::with_capacity(count);
+        // The puts of a commit usually go to a few trees: consecutive puts to the same
+        // tree share its name instead of allocating it again.
+        let mut last_tree: Option<SharedBytes> = None;
         for _ in 0..count {
             let tag = r.take(1)?[0];
             ops.push(match tag {
-                1 => Op::Put { tree: r.bytes_u32()?.to_vec(), key: r.bytes_u32()?.to_vec(), value: r.bytes_u32()?.to_vec() },
+                1 => {
+                    let name = r.bytes_u32()?;
+                    let tree = match &last_tree {
+                        Some(last) if **last == *name => last.clone(),
+                        _ => last_tree.insert(SharedBytes::from(name)).clone(),
+                    };
+                    Op::Put { tree, key: r.bytes_u32()?.into(), value: r.bytes_u32()?.into() }
+                }
                 2 => Op::Delete { tree: r.bytes_u32()?.to_vec(), key: r.bytes_u32()?.to_vec() },
                 3 => Op::DropTree { tree: r.bytes_u32()?.to_vec() },
                 4 => Op::CopyTree { from: r.bytes_u32()?.to_vec(), to: r.bytes_u32()?.to_vec() },
@@ -103,6 +111,41 @@ impl Commit {
             });
         }
         r.is_done().then_some(Commit { meta, ops })
+    }
+}
+
+impl Op {
+    fn tag(&self) -> u8 {
+        match self {
+            Op::Put { .. } => 1,
+            Op::Delete { .. } => 2,
+            Op::DropTree { .. } => 3,
+            Op::CopyTree { .. } => 4,
+            Op::CopyTreeFromPin { .. } => 5,
+            Op::Pin { .. } => 6,
+            Op::Unpin { .. } => 7,
+            Op::CompactTree { .. } => 8,
+        }
+    }
+
+    /// The op's fields in payload order (without allocating: a commit may hold
+    /// millions of ops).
+    fn for_each_field(&self, mut f: impl FnMut(&[u8])) {
+        match self {
+            Op::Put { tree, key, value } => [&**tree, key, value].into_iter().for_each(f),
+            Op::Delete { tree, key } => [tree, key].into_iter().for_each(|x| f(x)),
+            Op::DropTree { tree } | Op::CompactTree { tree } => f(tree),
+            Op::CopyTree { from, to } => [from, to].into_iter().for_each(|x| f(x)),
+            Op::CopyTreeFromPin { pin, from, to } => [pin, from, to].into_iter().for_each(|x| f(x)),
+            Op::Pin { name } | Op::Unpin { name } => f(name),
+        }
+    }
+
+    /// Bytes of the op in the payload.
+    fn encoded_bytes(&self) -> usize {
+        let mut bytes = 1;
+        self.for_each_field(|field| bytes += 4 + field.len());
+        bytes
     }
 }
 
@@ -120,7 +163,7 @@ mod tests {
         let commit = Commit {
             meta: b"{\"tenant\":\"a\"}".to_vec(),
             ops: vec![
-                Op::Put { tree: b"t".to_vec(), key: b"k".to_vec(), value: vec![7; 2000] },
+                Op::Put { tree: b"t"[..].into(), key: b"k"[..].into(), value: vec![7; 2000].into() },
                 Op::Delete { tree: b"t".to_vec(), key: b"k".to_vec() },
                 Op::DropTree { tree: b"t".to_vec() },
                 Op::CopyTree { from: b"a".to_vec(), to: b"b".to_vec() },

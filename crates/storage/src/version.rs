@@ -61,6 +61,12 @@ fn lookup_tree(pager: &Pager, trees: &TreeRoot, name: &[u8]) -> Result<TreeRoot>
 
 /// A version being built. Trees touched by several operations are kept aside and
 /// written back to the root set once, before anything reads the root set.
+///
+/// The working trees are owned by this value alone: nodes it builds are changed in
+/// place by later operations of the same commit (`btree::put_owned`), while nodes it
+/// shares with `version` (and so with readers) are copied first. Nothing of it is
+/// visible to anyone until `apply` returns the finished version, and on an error it is
+/// dropped whole.
 struct Working<'a> {
     pager: &'a Pager,
     version: Version,
@@ -69,7 +75,8 @@ struct Working<'a> {
 }
 
 impl Working<'_> {
-    fn tree(&mut self, name: &[u8]) -> Result<TreeRoot> {
+    /// A copy of tree `name` as it stands (changes to it copy what it shares).
+    fn tree(&self, name: &[u8]) -> Result<TreeRoot> {
         match self.touched.get(name) {
             Some(Some(tree)) => Ok(tree.clone()),
             Some(None) => Ok(TreeRoot::default()),
@@ -77,22 +84,35 @@ impl Working<'_> {
         }
     }
 
+    /// Tree `name` itself, to change in place; created empty if absent.
+    fn tree_mut(&mut self, name: &[u8]) -> Result<&mut TreeRoot> {
+        if !self.touched.contains_key(name) {
+            let tree = lookup_tree(self.pager, &self.version.trees, name)?;
+            self.touched.insert(name.to_vec(), Some(tree));
+        }
+        Ok(self.touched.get_mut(name).expect("inserted above").get_or_insert_with(TreeRoot::default))
+    }
+
     fn apply(&mut self, op: &Op) -> Result<()> {
-        let lsn = self.lsn;
+        let (pager, lsn) = (self.pager, self.lsn);
         match op {
             Op::Put { tree, key, value } => {
-                let root = self.tree(tree)?;
-                let value = Value::Bytes(Arc::from(value.as_slice()));
-                let (root, _) = btree::put(self.pager, &root, Arc::from(key.as_slice()), value, lsn)?;
-                self.touched.insert(tree.clone(), Some(root));
+                let root = self.tree_mut(tree)?;
+                btree::put_owned(pager, root, key.clone(), Value::Bytes(value.clone()), lsn)?;
             }
-            Op::Delete { tree, key } => {
-                let root = self.tree(tree)?;
-                if let Some((root, _)) = btree::delete(self.pager, &root, key, lsn)? {
-                    let keep = root.root.is_some() || self.exists(tree)?;
-                    self.touched.insert(tree.clone(), keep.then_some(root));
+            Op::Delete { tree, key } => match self.touched.get_mut(tree.as_slice()) {
+                // An emptied tree still exists until dropped.
+                Some(Some(root)) => {
+                    btree::delete_owned(pager, root, key, lsn)?;
                 }
-            }
+                Some(None) => {}
+                None => {
+                    let mut root = lookup_tree(pager, &self.version.trees, tree)?;
+                    if btree::delete_owned(pager, &mut root, key, lsn)?.is_some() {
+                        self.touched.insert(tree.clone(), Some(root));
+                    }
+                }
+            },
             Op::DropTree { tree } => {
                 self.touched.insert(tree.clone(), None);
             }
@@ -102,40 +122,29 @@ impl Working<'_> {
             }
             Op::CopyTreeFromPin { pin, from, to } => {
                 let pinned = self.pinned(pin)?;
-                let root = lookup_tree(self.pager, &pinned, from)?;
+                let root = lookup_tree(pager, &pinned, from)?;
                 self.touched.insert(to.clone(), Some(TreeRoot { lsn, ..root }));
             }
             Op::Pin { name } => {
-                if btree::get(self.pager, &self.version.pins, name)?.is_some() {
+                if btree::get(pager, &self.version.pins, name)?.is_some() {
                     return Err(Error::InvalidArgument(format!("pin {} exists", String::from_utf8_lossy(name))));
                 }
                 self.flush()?;
                 let trees = TreeRoot { lsn, ..self.version.trees.clone() };
-                let (pins, _) = btree::put(self.pager, &self.version.pins, Arc::from(name.as_slice()), Value::Tree(trees), lsn)?;
-                self.version.pins = pins;
+                btree::put_owned(pager, &mut self.version.pins, Arc::from(name.as_slice()), Value::Tree(trees), lsn)?;
             }
             Op::Unpin { name } => {
-                if let Some((pins, _)) = btree::delete(self.pager, &self.version.pins, name, lsn)? {
-                    self.version.pins = pins;
-                }
+                btree::delete_owned(pager, &mut self.version.pins, name, lsn)?;
             }
             Op::CompactTree { tree } => {
                 let root = self.tree(tree)?;
                 if root.root.is_some() {
-                    let entries = all_entries(self.pager, &root)?;
+                    let entries = all_entries(pager, &root)?;
                     self.touched.insert(tree.clone(), Some(btree::build(entries, lsn)));
                 }
             }
         }
         Ok(())
-    }
-
-    /// Whether `tree` exists (an emptied tree still exists until dropped).
-    fn exists(&mut self, tree: &[u8]) -> Result<bool> {
-        Ok(match self.touched.get(tree) {
-            Some(entry) => entry.is_some(),
-            None => btree::get(self.pager, &self.version.trees, tree)?.is_some(),
-        })
     }
 
     fn pinned(&self, pin: &[u8]) -> Result<TreeRoot> {
@@ -147,13 +156,14 @@ impl Working<'_> {
 
     fn flush(&mut self) -> Result<()> {
         for (name, tree) in std::mem::take(&mut self.touched) {
-            self.version.trees = match tree {
-                Some(tree) => btree::put(self.pager, &self.version.trees, Arc::from(name.as_slice()), Value::Tree(tree), self.lsn)?.0,
-                None => match btree::delete(self.pager, &self.version.trees, &name, self.lsn)? {
-                    Some((trees, _)) => trees,
-                    None => continue,
-                },
-            };
+            match tree {
+                Some(tree) => {
+                    btree::put_owned(self.pager, &mut self.version.trees, Arc::from(name), Value::Tree(tree), self.lsn)?;
+                }
+                None => {
+                    btree::delete_owned(self.pager, &mut self.version.trees, &name, self.lsn)?;
+                }
+            }
         }
         Ok(())
     }

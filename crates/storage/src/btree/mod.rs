@@ -20,5 +20,5 @@ pub use cursor::range;
 pub use diff::{diff, DiffEntry};
 
 pub use node::{DiskLoc, Key, MemNode, Node, NodeRef, TreeRoot, Value};
-pub use ops::{delete, get, put};
+pub use ops::{delete_owned, get, put_owned};
 pub use verify::{verify_tree, TreeCheck};

@@ -1,9 +1,39 @@
-//! Point operations: get, put and delete, by path copying. Nodes split in two when
-//! their encoding outgrows a page; emptied nodes are removed and a root branch with a
-//! single child collapses. Underfull nodes are not merged: compaction repacks a tree.
+//! Point operations: get, put and delete. Nodes split in two when their encoding
+//! outgrows a page; emptied nodes are removed and a root branch with a single child
+//! collapses. Underfull nodes are not merged: compaction repacks a tree.
+//!
+//! # Copy-on-write, and changing in place what nobody else can see
+//!
+//! A node reachable from a version that anyone else holds (a published version, a
+//! snapshot, a pin, another tree after a copy) is never changed: a change copies it,
+//! and its parent is changed to point at the copy, up to the root. But a node built by
+//! the change being made (the caller's own working copy of a tree, see `version.rs`)
+//! is reachable only through that working copy: then its `Arc` has exactly one owner,
+//! and it is changed in place (`node_mut`, the `Arc::make_mut` rule). So a commit of
+//! many puts copies each node at most once, however many of its puts land there.
+//!
+//! Why it is safe: a node is referenced by one parent slot per node or root that
+//! holds it. `Arc::get_mut` succeeds only when the count is one, and the caller holds
+//! `&mut` to that one slot, whose node was itself reached by `&mut` from the caller's
+//! `&mut TreeRoot`. So no reader, version or other thread can reach the node. A node a
+//! checkpoint wrote is forgotten as written when changed (`MemNode::written`).
+//!
+//! `put_owned` and `delete_owned` change a root the caller owns. To change a tree
+//! that others may hold, change a clone of its `TreeRoot`: the clone shares the root
+//! node, so nothing of the old tree is owned alone, every node on the changed path is
+//! copied and the old tree is left exactly as it was.
+//!
+//! # Appends
+//!
+//! A node of the right edge of a tree that overflows because a key larger than all
+//! its keys was added is split with its left part as full as a page allows and the
+//! new entry alone on the right (SQLite's "quick balance"), so ascending inserts
+//! leave full pages instead of half-full ones. Other splits balance the two halves.
+
+use std::sync::{Arc, OnceLock};
 
 use super::loaded::load;
-use super::node::{Key, Node, NodeRef, TreeRoot, Value, NODE_BYTES_MAX};
+use super::node::{leaf_entry_bytes, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES, LEAF_HEADER_BYTES, NODE_BYTES_MAX};
 use crate::error::Result;
 use crate::pager::Pager;
 
@@ -28,94 +58,123 @@ pub fn get(pager: &Pager, tree: &TreeRoot, key: &[u8]) -> Result<Option<Value>> 
     }
 }
 
-enum Grown {
-    One(Node),
-    Two(Node, Key, Node),
+/// The node behind `slot`, ready to change: in place when `slot` is its only owner
+/// (see the module docs), else a fresh in-memory copy that replaces it in `slot`.
+fn node_mut<'a>(pager: &Pager, slot: &'a mut NodeRef) -> Result<&'a mut Node> {
+    let owned = match slot {
+        NodeRef::Mem(mem) => Arc::get_mut(mem).is_some(),
+        NodeRef::Disk(_) => false,
+    };
+    if !owned {
+        let copy = Node::clone(&*load(pager, slot)?);
+        *slot = NodeRef::mem(copy);
+    }
+    let NodeRef::Mem(mem) = slot else { unreachable!("a changed node lives in memory") };
+    let mem = Arc::get_mut(mem).expect("the node was just made unique");
+    if mem.written.get().is_some() {
+        // Its page holds the node as it was: a later checkpoint must write it again.
+        mem.written = OnceLock::new();
+    }
+    Ok(&mut mem.node)
 }
 
-/// Inserts or replaces `key`. Returns the new root and the replaced value, if any.
-pub fn put(pager: &Pager, tree: &TreeRoot, key: Key, value: Value, lsn: u64) -> Result<(TreeRoot, Option<Value>)> {
-    let (grown, old) = match &tree.root {
-        None => (Grown::One(Node::Leaf(vec![(key, value)])), None),
-        Some(root) => insert(pager, root, key, value)?,
+/// Inserts or replaces `key` in a tree the caller owns, changing in place the nodes
+/// that only `tree` reaches and copying the others. Returns the replaced value.
+pub fn put_owned(pager: &Pager, tree: &mut TreeRoot, key: Key, value: Value, lsn: u64) -> Result<Option<Value>> {
+    let old = match &mut tree.root {
+        None => {
+            tree.root = Some(NodeRef::mem(Node::Leaf(vec![(key, value)])));
+            None
+        }
+        Some(root) => {
+            let (split, old) = insert(pager, root, key, value, true)?;
+            if let Some((sep, right)) = split {
+                let left = tree.root.take().expect("the root just split");
+                let level = load(pager, &left)?.level() + 1;
+                tree.root = Some(NodeRef::mem(Node::Branch { level, keys: vec![sep], children: vec![left, right] }));
+            }
+            old
+        }
     };
-    let root = match grown {
-        Grown::One(node) => NodeRef::mem(node),
-        Grown::Two(left, sep, right) => NodeRef::mem(Node::Branch {
-            level: left.level() + 1,
-            keys: vec![sep],
-            children: vec![NodeRef::mem(left), NodeRef::mem(right)],
-        }),
-    };
-    let count = tree.count + u64::from(old.is_none());
-    Ok((TreeRoot { root: Some(root), count, lsn }, old))
+    tree.count += u64::from(old.is_none());
+    tree.lsn = lsn;
+    Ok(old)
 }
 
-fn insert(pager: &Pager, node: &NodeRef, key: Key, value: Value) -> Result<(Grown, Option<Value>)> {
-    let loaded = load(pager, node)?;
-    match &*loaded {
+/// A new right sibling (its separator and node) when a node split.
+type Split = Option<(Key, NodeRef)>;
+
+/// `right_edge`: `slot` is the last node of its level (every ancestor took its last child).
+fn insert(pager: &Pager, slot: &mut NodeRef, key: Key, value: Value, right_edge: bool) -> Result<(Split, Option<Value>)> {
+    let node = node_mut(pager, slot)?;
+    let (old, append) = match node {
+        Node::Leaf(entries) => match entries.binary_search_by(|(k, _)| k.as_ref().cmp(&key)) {
+            Ok(i) => (Some(std::mem::replace(&mut entries[i].1, value)), false),
+            Err(i) => {
+                let append = i == entries.len();
+                entries.insert(i, (key, value));
+                (None, append)
+            }
+        },
+        Node::Branch { keys, children, .. } => {
+            let i = child_index(keys, &key);
+            let last = i + 1 == children.len();
+            let (split, old) = insert(pager, &mut children[i], key, value, right_edge && last)?;
+            let Some((sep, right)) = split else { return Ok((None, old)) };
+            children.insert(i + 1, right);
+            keys.insert(i, sep);
+            (old, last)
+        }
+    };
+    Ok((split_if_needed(node, right_edge && append), old))
+}
+
+/// Splits a node that no longer fits a page, leaving the left part in place and
+/// returning the right one. Entry sizes are bounded (limits.rs) so both halves fit.
+/// `append`: the node grew at its end on the right edge of the tree; the left part
+/// is then left as full as it fits (see the module docs), else the cut balances the
+/// two halves' encoded sizes.
+fn split_if_needed(node: &mut Node, append: bool) -> Split {
+    if node.encoded_bytes() <= NODE_BYTES_MAX {
+        return None;
+    }
+    let (sep, right) = match node {
         Node::Leaf(entries) => {
-            let mut entries = entries.clone();
-            let old = match entries.binary_search_by(|(k, _)| k.as_ref().cmp(&key)) {
-                Ok(i) => Some(std::mem::replace(&mut entries[i].1, value)),
-                Err(i) => {
-                    entries.insert(i, (key, value));
-                    None
-                }
-            };
-            Ok((split_if_needed(Node::Leaf(entries)), old))
+            let sizes: Vec<usize> = entries.iter().map(|(k, v)| leaf_entry_bytes(k, v)).collect();
+            let at = cut(&sizes, LEAF_HEADER_BYTES, append);
+            let right = entries.split_off(at);
+            (right[0].0.clone(), Node::Leaf(right))
         }
         Node::Branch { level, keys, children } => {
-            let i = child_index(keys, &key);
-            let (grown, old) = insert(pager, &children[i], key, value)?;
-            let (mut keys, mut children) = (keys.clone(), children.clone());
-            match grown {
-                Grown::One(child) => children[i] = NodeRef::mem(child),
-                Grown::Two(left, sep, right) => {
-                    children[i] = NodeRef::mem(left);
-                    children.insert(i + 1, NodeRef::mem(right));
-                    keys.insert(i, sep);
-                }
-            }
-            Ok((split_if_needed(Node::Branch { level: *level, keys, children }), old))
-        }
-    }
-}
-
-/// Splits a node that no longer fits a page at the point that best balances the two
-/// halves' encoded sizes. Entry sizes are bounded (limits.rs) so both halves fit.
-fn split_if_needed(node: Node) -> Grown {
-    if node.encoded_bytes() <= NODE_BYTES_MAX {
-        return Grown::One(node);
-    }
-    match node {
-        Node::Leaf(mut entries) => {
-            let sizes: Vec<usize> = entries.iter().map(|(k, v)| super::node::leaf_entry_bytes(k, v)).collect();
-            let at = balanced_split(&sizes);
-            let right = entries.split_off(at);
-            let sep = right[0].0.clone();
-            let (left, right) = (Node::Leaf(entries), Node::Leaf(right));
-            assert!(left.encoded_bytes() <= NODE_BYTES_MAX && right.encoded_bytes() <= NODE_BYTES_MAX);
-            Grown::Two(left, sep, right)
-        }
-        Node::Branch { level, mut keys, mut children } => {
             // Child i costs its 16-byte reference plus the separator before it.
-            let sizes: Vec<usize> =
-                (0..children.len()).map(|i| 16 + if i == 0 { 0 } else { 2 + keys[i - 1].len() }).collect();
-            let at = balanced_split(&sizes).max(1);
+            let sizes: Vec<usize> = (0..children.len())
+                .map(|i| CHILD_REF_BYTES + if i == 0 { 0 } else { 2 + keys[i - 1].len() })
+                .collect();
+            let at = cut(&sizes, BRANCH_HEADER_BYTES, append);
             let right_children = children.split_off(at);
             let right_keys = keys.split_off(at);
             let sep = keys.pop().expect("a split branch has a separator at the cut");
-            let left = Node::Branch { level, keys, children };
-            let right = Node::Branch { level, keys: right_keys, children: right_children };
-            assert!(left.encoded_bytes() <= NODE_BYTES_MAX && right.encoded_bytes() <= NODE_BYTES_MAX);
-            Grown::Two(left, sep, right)
+            (sep, Node::Branch { level: *level, keys: right_keys, children: right_children })
         }
-    }
+    };
+    assert!(node.encoded_bytes() <= NODE_BYTES_MAX && right.encoded_bytes() <= NODE_BYTES_MAX);
+    Some((sep, NodeRef::mem(right)))
 }
 
-/// The cut 1..len that minimises the larger half.
-fn balanced_split(sizes: &[usize]) -> usize {
+/// Where to cut a node whose parts cost `sizes` (plus `header` bytes each): a cut in
+/// 1..len. `fill_left`: the last cut whose left part fits; else the cut that
+/// minimises the larger half.
+fn cut(sizes: &[usize], header: usize, fill_left: bool) -> usize {
+    if fill_left {
+        let mut left = header;
+        for (i, size) in sizes.iter().enumerate().take(sizes.len() - 1) {
+            left += size;
+            if left > NODE_BYTES_MAX {
+                return i.max(1);
+            }
+        }
+        return sizes.len() - 1;
+    }
     let total: usize = sizes.iter().sum();
     let mut left = 0;
     let mut best = (usize::MAX, 1);
@@ -129,57 +188,51 @@ fn balanced_split(sizes: &[usize]) -> usize {
     best.1
 }
 
-enum Shrunk {
-    Node(Node),
-    Empty,
-}
-
-/// Removes `key`. Returns the new root and the removed value, or `None` when the key
-/// was absent (the tree is unchanged).
-pub fn delete(pager: &Pager, tree: &TreeRoot, key: &[u8], lsn: u64) -> Result<Option<(TreeRoot, Value)>> {
-    let Some(root) = &tree.root else { return Ok(None) };
-    let Some((shrunk, old)) = remove(pager, root, key)? else { return Ok(None) };
-    let mut root = match shrunk {
-        Shrunk::Empty => None,
-        Shrunk::Node(node) => Some(NodeRef::mem(node)),
-    };
-    // A root branch with one child is replaced by that child, level by level.
-    while let Some(current) = &root {
-        let loaded = load(pager, current)?;
-        match &*loaded {
-            Node::Branch { children, .. } if children.len() == 1 => root = Some(children[0].clone()),
-            _ => break,
-        }
+/// Removes `key` from a tree the caller owns (see `put_owned`). Returns the removed
+/// value; when the key was absent nothing is copied or changed.
+pub fn delete_owned(pager: &Pager, tree: &mut TreeRoot, key: &[u8], lsn: u64) -> Result<Option<Value>> {
+    // Look first, so a delete of an absent key copies nothing.
+    if get(pager, tree, key)?.is_none() {
+        return Ok(None);
     }
-    Ok(Some((TreeRoot { root, count: tree.count - 1, lsn }, old)))
+    let root = tree.root.as_mut().expect("a tree holding the key has a root");
+    let (old, emptied) = remove(pager, root, key)?;
+    if emptied {
+        tree.root = None;
+    }
+    // A root branch with one child is replaced by that child, level by level.
+    while let Some(current) = &tree.root {
+        let only = match &*load(pager, current)? {
+            Node::Branch { children, .. } if children.len() == 1 => children[0].clone(),
+            _ => break,
+        };
+        tree.root = Some(only);
+    }
+    tree.count -= 1;
+    tree.lsn = lsn;
+    Ok(Some(old))
 }
 
-fn remove(pager: &Pager, node: &NodeRef, key: &[u8]) -> Result<Option<(Shrunk, Value)>> {
-    let loaded = load(pager, node)?;
-    match &*loaded {
+/// Removes `key`, known to be present. Returns the value and whether the node is now
+/// empty (its parent then drops it).
+fn remove(pager: &Pager, slot: &mut NodeRef, key: &[u8]) -> Result<(Value, bool)> {
+    let node = node_mut(pager, slot)?;
+    match node {
         Node::Leaf(entries) => {
-            let Ok(i) = entries.binary_search_by(|(k, _)| k.as_ref().cmp(key)) else { return Ok(None) };
-            let mut entries = entries.clone();
+            let i = entries.binary_search_by(|(k, _)| k.as_ref().cmp(key)).expect("the key was found before removing");
             let (_, old) = entries.remove(i);
-            Ok(Some((if entries.is_empty() { Shrunk::Empty } else { Shrunk::Node(Node::Leaf(entries)) }, old)))
+            Ok((old, entries.is_empty()))
         }
-        Node::Branch { level, keys, children } => {
+        Node::Branch { keys, children, .. } => {
             let i = child_index(keys, key);
-            let Some((shrunk, old)) = remove(pager, &children[i], key)? else { return Ok(None) };
-            let (mut keys, mut children) = (keys.clone(), children.clone());
-            match shrunk {
-                Shrunk::Node(child) => children[i] = NodeRef::mem(child),
-                Shrunk::Empty => {
-                    children.remove(i);
-                    if !keys.is_empty() {
-                        keys.remove(i.saturating_sub(1));
-                    }
+            let (old, emptied) = remove(pager, &mut children[i], key)?;
+            if emptied {
+                children.remove(i);
+                if !keys.is_empty() {
+                    keys.remove(i.saturating_sub(1));
                 }
             }
-            if children.is_empty() {
-                return Ok(Some((Shrunk::Empty, old)));
-            }
-            Ok(Some((Shrunk::Node(Node::Branch { level: *level, keys, children }), old)))
+            Ok((old, children.is_empty()))
         }
     }
 }

@@ -53,7 +53,7 @@ pub fn db_path() -> PathBuf {
 }
 
 pub fn put(tree: &str, key: &[u8], value: &[u8]) -> Op {
-    Op::Put { tree: tree.as_bytes().to_vec(), key: key.to_vec(), value: value.to_vec() }
+    Op::Put { tree: tree.as_bytes().into(), key: key.into(), value: value.into() }
 }
 
 pub fn commit(ops: Vec<Op>) -> Commit {
