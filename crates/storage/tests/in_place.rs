@@ -7,7 +7,7 @@ mod common;
 
 use common::{commit, db_path, open, put, read_all, sim_options, Model, Rng};
 use storage::vfs::{CrashMode, SimVfs};
-use storage::Op;
+use storage::{Op, Options};
 
 fn key(i: u32) -> Vec<u8> {
     format!("key-{i:020}").into_bytes()
@@ -121,4 +121,34 @@ fn replay_after_a_crash_equals_the_state_acknowledged_before_it() {
     let db = open(&db_path(), &sim_options(&vfs, 256 * 1024));
     assert_eq!(read_all(&db.snapshot()), model);
     assert!(db.stats().unwrap().replayed_frames >= 3);
+}
+
+#[test]
+fn a_commit_over_64_mib_is_durable_and_replays_whole_after_a_crash() {
+    // 64 MiB was the old cap of one commit; a bulk load of 1e6 rows needs ~240 MB.
+    let vfs = SimVfs::new();
+    let rows = 100_000u32;
+    let big = |i: u32| {
+        let mut v = value(i, "big");
+        v.resize(700, b'b');
+        v
+    };
+    // No automatic checkpoint after it: the big commit must come back from the WAL.
+    let options = |vfs: &SimVfs| Options { checkpoint_wal_bytes: 1 << 40, ..sim_options(vfs, 1 << 20) };
+    {
+        let db = open(&db_path(), &options(&vfs));
+        db.commit_sync(commit(vec![put("t", b"before", b"x")])).unwrap();
+        db.checkpoint().unwrap();
+        let ops: Vec<Op> = (0..rows).map(|i| put("t", &key(i), &big(i))).collect();
+        assert!(commit(ops.clone()).encode().len() > 64 << 20);
+        db.commit_sync(commit(ops)).unwrap();
+    }
+    let vfs = vfs.crash(CrashMode::DropUnsynced);
+    let db = open(&db_path(), &options(&vfs));
+    let snapshot = db.snapshot();
+    assert_eq!(db.stats().unwrap().replayed_frames, 1);
+    assert_eq!(snapshot.tree_info(b"t").unwrap().expect("tree").count, u64::from(rows) + 1);
+    for i in (0..rows).step_by(997) {
+        assert_eq!(snapshot.get(b"t", &key(i)).unwrap().as_deref(), Some(&big(i)[..]));
+    }
 }
