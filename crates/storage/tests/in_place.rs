@@ -152,3 +152,18 @@ fn a_commit_over_64_mib_is_durable_and_replays_whole_after_a_crash() {
         assert_eq!(snapshot.get(b"t", &key(i)).unwrap().as_deref(), Some(&big(i)[..]));
     }
 }
+
+#[test]
+fn ascending_inserts_leave_full_pages_not_half_full_ones() {
+    // Without the append split every leaf of an ascending load is cut in half when it
+    // fills, and the tree ends with about twice the pages a dense build needs.
+    let vfs = SimVfs::new();
+    let db = open(&db_path(), &sim_options(&vfs, 1 << 20));
+    for chunk in 0..10u32 {
+        db.commit_sync(commit((chunk * 2000..(chunk + 1) * 2000).map(|i| put("t", &key(i), &value(i, "a"))).collect())).unwrap();
+    }
+    let loaded = db.checkpoint().unwrap().pages_written;
+    db.commit_sync(commit(vec![Op::CompactTree { tree: b"t".to_vec() }])).unwrap();
+    let dense = db.checkpoint().unwrap().pages_written;
+    assert!(loaded * 100 <= dense * 105, "ascending load wrote {loaded} pages, a dense build {dense}");
+}
