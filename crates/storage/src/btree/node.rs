@@ -1,6 +1,8 @@
-//! B-tree nodes in memory. Nodes are immutable once built: a change copies the path
-//! from the root to the changed leaf (copy-on-write), so any number of versions share
-//! their unchanged subtrees and a reader holding an old root sees it unchanged.
+//! B-tree nodes in memory. Nodes are immutable once anyone else can reach them: a
+//! change copies the path from the root to the changed leaf (copy-on-write), so any
+//! number of versions share their unchanged subtrees and a reader holding an old root
+//! sees it unchanged. Only a node owned by nothing but the change being made (its
+//! `Arc` has one owner) is changed in place: see `ops.rs`.
 
 use std::sync::{Arc, OnceLock};
 
