@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::frame::{self, FRAME_ALIGN};
-use super::segment::{is_zero, list_segments, nonzero_end, read_all, Segment};
+use super::segment::{is_zero, list_segments, nonzero_end, read_all, read_all_into, Segment};
 use super::{Frame, Recovered, SEGMENT_FILE_BYTES_MAX};
 use crate::error::{Error, Result};
 use crate::vfs::Vfs;
@@ -37,6 +37,8 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
     let mut torn_bytes = 0u64;
     // Next LSN expected; the oldest segment's name sets it.
     let mut expected = names.first().map_or(0, |(lsn, _)| *lsn);
+    // One buffer for every segment (see read_all_into).
+    let mut data = Vec::new();
     for (i, (first_lsn, name)) in names.iter().enumerate() {
         if *first_lsn != expected {
             return Err(corrupted(name, 0));
@@ -45,7 +47,7 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64) -> Result<Out
         let file = vfs
             .open(&path, false)
             .map_err(|e| Error::io("open WAL segment", &path, e))?;
-        let data = read_all(&*file, &path)?;
+        read_all_into(&*file, &path, &mut data)?;
         let mut segment = Segment {
             name: name.clone(),
             path,

@@ -122,10 +122,25 @@ pub fn nonzero_end(bytes: &[u8]) -> usize {
 
 /// Reads a whole file into memory (short reads past the end read as zeros).
 pub fn read_all(file: &dyn VfsFile, path: &Path) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    read_all_into(file, path, &mut buf)?;
+    Ok(buf)
+}
+
+/// Reads a whole file into `buf`, reusing its allocation. Opening and verifying read
+/// segment after segment through one buffer: a fresh 16 MiB vector per segment makes
+/// glibc raise its mmap threshold after the first is freed, and the later ones then
+/// stay in the heap, keeping tens of MiB resident after open (P12).
+pub fn read_all_into(file: &dyn VfsFile, path: &Path, buf: &mut Vec<u8>) -> Result<()> {
     let len = file
         .len()
         .map_err(|e| Error::io("stat WAL segment", path, e))?;
-    read_range(file, path, 0, len)
+    let len = usize::try_from(len).map_err(|_| {
+        Error::InvalidArgument(format!("WAL segment of {len} bytes does not fit in memory"))
+    })?;
+    buf.clear();
+    buf.resize(len, 0);
+    read_full_or_zero(file, buf, 0).map_err(|e| Error::io("read WAL segment", path, e))
 }
 
 /// Reads `start..end` of a file; bytes past its end read as zeros, so a shrunken file

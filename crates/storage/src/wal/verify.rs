@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::frame;
-use super::segment::{is_zero, parse_segment_name, read_all};
+use super::segment::{is_zero, parse_segment_name, read_all_into};
 use super::Wal;
 use crate::error::{Error, Result};
 use crate::vfs::VfsFile;
@@ -71,6 +71,8 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
     }
 
     let last = snapshots.len().saturating_sub(1);
+    // One buffer for every segment (see read_all_into).
+    let mut data = Vec::new();
     for (i, snapshot) in snapshots.iter().enumerate() {
         if i > 0 {
             let previous = &snapshots[i - 1];
@@ -82,12 +84,17 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
                 ));
             }
         }
-        verify_segment(snapshot, i == last, &mut problems)?;
+        verify_segment(snapshot, i == last, &mut data, &mut problems)?;
     }
     Ok(problems)
 }
 
-fn verify_segment(snapshot: &Snapshot, newest: bool, problems: &mut Vec<String>) -> Result<()> {
+fn verify_segment(
+    snapshot: &Snapshot,
+    newest: bool,
+    data: &mut Vec<u8>,
+    problems: &mut Vec<String>,
+) -> Result<()> {
     let name = &snapshot.name;
     let len = snapshot
         .file
@@ -102,7 +109,7 @@ fn verify_segment(snapshot: &Snapshot, newest: bool, problems: &mut Vec<String>)
             snapshot.bytes
         ));
     }
-    let mut data = read_all(&*snapshot.file, &snapshot.path)?;
+    read_all_into(&*snapshot.file, &snapshot.path, data)?;
     if !newest && data.len() as u64 > snapshot.bytes && !is_zero(&data[snapshot.bytes as usize..]) {
         problems.push(format!(
             "WAL segment {name} holds bytes other than zeros after its last frame (byte {})",
