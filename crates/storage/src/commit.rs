@@ -58,10 +58,14 @@ use crate::byte_reader::ByteReader;
 const FORMAT_VERSION: u8 = 1;
 
 impl Commit {
+    /// The length of `encode()`'s output, without encoding.
+    pub fn encoded_bytes(&self) -> usize {
+        1 + 4 + self.meta.len() + 4 + self.ops.iter().map(Op::encoded_bytes).sum::<usize>()
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         // One allocation of the exact size: a bulk commit is hundreds of megabytes.
-        let ops_bytes: usize = self.ops.iter().map(Op::encoded_bytes).sum();
-        let mut out = Vec::with_capacity(1 + 4 + self.meta.len() + 4 + ops_bytes);
+        let mut out = Vec::with_capacity(self.encoded_bytes());
         out.push(FORMAT_VERSION);
         put_bytes(&mut out, &self.meta);
         out.extend_from_slice(&(self.ops.len() as u32).to_le_bytes());

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use crate::commit::Commit;
 use crate::error::{Error, Result};
+use crate::limits::WAL_BATCH_BYTES_MAX;
 use crate::version::Version;
 
 pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
@@ -47,12 +48,26 @@ impl GroupCommit {
         GroupCommit { queue: Mutex::new(Queue::default()), ready: Condvar::new() }
     }
 
-    /// Waits for work; `None` once closing and drained.
-    pub fn next_batch(&self) -> Option<Vec<Pending>> {
+    /// Waits for work; `None` once closing and drained. Takes the queued commits in
+    /// order until their payloads would pass `bytes_max` (at least one).
+    pub fn next_batch(&self, bytes_max: usize) -> Option<Vec<Pending>> {
         let mut queue = self.queue.lock().expect("commit queue lock");
         loop {
             if !queue.pending.is_empty() {
-                return Some(std::mem::take(&mut queue.pending));
+                let mut bytes = 0usize;
+                let take = queue
+                    .pending
+                    .iter()
+                    .take_while(|p| {
+                        bytes = bytes.saturating_add(p.commit.encoded_bytes());
+                        bytes <= bytes_max
+                    })
+                    .count()
+                    .max(1);
+                if take == queue.pending.len() {
+                    return Some(std::mem::take(&mut queue.pending));
+                }
+                return Some(queue.pending.drain(..take).collect());
             }
             if queue.closing {
                 return None;
@@ -78,7 +93,7 @@ pub trait BatchSink {
 }
 
 pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
-    while let Some(batch) = group.next_batch() {
+    while let Some(batch) = group.next_batch(WAL_BATCH_BYTES_MAX) {
         let mut applied = Vec::with_capacity(batch.len());
         for pending in batch {
             if let Some(cause) = sink.failed() {
@@ -113,5 +128,38 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commit::Op;
+    use std::sync::Arc as StdArc;
+
+    fn queued(group: &GroupCommit, value_bytes: usize) {
+        let commit = Commit {
+            meta: Vec::new(),
+            ops: vec![Op::Put { tree: StdArc::from(&b"t"[..]), key: StdArc::from(&b"k"[..]), value: StdArc::from(vec![0u8; value_bytes]) }],
+        };
+        group.queue.lock().unwrap().pending.push(Pending { commit, done: Box::new(|_| {}) });
+    }
+
+    #[test]
+    fn a_batch_stops_before_its_bytes_pass_the_bound_and_keeps_queue_order() {
+        let group = GroupCommit::new();
+        for size in [100, 100, 100, 500, 10] {
+            queued(&group, size);
+        }
+        let sizes = |batch: Vec<Pending>| -> Vec<usize> {
+            batch.iter().map(|p| match &p.commit.ops[0] { Op::Put { value, .. } => value.len(), _ => 0 }).collect()
+        };
+        // Each commit encodes to its value plus ~30 bytes of framing.
+        assert_eq!(sizes(group.next_batch(400).unwrap()), vec![100, 100, 100]);
+        // A single commit over the bound still goes, alone.
+        assert_eq!(sizes(group.next_batch(400).unwrap()), vec![500]);
+        assert_eq!(sizes(group.next_batch(400).unwrap()), vec![10]);
+        group.queue.lock().unwrap().closing = true;
+        assert!(group.next_batch(400).is_none());
     }
 }

@@ -54,6 +54,13 @@ pub const WAL_FRAME_PAYLOAD_BYTES_MAX: usize = 512 << 20;
 /// Hard cap on a WAL segment file, so frame offsets fit in u32.
 pub const WAL_SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
 
+/// Payload bytes one group-commit batch takes from the queue at most (always at least
+/// one commit). A batch is written to one segment file, so without this bound eight
+/// queued commits at the frame cap would exceed `WAL_SEGMENT_FILE_BYTES_MAX` and the
+/// failed write would stop the database; the rest waits for the next batch.
+pub const WAL_BATCH_BYTES_MAX: usize = 1 << 30;
+const _: () = assert!(WAL_BATCH_BYTES_MAX as u64 + WAL_FRAME_PAYLOAD_BYTES_MAX as u64 * 2 <= WAL_SEGMENT_FILE_BYTES_MAX);
+
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 
