@@ -1,10 +1,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, Object};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Function, Unknown};
 use napi::Env;
 use napi_derive::napi;
 
+use crate::completions::Completions;
 use crate::convert::{self, EngineStats, OpenOptions};
 use crate::error::{to_napi, IntoNapi};
 use crate::snapshot::Snapshot;
@@ -14,21 +15,31 @@ use crate::tasks;
 #[napi]
 pub struct Engine {
     pub(crate) db: Arc<storage::Database>,
+    pub(crate) completions: Arc<Completions>,
 }
 
 /// Opens (creating if needed) a database directory on the thread pool: takes its
-/// exclusive lock, reads the newest meta record and replays the WAL.
-#[napi(ts_return_type = "Promise<Engine>")]
-pub fn open(dir: String, options: Option<OpenOptions>) -> AsyncTask<tasks::Open> {
-    AsyncTask::new(tasks::Open { dir: PathBuf::from(dir), options: convert::options(options) })
+/// exclusive lock, reads the newest meta record and replays the WAL. `settle`
+/// receives the engine's commit completions (`completions.rs`).
+#[napi(
+    ts_args_type = "dir: string, options: OpenOptions | undefined | null, settle: (pairs: Float64Array, errors: Error[] | null) => void",
+    ts_return_type = "Promise<Engine>"
+)]
+pub fn open(
+    dir: String,
+    options: Option<OpenOptions>,
+    settle: Function<'_, Unknown<'static>, Unknown<'static>>,
+) -> napi::Result<AsyncTask<tasks::Open>> {
+    let completions = Arc::new(Completions::new(settle)?);
+    Ok(AsyncTask::new(tasks::Open { dir: PathBuf::from(dir), options: convert::options(options), completions }))
 }
 
 #[napi]
 impl Engine {
-    /// Queues a commit (a Buffer in the WAL payload format) and resolves with its LSN
-    /// once it is durable; the storage core's sync thread settles the promise.
-    #[napi(ts_return_type = "Promise<number>")]
-    pub fn commit<'env>(&self, env: &'env Env, payload: Buffer) -> napi::Result<Object<'env>> {
+    /// Queues commit `id` (a Buffer in the WAL payload format); once it is durable,
+    /// or failed, the storage core's sync thread hands `(id, result)` to `settle`.
+    #[napi]
+    pub fn commit(&self, env: &Env, id: f64, payload: Buffer) -> napi::Result<()> {
         // Refused before it is queued: the sync thread would apply it, fail to log it
         // and stop the database (fail-stop), for what is only a request too large.
         if payload.len() > storage::limits::WAL_FRAME_PAYLOAD_BYTES_MAX {
@@ -41,12 +52,9 @@ impl Engine {
         let commit = storage::Commit::decode(&payload).ok_or_else(|| {
             to_napi(storage::Error::InvalidArgument("the commit payload is malformed".into()))
         })?;
-        let (deferred, promise) = env.create_deferred()?;
-        self.db.commit(commit, Box::new(move |result| match result {
-            Ok(lsn) => deferred.resolve(move |_| Ok(lsn as f64)),
-            Err(err) => deferred.reject(to_napi(err)),
-        }));
-        Ok(promise)
+        let done = self.completions.completion(env, id).ok_or_else(|| to_napi(storage::Error::Closed))?;
+        self.db.commit(commit, done);
+        Ok(())
     }
 
     /// The newest durable version. Synchronous: it clones a reference.
@@ -83,9 +91,10 @@ impl Engine {
         self.db.stats().into_napi().map(convert::stats)
     }
 
-    /// Completes queued commits, checkpoints and releases the directory lock.
+    /// Completes queued commits, checkpoints and releases the directory lock, then
+    /// the completion channel (their completions are still delivered).
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close(&self) -> AsyncTask<tasks::Close> {
-        AsyncTask::new(tasks::Close(self.db.clone()))
+        AsyncTask::new(tasks::Close(self.db.clone(), self.completions.clone()))
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::Buffer;
 use napi::{Env, Task};
 
+use crate::completions::Completions;
 use crate::convert::{self, CheckpointInfo, FrameBatch, VerifyInfo};
 use crate::engine::Engine;
 use crate::error::IntoNapi;
@@ -13,6 +14,7 @@ use crate::error::IntoNapi;
 pub struct Open {
     pub dir: PathBuf,
     pub options: storage::Options,
+    pub completions: Arc<Completions>,
 }
 
 impl Task for Open {
@@ -22,7 +24,7 @@ impl Task for Open {
         storage::Database::open(&self.dir, self.options.clone()).into_napi()
     }
     fn resolve(&mut self, _env: Env, db: Self::Output) -> napi::Result<Engine> {
-        Ok(Engine { db: Arc::new(db) })
+        Ok(Engine { db: Arc::new(db), completions: self.completions.clone() })
     }
 }
 
@@ -72,7 +74,7 @@ impl Task for ReadFrames {
     }
 }
 
-pub struct Close(pub Arc<storage::Database>);
+pub struct Close(pub Arc<storage::Database>, pub Arc<Completions>);
 
 impl Task for Close {
     type Output = ();
@@ -81,6 +83,11 @@ impl Task for Close {
         self.0.close().into_napi()
     }
     fn resolve(&mut self, _env: Env, _: ()) -> napi::Result<()> {
+        self.1.release();
         Ok(())
+    }
+    fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<()> {
+        self.1.release();
+        Err(err)
     }
 }

@@ -56,9 +56,63 @@ export interface Frame {
   commit: CommitRecord
 }
 
+interface Waiter {
+  resolve: (lsn: number) => void
+  reject: (err: unknown) => void
+}
+
+/**
+ * The commits of one engine waiting to be durable, by id. The binding delivers their
+ * results through one callback per group commit (native/src/completions.rs) instead
+ * of settling a promise of its own per commit.
+ */
+class Commits {
+  readonly waiting = new Map<number, Waiter>()
+  #next_id = 0
+  /** Called before any commit's promise settles (the head snapshot is stale). */
+  onSettle: () => void = () => {}
+  /** Settles when `waiting` is next empty (close waits for every queued commit). */
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined
+
+  nextId(): number {
+    return this.#next_id++
+  }
+
+  /** `pairs` is `[id, lsn, …]`; `lsn < 0` takes the next of `errors`. */
+  readonly settle = (pairs: Float64Array, errors: Error[] | null): void => {
+    this.onSettle()
+    let failed = 0
+    for (let i = 0; i < pairs.length; i += 2) {
+      const id = pairs[i] as number
+      const lsn = pairs[i + 1] as number
+      const error = lsn < 0 ? errors?.[failed++] : undefined
+      const waiter = this.waiting.get(id)
+      if (waiter === undefined) continue
+      this.waiting.delete(id)
+      if (lsn >= 0) waiter.resolve(lsn)
+      else waiter.reject(toEngineError(error))
+    }
+    if (this.waiting.size === 0 && this.#drained !== undefined) {
+      this.#drained.resolve()
+      this.#drained = undefined
+    }
+  }
+
+  drained(): Promise<void> {
+    if (this.waiting.size === 0) return Promise.resolve()
+    if (this.#drained === undefined) {
+      let resolve!: () => void
+      const promise = new Promise<void>((r) => { resolve = r })
+      this.#drained = { promise, resolve }
+    }
+    return this.#drained.promise
+  }
+}
+
 /** A typed handle on an open database directory (the storage core). */
 export class Engine {
   readonly #native: NativeEngine
+  readonly #commits: Commits
   /**
    * The newest durable version, reused until a commit of this engine settles: only
    * those commits change it (checkpoint and compaction publish the same contents),
@@ -67,13 +121,17 @@ export class Engine {
    */
   #head: Snapshot | undefined
 
-  private constructor(handle: NativeEngine) {
+  private constructor(handle: NativeEngine, commits: Commits) {
     this.#native = handle
+    this.#commits = commits
+    // Forget the head before anyone awaiting a commit runs, so they read their write.
+    commits.onSettle = () => { this.#head = undefined }
   }
 
   /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
   static async open(dir: string, options: EngineOptions = {}): Promise<Engine> {
-    return new Engine(await mapAsync(native.open(dir, options)))
+    const commits = new Commits()
+    return new Engine(await mapAsync(native.open(dir, options, commits.settle)), commits)
   }
 
   /**
@@ -87,16 +145,14 @@ export class Engine {
 
   /** `commit` of a payload already in the commit format (a CommitWriter's `finish`). */
   commitPayload(payload: Buffer): Promise<number> {
-    let queued: Promise<number>
+    const commits = this.#commits
+    const id = commits.nextId()
     try {
-      queued = this.#native.commit(payload)
+      this.#native.commit(id, payload)
     } catch (err) {
       return Promise.reject(toEngineError(err))
     }
-    // Forget the head before anyone awaiting this commit runs, so they read their write.
-    const settled = () => { this.#head = undefined }
-    queued.then(settled, settled)
-    return mapAsync(queued)
+    return new Promise((resolve, reject) => { commits.waiting.set(id, { resolve, reject }) })
   }
 
   /** The newest durable version. */
@@ -154,8 +210,15 @@ export class Engine {
     }
   }
 
-  /** Completes queued commits, checkpoints and releases the lock. Safe to call twice. */
-  close(): Promise<void> {
-    return mapAsync(this.#native.close())
+  /**
+   * Completes queued commits, checkpoints and releases the lock. Safe to call twice.
+   * Settles after every commit queued before it has settled.
+   */
+  async close(): Promise<void> {
+    try {
+      await mapAsync(this.#native.close())
+    } finally {
+      await this.#commits.drained()
+    }
   }
 }
