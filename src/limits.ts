@@ -60,6 +60,16 @@ export const tail_wait_ms_max = 30_000
  */
 export const tail_page_bytes_max = 4 * 1024 * 1024
 
+/**
+ * The newest commits' payloads the change feed keeps in memory, so a live tail that
+ * has caught up decodes a new commit from what was committed instead of reading it back
+ * from the WAL (a thread-pool round trip per wake-up). Larger payloads are not kept;
+ * a tail that finds a gap reads the WAL as before.
+ */
+export const tail_recent_commits_max = 1024
+export const tail_recent_bytes_max = 4 * 1024 * 1024
+export const tail_recent_commit_bytes_max = 64 * 1024
+
 /** Frames one engine read returns at most (the unit of work between event-loop turns). */
 export const tail_read_frames_max = 256
 

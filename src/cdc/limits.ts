@@ -6,6 +6,9 @@ export {
   tail_page_bytes_max,
   tail_read_bytes_max,
   tail_read_frames_max,
+  tail_recent_bytes_max,
+  tail_recent_commit_bytes_max,
+  tail_recent_commits_max,
   tail_reads_per_poll_max,
   tail_wait_ms_max,
 } from '../limits.js'

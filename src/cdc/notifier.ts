@@ -1,8 +1,11 @@
 // The change tail's wake-up: the database calls `notify(lsn)` after every durable
 // commit (QueryRunner's onCommit, and the catalog's commits), and long polls and live
 // subscriptions wait here instead of polling the engine. It only says "something newer
-// than X exists"; readers always read the engine itself, so a missed or duplicated
-// notification costs a delay or an empty read, never a lost or repeated event.
+// than X exists"; readers read the engine itself (or, at the head, the payloads kept in
+// `recent`, which are the very bytes committed), so a missed or duplicated notification
+// costs a delay or an empty read, never a lost or repeated event.
+
+import { RecentCommits } from './recent-commits.js'
 
 export interface WaitOptions {
   /** Give up after this long (resolves false). Absent: wait until a commit or abort. */
@@ -19,6 +22,8 @@ interface Waiter {
 export class CommitNotifier {
   #latest: number
   readonly #waiters = new Set<Waiter>()
+  /** Payloads of the newest commits made through this database (see RecentCommits). */
+  readonly recent = new RecentCommits()
 
   /** `latest_lsn`: the engine's current LSN when the notifier is made, if known. */
   constructor(latest_lsn = 0) {
@@ -35,8 +40,12 @@ export class CommitNotifier {
     return this.#waiters.size
   }
 
-  /** Records a commit; wakes every waiter waiting for something beyond an older LSN. */
-  notify(lsn: number): void {
+  /**
+   * Records a durable commit, with its payload when the caller has it; wakes every
+   * waiter waiting for something beyond an older LSN.
+   */
+  notify(lsn: number, payload?: Buffer): void {
+    if (payload !== undefined) this.recent.record(lsn, payload)
     if (lsn <= this.#latest) return
     this.#latest = lsn
     for (const waiter of this.#waiters) if (waiter.after < lsn) waiter.settle(true)

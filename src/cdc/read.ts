@@ -1,9 +1,10 @@
 // Reading a tenant's events from the engine's WAL in bounded batches: where a read may
 // start (`resolveAfter`), and one page of events from there (`readEvents`). The poll,
 // the long poll and the live subscription are all loops over these two.
-import { EngineError, type Engine, type Frame } from '../engine/index.js'
+import { EngineError, decodeCommit, type Engine, type Frame } from '../engine/index.js'
 import { LsnExpiredError, TailRequestError } from './errors.js'
 import { decodeEvent, type TailEvent } from './event.js'
+import type { RecentCommits } from './recent-commits.js'
 import { tail_page_bytes_max, tail_read_bytes_max, tail_read_frames_max, tail_reads_per_poll_max } from './limits.js'
 
 export interface EventsRead {
@@ -38,14 +39,21 @@ export function resolveAfter(engine: Engine, after?: number): number {
  * kept. Throws LsnExpiredError when the frames right after `after` were deleted by
  * retention.
  */
-export async function readEvents(engine: Engine, tenant: string, after: number, collection: string | undefined, limit: number): Promise<EventsRead> {
+export async function readEvents(
+  engine: Engine,
+  tenant: string,
+  after: number,
+  collection: string | undefined,
+  limit: number,
+  recent?: RecentCommits,
+): Promise<EventsRead> {
   const events: TailEvent[] = []
   let bytes = 0
   let last = after
   for (let reads = 0; reads < tail_reads_per_poll_max; reads += 1) {
     let frames: Frame[]
     try {
-      frames = await readBatch(engine, last)
+      frames = recentFrames(recent, last) ?? await readBatch(engine, last)
     } catch (err) {
       // Retention overtook this read between two batches: hand back the progress made;
       // the next read from `last` reports the expiry.
@@ -63,6 +71,23 @@ export async function readEvents(engine: Engine, tenant: string, after: number, 
     }
   }
   return { events, last_lsn: last }
+}
+
+/**
+ * The commits right after `after` that `recent` holds, contiguous, at most one engine
+ * read's worth; null when it does not hold the next one (read the WAL instead).
+ */
+function recentFrames(recent: RecentCommits | undefined, after: number): Frame[] | null {
+  if (recent === undefined) return null
+  const frames: Frame[] = []
+  let bytes = 0
+  for (let lsn = after + 1; frames.length < tail_read_frames_max && bytes < tail_read_bytes_max; lsn += 1) {
+    const payload = recent.get(lsn)
+    if (payload === undefined) break
+    frames.push({ lsn, commit: decodeCommit(payload) })
+    bytes += payload.length
+  }
+  return frames.length === 0 ? null : frames
 }
 
 async function readBatch(engine: Engine, after: number): Promise<Frame[]> {

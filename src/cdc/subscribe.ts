@@ -108,7 +108,7 @@ class LiveTail implements Subscription {
     while (!this.#closed) {
       let read: EventsRead
       try {
-        read = await readEvents(this.engine, this.tenant, this.#last, this.filter.collection, batch)
+        read = await readEvents(this.engine, this.tenant, this.#last, this.filter.collection, batch, this.notifier.recent)
       } catch (err) {
         if (!(err instanceof LsnExpiredError && this.#fromOldest)) throw err
         this.#last = resolveAfter(this.engine)

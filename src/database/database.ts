@@ -37,7 +37,7 @@ export class Database {
     this.schema = schema
     this.query_time_ms_max = query_time_ms_max
     this.notifier = new CommitNotifier(engine.snapshot().lsn)
-    this.runner = new QueryRunner(engine, schema, (lsn) => this.notifier.notify(lsn))
+    this.runner = new QueryRunner(engine, schema, (lsn, payload) => this.notifier.notify(lsn, payload))
   }
 
   /** Opens (creating if needed) a database directory and loads the schema files. */

@@ -1,6 +1,6 @@
 export { Engine, type EngineOptions, type EngineStats, type CorruptionReport, type Frame } from './engine.js'
 export { EngineError, type EngineErrorCode } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
-export type { Op, CommitRecord } from './commit-codec.js'
+export { decodeCommit, type Op, type CommitRecord } from './commit-codec.js'
 export { CommitWriter } from './commit-writer.js'
 export type { DiffEntry, Entry } from './range-batch.js'

@@ -51,18 +51,19 @@ export class QueryRunner {
   /** Parsed query texts (parsing depends on the text alone). */
   readonly statements = new StatementCache()
 
-  /** Called with the LSN of every commit this runner makes (the change feed's wake-up). */
-  readonly onCommit: (lsn: number) => void
+  /** Called with the LSN and payload of every durable commit this runner makes (the change feed's wake-up). */
+  readonly onCommit: (lsn: number, payload: Buffer) => void
 
-  constructor(engine: Engine, schema: LoadedSchema, onCommit: (lsn: number) => void = () => {}) {
+  constructor(engine: Engine, schema: LoadedSchema, onCommit: (lsn: number, payload: Buffer) => void = () => {}) {
     this.engine = engine
     this.schema = schema
     this.onCommit = onCommit
   }
 
   async #commit(view: TxnView, header: Buffer): Promise<number> {
-    const lsn = await this.engine.commitPayload(view.payload(header))
-    this.onCommit(lsn)
+    const payload = view.payload(header)
+    const lsn = await this.engine.commitPayload(payload)
+    this.onCommit(lsn, payload)
     return lsn
   }
 
