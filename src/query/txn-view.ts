@@ -2,15 +2,14 @@
 // so far in this transaction (so statement 2 of an atomic block sees statement 1's
 // rows), and the writes are collected as engine operations, committed all at once.
 import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
-
-type Pending = Map<string, { key: Buffer; value: Buffer | null }>
+import { PendingWrites } from './pending-writes.js'
 
 /** `i` insert, `u` update, `d` delete: one letter per row write in a commit's header. */
 export type RowChangeKind = 'i' | 'u' | 'd'
 
 export class TxnView {
   readonly snapshot: Snapshot
-  readonly #trees = new Map<string, Pending>()
+  readonly #trees = new Map<string, PendingWrites>()
   /**
    * The operations, encoded as they are made (the commit crosses the binding as one
    * Buffer); created by the first write, so a read-only query allocates none.
@@ -33,13 +32,31 @@ export class TxnView {
 
   get(tree: string, key: Buffer): Buffer | null {
     const written = this.#trees.get(tree)
-    const pending = written?.get(key.toString('hex'))
-    if (pending !== undefined) return pending.value
+    if (written !== undefined) {
+      const i = written.find(key)
+      if (i >= 0) return written.value(i)
+    }
     const source = this.#source(tree)
     if (source === null) return null
     // Only a tree this transaction writes is worth the emptiness check (one more call).
     if (written !== undefined && this.#emptyInSnapshot(source)) return null
     return this.snapshot.get(source, key)
+  }
+
+  /**
+   * Whether `tree` holds `key` (get without the value: a key of a tree empty in the
+   * snapshot and not written here costs no allocation and no engine call).
+   */
+  has(tree: string, key: Uint8Array): boolean {
+    const written = this.#trees.get(tree)
+    if (written !== undefined) {
+      const i = written.find(key)
+      if (i >= 0) return !written.deleted(i)
+    }
+    const source = this.#source(tree)
+    if (source === null) return false
+    if (written !== undefined && this.#emptyInSnapshot(source)) return false
+    return this.snapshot.get(source, key as Buffer) !== null
   }
 
   /**
@@ -65,7 +82,7 @@ export class TxnView {
   /** Makes `to` a copy of `from` (O(1) in the engine), replacing `to`. */
   copyTree(from: string, to: string): void {
     this.#aliases.set(to, this.#source(from))
-    this.#trees.set(to, new Map(this.#trees.get(from) ?? []))
+    this.#trees.set(to, this.#trees.get(from)?.clone() ?? new PendingWrites())
     this.#write().op({ op: 'copy_tree', from, to })
   }
 
@@ -97,14 +114,15 @@ export class TxnView {
     this.#write().op({ op: 'drop_tree', tree })
   }
 
-  put(tree: string, key: Buffer, value: Buffer): void {
+  /** Both are copied: `key` and `value` may be scratch buffers the caller reuses. */
+  put(tree: string, key: Uint8Array, value: Uint8Array): void {
     this.#write().put(tree, key, value)
-    this.#pending(tree).set(key.toString('hex'), { key, value })
+    this.#pending(tree).set(key, value)
   }
 
-  delete(tree: string, key: Buffer): void {
+  delete(tree: string, key: Uint8Array): void {
     this.#write().delete(tree, key)
-    this.#pending(tree).set(key.toString('hex'), { key, value: null })
+    this.#pending(tree).set(key, null)
   }
 
   /** Operations written so far. */
@@ -127,7 +145,7 @@ export class TxnView {
   /** What first-committer-wins compares: every key written, every unique value claimed. */
   conflictKeys(): Set<string> {
     const keys = new Set([...this.claims, ...this.extraKeys])
-    for (const [tree, pending] of this.#trees) for (const hex of pending.keys()) keys.add(`${tree} ${hex}`)
+    for (const [tree, pending] of this.#trees) for (let i = 0; i < pending.size; i += 1) keys.add(`${tree} ${pending.keyHex(i)}`)
     for (const [tree] of this.#aliases) keys.add(`${tree} *`)
     return keys
   }
@@ -142,8 +160,26 @@ export class TxnView {
     const pending = this.#trees.get(tree)
     if (pending === undefined || pending.size === 0) return committed(options)
     const reverse = options.reverse === true
-    const inRange = (key: Buffer) => withinBounds(key, options)
-    const mine = [...pending.values()].filter((p) => inRange(p.key)).sort((a, b) => Buffer.compare(a.key, b.key) * (reverse ? -1 : 1))
+    const mine: { key: Buffer; value: Buffer | null }[] = []
+    if (pending.sorted) {
+      // In key order already: the bounds by binary search, and no more than a batch
+      // (the merge below takes at most `limit` puts, and the deletes among them).
+      const from = options.lower === undefined ? 0 : pending.lowerBound(options.lower, options.lowerInclusive === false)
+      const to = options.upper === undefined ? pending.size : pending.lowerBound(options.upper, options.upperInclusive !== false)
+      let puts = 0
+      for (let j = 0; j < to - from && puts < options.limit; j += 1) {
+        const i = reverse ? to - 1 - j : from + j
+        const value = pending.value(i)
+        if (value !== null) puts += 1
+        mine.push({ key: pending.key(i), value })
+      }
+    } else {
+      for (let i = 0; i < pending.size; i += 1) {
+        const key = pending.key(i)
+        if (withinBounds(key, options)) mine.push({ key, value: pending.value(i) })
+      }
+      mine.sort((a, b) => Buffer.compare(a.key, b.key) * (reverse ? -1 : 1))
+    }
     const out: Entry[] = []
     let bounds: RangeOptions = options
     let mineAt = 0
@@ -174,10 +210,10 @@ export class TxnView {
     return out
   }
 
-  #pending(tree: string): Pending {
+  #pending(tree: string): PendingWrites {
     let pending = this.#trees.get(tree)
     if (pending === undefined) {
-      pending = new Map()
+      pending = new PendingWrites()
       this.#trees.set(tree, pending)
     }
     return pending
