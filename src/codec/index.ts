@@ -4,6 +4,6 @@
 export { CodecError } from './error.js'
 export { kind_rank, kindOf, nesting_depth_max, type Kind } from './kind.js'
 export { compareStrings, compareValues } from './compare.js'
-export { decodeKey, encodeKey, prefixEnd } from './key.js'
+export { decodeKey, encodeKey, encodeKeyScratch, prefixEnd } from './key.js'
 export { componentRange, kindRange, prefixRange, type Bound, type KeyRange } from './key-range.js'
-export { decodeRow, encodeRow } from './row.js'
+export { decodeRow, encodeRow, encodeRowFieldsScratch } from './row.js'

@@ -48,6 +48,19 @@ export function encodeKey(values: readonly Value[]): Buffer {
   return out.take()
 }
 
+/**
+ * encodeKey([value]) into a scratch buffer that the next call overwrites: for a caller
+ * that copies the bytes at once (a bulk insert's duplicate check and put), so a row
+ * costs no key buffer of its own.
+ */
+export function encodeKeyScratch(value: Value): Buffer {
+  const out = scratch_key
+  if (out.buf.length > scratch_key_bytes_kept) out.buf = Buffer.allocUnsafe(64) // one huge key need not pin its scratch
+  out.at = 0
+  writeValue(out, value, 0)
+  return out.take()
+}
+
 /** Decodes a key written by encodeKey; throws CodecError for any bytes it would not have written. */
 export function decodeKey(buf: Uint8Array): Value[] {
   const reader = { buf: asBuffer(buf), at: 0 }
@@ -94,6 +107,25 @@ class Writer extends ByteWriter {
   }
 
   string(text: string): void {
+    // ASCII without NUL (the common key) is written as it is: no escapes, no lone
+    // surrogate possible, no UTF-8 encoding pass.
+    const n = text.length
+    this.ensure(n + 3)
+    const buf = this.buf
+    const start = this.at
+    let i = 0
+    for (; i < n; i += 1) {
+      const c = text.charCodeAt(i)
+      if (c === 0 || c >= 0x80) break
+      buf[start + 1 + i] = c
+    }
+    if (i === n) {
+      buf[start] = key_tag.string
+      buf[start + 1 + n] = 0
+      buf[start + 2 + n] = 0
+      this.at = start + n + 3
+      return
+    }
     checkWellFormed(text, 'key string')
     const bytes = Buffer.from(text, 'utf8')
     this.ensure(bytes.length * 2 + 3)
@@ -110,6 +142,10 @@ class Writer extends ByteWriter {
     return this.buf.subarray(0, this.at)
   }
 }
+
+// Reused by encodeKeyScratch (encoding is synchronous and not re-entrant).
+const scratch_key = new Writer()
+const scratch_key_bytes_kept = 64 * 1024
 
 function writeValue(out: Writer, value: Value, depth: number): void {
   switch (kindOf(value)) {

@@ -22,6 +22,29 @@ export function writeRow(row: RecordValue): Buffer {
   }
 }
 
+/**
+ * The row {names[i]: values[i]} (fields in that order, as writeRow writes a record
+ * whose Object.keys are `names`) as a view of the scratch buffer, valid until the next
+ * call: for a caller that copies it at once, so a row needs neither a record object
+ * nor a buffer of its own.
+ */
+export function writeRowFields(names: readonly string[], values: readonly Value[]): Buffer {
+  const w = writer
+  try {
+    w.at = 0
+    w.ensure(1)
+    w.buf[w.at++] = row_format_version
+    writeVarint(w, names.length)
+    for (let i = 0; i < names.length; i += 1) {
+      writeString(w, names[i] as string)
+      writeValue(w, values[i] as Value, 0)
+    }
+    return w.buf.subarray(0, w.at)
+  } finally {
+    if (w.buf.length > scratch_bytes_kept) w.buf = Buffer.allocUnsafe(scratch_bytes_initial) // the view keeps the old one alive
+  }
+}
+
 const scratch_bytes_initial = 64 * 1024
 const scratch_bytes_kept = 2 * 1024 * 1024
 

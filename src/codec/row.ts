@@ -66,7 +66,9 @@ import type { Value } from '../lang/ast.js'
 import { CodecError } from './error.js'
 import { kindOf } from './kind.js'
 import { readRow } from './row-read.js'
-import { writeRow } from './row-write.js'
+import { writeRow, writeRowFields } from './row-write.js'
+
+export { writeRowFields as encodeRowFieldsScratch }
 
 /** Encodes a row; throws CodecError for a value Eel cannot store (NaN, undefined, a Map, a cycle, …). */
 export function encodeRow(row: Record<string, Value>): Buffer {

@@ -72,25 +72,62 @@ export function validateRow(
   now: Date,
   autoId: () => number,
 ): Checked<Record<string, Value>> {
-  if (record === null || typeof record !== 'object' || Array.isArray(record) || record instanceof Date) {
-    return { ok: false, error: `a row of '${collection.name}' must be a record, got ${describeValue(record)}` }
-  }
-  const known = new Set(collection.fields.map((f) => f.name))
-  for (const name of Object.keys(record)) {
-    if (!known.has(name)) return { ok: false, error: `unknown field '${name}' in '${collection.name}'` }
-  }
+  const values: Value[] = []
+  const error = validateFields(collection, record, now, autoId, values)
+  if (error !== null) return { ok: false, error }
   const row: Record<string, Value> = {}
-  for (const field of collection.fields) {
+  collection.fields.forEach((field, i) => { row[field.name] = values[i] as Value })
+  return { ok: true, value: row }
+}
+
+/** Field names by collection: checking a record's names needs no Set per row. */
+const field_names = new WeakMap<CollectionIR, ReadonlySet<string>>()
+
+/**
+ * validateRow without a row: `out[i]` becomes the value of `collection.fields[i]`.
+ * Returns the error, or null. A bulk insert reuses one `out` for every row (same
+ * checks, same errors, in the same order).
+ */
+export function validateFields(collection: CollectionIR, record: Value, now: Date, autoId: () => number, out: Value[]): string | null {
+  if (record === null || typeof record !== 'object' || Array.isArray(record) || record instanceof Date) {
+    return `a row of '${collection.name}' must be a record, got ${describeValue(record)}`
+  }
+  let known = field_names.get(collection)
+  if (known === undefined) {
+    known = new Set(collection.fields.map((f) => f.name))
+    field_names.set(collection, known)
+  }
+  for (const name of Object.keys(record)) {
+    if (!known.has(name)) return `unknown field '${name}' in '${collection.name}'`
+  }
+  const fields = collection.fields
+  for (let i = 0; i < fields.length; i += 1) {
+    const field = fields[i] as FieldIR
     let value: Value | undefined = record[field.name]
     if (value === undefined) {
       if (field.name === collection.primary && collection.primary_auto) value = autoId()
       else if (field.default !== null) value = defaultValue(field, now)
       else if (field.optional) value = null
-      else return { ok: false, error: `field '${field.name}' of '${collection.name}' is required` }
+      else return `field '${field.name}' of '${collection.name}' is required`
+    }
+    if (holdsAsIs(value, field.type)) {
+      out[i] = value
+      continue
     }
     const converted = convertValue(value, field.type, field.optional && field.name !== collection.primary, field.name)
-    if (!converted.ok) return converted
-    row[field.name] = converted.value
+    if (!converted.ok) return converted.error
+    out[i] = converted.value
   }
-  return { ok: true, value: row }
+  return null
+}
+
+/** The values convertValue returns unchanged for the scalar types, decided without a result object. */
+function holdsAsIs(value: Value, type: FieldType): boolean {
+  switch (type.kind) {
+    case 'string': return typeof value === 'string'
+    case 'int': return typeof value === 'number' && Number.isSafeInteger(value)
+    case 'float': return typeof value === 'number' && Number.isFinite(value)
+    case 'bool': return typeof value === 'boolean'
+    default: return false
+  }
 }

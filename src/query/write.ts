@@ -3,11 +3,11 @@
 // null (as SQL does): null is "no value", and many rows may have none.
 import type { RecordField, Value } from '../lang/ast.js'
 import type { CollectionIR } from '../schema/ir.js'
-import { compareValues, decodeKey, decodeRow, encodeKey, encodeRow, prefixEnd } from '../codec/index.js'
+import { compareValues, decodeKey, decodeRow, encodeKey, encodeKeyScratch, encodeRow, encodeRowFieldsScratch, prefixEnd } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { indexKey, indexTree, indexValues, metaTree, primaryKey, rowsTree } from './layout.js'
-import { convertValue, validateRow } from './row-validate.js'
+import { convertValue, validateFields } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
 import { describeValue } from './types.js'
 
@@ -102,19 +102,78 @@ export function readRow(ctx: WriteContext, collection: CollectionIR, key: Value)
 /** `insert` refuses an existing primary key; `upsert` replaces that row. */
 export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert'): number {
   const nextId = autoIdAllocator(ctx, collection)
+  const shape = collection.indexes.length === 0 ? rowShape(collection) : null
+  const tree = rowsTree(ctx.tenant, collection.name)
+  const values: Value[] = new Array<Value>(collection.fields.length).fill(null)
+  const ordered: Value[] = shape === null || shape.order === null ? values : new Array<Value>(values.length).fill(null)
   for (const record of records) {
-    const checked = validateRow(collection, record, ctx.now, nextId)
-    if (!checked.ok) throw new QueryError('type_error', checked.error)
-    const row = checked.value
-    const id = row[collection.primary] ?? null
-    noteExplicitId(ctx, collection, id)
-    const existing = readRow(ctx, collection, id)
-    if (existing !== null && mode === 'insert') {
-      throw new QueryError('constraint_violation', `'${collection.name}' already has a row with ${collection.primary} ${describeValue(id)}`)
+    const error = validateFields(collection, record, ctx.now, nextId, values)
+    if (error !== null) throw new QueryError('type_error', error)
+    if (shape === null) {
+      insertRow(ctx, collection, fieldsRow(collection, values), mode)
+      continue
     }
-    writeRow(ctx, collection, existing, row)
+    // No index to maintain: the key is encoded once for the duplicate check and the
+    // put, and the row straight from the values; both are copied by the put.
+    const id = values[shape.primary] ?? null
+    noteExplicitId(ctx, collection, id)
+    const key = encodeKeyScratch(id)
+    const exists = ctx.view.has(tree, key)
+    if (exists && mode === 'insert') throw alreadyHas(collection, id)
+    if (shape.order !== null) for (let i = 0; i < ordered.length; i += 1) ordered[i] = values[shape.order[i] as number] as Value
+    ctx.view.changes.push(exists ? 'u' : 'i')
+    ctx.view.put(tree, key, encodeRowFieldsScratch(shape.names, ordered))
   }
   return records.length
+}
+
+function insertRow(ctx: WriteContext, collection: CollectionIR, row: Row, mode: 'insert' | 'upsert'): void {
+  const id = row[collection.primary] ?? null
+  noteExplicitId(ctx, collection, id)
+  const existing = readRow(ctx, collection, id)
+  if (existing !== null && mode === 'insert') throw alreadyHas(collection, id)
+  writeRow(ctx, collection, existing, row)
+}
+
+const alreadyHas = (collection: CollectionIR, id: Value) =>
+  new QueryError('constraint_violation', `'${collection.name}' already has a row with ${collection.primary} ${describeValue(id)}`)
+
+function fieldsRow(collection: CollectionIR, values: readonly Value[]): Row {
+  const row: Row = {}
+  collection.fields.forEach((field, i) => { row[field.name] = values[i] as Value })
+  return row
+}
+
+/**
+ * How a row of `collection` is encoded without building it: its field names in the
+ * order Object.keys lists them on the row validateRow builds (integer-like names
+ * first), and for each the index of its value in `collection.fields` (null: the same
+ * order). null when no such shortcut gives the same bytes (a field named `__proto__`).
+ */
+interface RowShape {
+  names: string[]
+  order: number[] | null
+  /** Index of the primary field in `collection.fields`. */
+  primary: number
+}
+
+const row_shapes = new WeakMap<CollectionIR, RowShape | null>()
+
+function rowShape(collection: CollectionIR): RowShape | null {
+  let shape = row_shapes.get(collection)
+  if (shape !== undefined) return shape
+  const probe: Row = {}
+  for (const field of collection.fields) probe[field.name] = null
+  const names = Object.keys(probe)
+  const positions = names.map((name) => collection.fields.findIndex((f) => f.name === name))
+  const primary = collection.fields.findIndex((f) => f.name === collection.primary)
+  shape = names.length !== collection.fields.length || primary < 0 ? null : {
+    names,
+    order: positions.every((at, i) => at === i) ? null : positions,
+    primary,
+  }
+  row_shapes.set(collection, shape)
+  return shape
 }
 
 export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Row[], set: RecordField[], evalCtx: EvalContext): number {
