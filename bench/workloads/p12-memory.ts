@@ -11,7 +11,7 @@ import type { Workload } from '../harness/workload.js'
 const cache_bytes = 32 * 1024 * 1024
 const mib = 1024 * 1024
 
-interface ScanMemory { baseline_rss: number; peak_rss: number; scanned: number }
+interface ScanMemory { baseline_rss: number; peak_rss: number; heap_growth: number; scanned: number }
 
 export const p12: Workload = {
   id: 'P12',
@@ -32,6 +32,7 @@ export const p12: Workload = {
     }
     const growth: Record<string, number[]> = { small: [], large: [] }
     const baseline: Record<string, number[]> = { small: [], large: [] }
+    const heap: Record<string, number[]> = { small: [], large: [] }
     const scan = (name: 'small' | 'large') => async (round: number) => {
       const start = name === 'small' ? 0 : stores.large / 2
       const child = startNodeChild('memory-scan', [dirs[name] as string, String(cache_bytes), String(start), String(scanRows)])
@@ -41,6 +42,7 @@ export const p12: Workload = {
       if (round > 0) {
         growth[name]?.push((result.peak_rss - result.baseline_rss) / mib)
         baseline[name]?.push(result.baseline_rss / mib)
+        heap[name]?.push(result.heap_growth / mib)
       }
       return result.peak_rss / mib
     }
@@ -51,6 +53,7 @@ export const p12: Workload = {
     rec.figure('baseline_large', `RSS after open, ${stores.large} stored`, 'MiB', baseline.large ?? [], 'lower')
     rec.figure('growth_small', `RSS growth during the scan, ${stores.small} stored`, 'MiB', growth.small ?? [], 'lower')
     rec.figure('growth_large', `RSS growth during the scan, ${stores.large} stored`, 'MiB', growth.large ?? [], 'lower')
+    rec.figure('heap_large', `V8 heap growth during the scan, ${stores.large} stored`, 'MiB', heap.large ?? [], 'lower')
     rec.ratio('peak RSS: 10x stored / 1x stored', 'large', 'small', '<=', 1.25)
     rec.goal('RSS growth during the scan, 10x stored', rec.value('growth_large'), 'MiB', '<=', 2 * cache_bytes / mib)
     rec.note(`page cache budget ${cache_bytes / mib} MiB; each scan in a fresh process`)
