@@ -124,3 +124,12 @@ export const statement_cache_entries_max = 512
 
 /** Query texts longer than this are parsed every time, not kept (a large inline insert, say). */
 export const statement_cache_text_chars_max = 4096
+
+// The server's log output (docs/operations.md, "Logs").
+
+/** Log bytes queued for a slow or failing output before further lines are dropped (and counted). */
+export const log_queue_bytes_max = 4 * 1024 * 1024
+/** Time between attempts to write to a log output that failed. */
+export const log_retry_ms = 1000
+/** Time a clean stop waits for queued log lines to be written before it exits anyway. */
+export const log_flush_ms_max = 2000

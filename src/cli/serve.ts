@@ -8,19 +8,23 @@ import { buildServer } from '../http/index.js'
 import { QueryError } from '../query/index.js'
 import { tenantsWithData } from '../query/layout.js'
 import { SchemaError, SchemaReadError } from '../schema/index.js'
-import { shutdown_grace_ms } from '../limits.js'
+import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
-import pino from 'pino'
+import { LogDestination } from './log-destination.js'
 import { parseServeOptions } from './serve-options.js'
 import { UsageError } from './usage-error.js'
 
 // Log lines go to stdout asynchronously: a synchronous write per request was a large
 // share of a point query's cost (P9). Lines written while one write is in flight are
 // coalesced; a SIGKILL can lose the lines not yet written, a clean stop flushes them.
-const log_destination = pino.destination({ dest: 1, sync: false })
+// An output that fails (a full disk) loses lines, never blocks serving (D6).
+const log_destination = new LogDestination(1)
 
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env)
+  // The banner and warnings are best effort: an output that fails (a full disk) must
+  // not stop the server; the log destination says once that lines are being lost.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
   const db = await openDatabase(options.dir, options.schema)
   try {
     const dbDir = db.engine.stats().db_dir
@@ -48,7 +52,7 @@ export async function serve(argv: string[]): Promise<void> {
       force.unref()
       app.close()
         .then(() => db.close())
-        .then(() => log_destination.flushSync())
+        .then(() => log_destination.end(log_flush_ms_max))
         .then(() => process.exit(0), (err: unknown) => {
           process.stderr.write(`tenantdb: shutdown failed: ${(err as Error).message}\n`)
           process.exit(1)
