@@ -71,7 +71,7 @@ t.test('a server whose stdout sits on a full disk keeps answering and stops clea
     stdio: ['ignore', out, 'pipe'],
   })
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk })
+  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk })
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
 
