@@ -36,6 +36,15 @@ export const query_rows_max = 10_000
 export const query_time_ms_max = 30_000
 
 /**
+ * Largest key of one engine tree entry, in encoded bytes: the storage core refuses
+ * larger keys (KEY_BYTES_MAX in crates/storage/src/limits.rs, product.md 7: key 1 KiB).
+ * A primary key is the encoding of its value; an index entry the encoding of its
+ * values followed by the primary key's (docs/language.md "Key size"). Checked by the
+ * query layer before anything is committed (`key_too_large`).
+ */
+export const key_bytes_max = 1024
+
+/**
  * Deepest nesting of lists and records inside one value (a row is depth 0). Bounds the
  * codecs' recursion, so a cyclic object or a hostile json value fails cleanly instead
  * of overflowing the stack. The same bound as MongoDB's documents.

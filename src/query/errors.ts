@@ -12,5 +12,6 @@ export type QueryErrorCode =
   | 'conflict'
   | 'readonly_snapshot'
   | 'tenant_suspended'
+  | 'key_too_large'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

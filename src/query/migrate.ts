@@ -8,11 +8,13 @@ import { convertValue as convertForMigration } from '../schema/conversion.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
+import { key_bytes_max } from '../limits.js'
 import { checkDeadline } from './access.js'
 import { indexKey, indexTree, metaTree, rowsTree } from './layout.js'
 import { defaultValue } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
-import { autoIdKey } from './write.js'
+import { autoIdKey } from './auto-ids.js'
+import { keyTooLargeReason } from './key-size.js'
 import { describeValue } from './types.js'
 
 type Row = Record<string, Value>
@@ -113,7 +115,12 @@ async function applyStep(view: TxnView, tenant: string, step: MigrationStep, fro
           }
           seen.add(id)
         }
-        view.put(tree, indexKey(index, collection, row), Buffer.alloc(0))
+        const key = indexKey(index, collection, row)
+        if (key.length > key_bytes_max) {
+          blocked ??= `collection '${step.collection}': index '${step.index}' cannot be built: ${keyTooLargeReason(`the entry of the row with key ${describeValue(row[collection.primary] ?? null)}`, key.length)} (shorten that value, or leave the field out of the index)`
+          return
+        }
+        view.put(tree, key, Buffer.alloc(0))
       })
       return blocked
     }
