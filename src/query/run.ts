@@ -17,6 +17,7 @@ import { encodeCommitHeader } from './commit-header.js'
 import { QueryError } from './errors.js'
 import { execute, type StatementResult } from './execute.js'
 import { KeyedMutex } from './keyed-mutex.js'
+import { checkParamValues } from './param-values.js'
 import { StatementCache } from './statement-cache.js'
 import { appliedSchema, migrate } from './migrate.js'
 import type { QueryResult } from './result.js'
@@ -99,6 +100,7 @@ export class QueryRunner {
         { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
     }
     if (!this.#migrated.has(tenant)) await this.ensureMigrated(tenant)
+    checkParamValues(params)
     const checked = check(statement, this.schema.ir, text, params)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
