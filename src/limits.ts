@@ -51,6 +51,22 @@ export const key_bytes_max = 1024
  */
 export const nesting_depth_max = 100
 
+// Eel's parser (src/lang; docs/language.md "Limits of a statement").
+
+/**
+ * Deepest nesting of brackets (lists, records, parentheses, call arguments, list
+ * types) and prefix operators (`-`, `not`) in one Eel expression or type. Far beyond
+ * any real query, and far below where the parser (lezer, about 1000 record levels)
+ * would stop with a bare syntax error, so every construct meets the same clear one.
+ */
+export const eel_nesting_depth_max = 256
+
+/**
+ * Deepest Eel expression tree, nesting and chained operators (`a + b + …`) together:
+ * building, checking and evaluating it recurse.
+ */
+export const eel_expression_depth_max = 1000
+
 // The change tail (product.md 5 "Change tail").
 
 /** Events one poll returns when the caller names no `limit`. */

@@ -3,7 +3,7 @@
 // null while `== null` is false. Arithmetic, sums and averages, and parameters that
 // overflow fail with type_error, and no non-finite number reaches a row or an index.
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
 import { QueryError } from '../src/query/index.js'
 import { package_root } from '../src/package-root.js'
@@ -13,7 +13,7 @@ import { tempDir } from './helpers/temp-dir.js'
 const token = 'float-token-0123456789abcdef'
 const big = 1e308
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const db = await Database.open(join(tempDir(t), 'db'), { schema: [join(package_root, 'examples', 'schema.eel')] })
   t.teardown(() => db.close())
   const { origin } = await startServer(t, { token, db })
