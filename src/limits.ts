@@ -45,6 +45,13 @@ export const query_time_ms_max = 30_000
 export const key_bytes_max = 1024
 
 /**
+ * Largest value of one engine tree entry, in bytes: a row in its encoded form (the
+ * storage core's VALUE_BYTES_MAX, product.md 7: row 1 MiB). Checked by the query layer
+ * before anything is committed (`row_too_large`).
+ */
+export const row_bytes_max = 1024 * 1024
+
+/**
  * Deepest nesting of lists and records inside one value (a row is depth 0). Bounds the
  * codecs' recursion, so a cyclic object or a hostile json value fails cleanly instead
  * of overflowing the stack. The same bound as MongoDB's documents.

@@ -16,7 +16,7 @@ import { openDatabase } from './helpers/database.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'key-limit-token-0123456789abcdef'
-const kv = 'collection kv { k: string primary, v: int = 0 }\n'
+const kv = 'collection kv { k: string primary, v: int = 0, blob: string? }\n'
 
 /** Encoded size of a string key component, by the documented rule (ASCII without NUL). */
 const stringBytes = (chars: number) => 1 + chars + 2
@@ -96,4 +96,24 @@ t.test('key_too_large through the embedding API, and a migration that would buil
   t.teardown(() => again.close())
   const blocked = await again.tenant('default').query('notes | count').then(() => null, (e: unknown) => e)
   t.match(blocked, { code: 'migration_blocked', message: /index 'text' cannot be built: the entry of the row with key int 2 encodes to 2012 bytes, over the key limit of 1024 bytes/ })
+})
+
+t.test('row_too_large: a row over 1 MiB encoded, by an update that doubles a string (HTTP) or an insert (embedding API)', async (t) => {
+  const { db, query } = await server(t)
+  const half = 'x'.repeat(600_000)
+  t.equal((await query('insert kv {k: "a"}')).status, 200)
+  t.equal((await query('insert users {id: 1, email: "a@x", name: $n}', { n: half })).status, 200)
+  const grown = await query('users | get 1 | update {name: name + name}')
+  t.equal(grown.status, 400)
+  t.match(grown.body, { code: 'row_too_large', conflict: false, error: /a row of 'users' encodes to \d+ bytes, over the row limit of 1048576 bytes/ })
+  t.same((await query('users | get 1 | select n: len(name)')).body.rows, [[600_000]], 'the row is unchanged')
+  // Through the embedding API, into a collection with indexes and into one without
+  // (kv: the bulk insert path, which encodes rows without building them).
+  for (const text of ['insert users {id: 2, email: "b@x", name: $n}', 'insert kv [{k: "b"}, {k: "c", blob: $n}]']) {
+    const big = await db.tenant('default').query(text, { n: 'y'.repeat(1_100_000) }).then(() => null, (e: unknown) => e)
+    t.type(big, QueryError, text)
+    t.match(big, { code: 'row_too_large' }, text)
+  }
+  t.same((await query('users | count')).body.rows, [[1]])
+  t.same((await query('kv | select k')).body.rows, [['a']], 'nothing of the bulk insert was written')
 })

@@ -13,5 +13,6 @@ export type QueryErrorCode =
   | 'readonly_snapshot'
   | 'tenant_suspended'
   | 'key_too_large'
+  | 'row_too_large'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

@@ -8,13 +8,13 @@ import { convertValue as convertForMigration } from '../schema/conversion.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
-import { key_bytes_max } from '../limits.js'
+import { key_bytes_max, row_bytes_max } from '../limits.js'
 import { checkDeadline } from './access.js'
 import { indexKey, indexTree, metaTree, rowsTree } from './layout.js'
 import { defaultValue } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
 import { autoIdKey } from './auto-ids.js'
-import { keyTooLargeReason } from './key-size.js'
+import { keyTooLargeReason } from './entry-size.js'
 import { describeValue } from './types.js'
 
 type Row = Record<string, Value>
@@ -146,9 +146,18 @@ async function rewriteRows(view: TxnView, tenant: string, collection: string, ch
   let blocked: string | null = null
   await forEachRow(view, tenant, collection, (row, key) => {
     if (blocked !== null) return
-    const next = change(row, describeValue(decodeKey(key)[0] ?? null))
-    if (typeof next === 'string') blocked = next
-    else view.put(tree, key, encodeRow(next))
+    const rowKey = describeValue(decodeKey(key)[0] ?? null)
+    const next = change(row, rowKey)
+    if (typeof next === 'string') {
+      blocked = next
+      return
+    }
+    const encoded = encodeRow(next)
+    if (encoded.length > row_bytes_max) {
+      blocked = `collection '${collection}': the row with key ${rowKey} would encode to ${encoded.length} bytes, over the row limit of ${row_bytes_max} bytes`
+      return
+    }
+    view.put(tree, key, encoded)
   })
   return blocked
 }

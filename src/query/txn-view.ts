@@ -2,8 +2,8 @@
 // so far in this transaction (so statement 2 of an atomic block sees statement 1's
 // rows), and the writes are collected as engine operations, committed all at once.
 import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
-import { key_bytes_max } from '../limits.js'
-import { checkTreeKeySize } from './key-size.js'
+import { key_bytes_max, row_bytes_max } from '../limits.js'
+import { checkTreeEntrySize } from './entry-size.js'
 import { PendingWrites } from './pending-writes.js'
 
 /** `i` insert, `u` update, `d` delete: one letter per row write in a commit's header. */
@@ -128,7 +128,7 @@ export class TxnView {
 
   /** Both are copied: `key` and `value` may be scratch buffers the caller reuses. */
   put(tree: string, key: Uint8Array, value: Uint8Array): void {
-    if (key.length > key_bytes_max) checkTreeKeySize(key, tree)
+    if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
     this.#write().put(tree, key, value)
     this.#pending(tree).set(key, value)
   }
@@ -138,7 +138,7 @@ export class TxnView {
    * view: an auto-id high-water mark, put once the transaction was validated.
    */
   putOutsideConflicts(tree: string, key: Uint8Array, value: Uint8Array): void {
-    if (key.length > key_bytes_max) checkTreeKeySize(key, tree)
+    if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
     this.#write().put(tree, key, value)
   }
 

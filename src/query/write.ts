@@ -7,7 +7,7 @@ import { compareValues, decodeKey, decodeRow, encodeKey, encodeKeyScratch, encod
 import type { AutoIds } from './auto-ids.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
-import { checkIndexKeySize, checkPrimaryKeySize } from './key-size.js'
+import { checkIndexKeySize, checkPrimaryKeySize, checkRowSize } from './entry-size.js'
 import { indexKey, indexTree, indexValues, primaryKey, rowsTree } from './layout.js'
 import { convertValue, validateFields } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
@@ -51,8 +51,13 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
     }
   })
   view.changes.push(after === null ? 'd' : before === null ? 'i' : 'u')
-  if (after === null) view.delete(rows, key)
-  else view.put(rows, key, encodeRow(after))
+  if (after === null) {
+    view.delete(rows, key)
+  } else {
+    const encoded = encodeRow(after)
+    checkRowSize(encoded, collection)
+    view.put(rows, key, encoded)
+  }
 }
 
 function checkUnique(ctx: WriteContext, collection: CollectionIR, indexName: string, row: Row): void {
@@ -105,7 +110,9 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     if (exists && mode === 'insert') throw alreadyHas(collection, id)
     if (shape.order !== null) for (let i = 0; i < ordered.length; i += 1) ordered[i] = values[shape.order[i] as number] as Value
     ctx.view.changes.push(exists ? 'u' : 'i')
-    ctx.view.put(tree, key, encodeRowFieldsScratch(shape.names, ordered))
+    const encoded = encodeRowFieldsScratch(shape.names, ordered)
+    checkRowSize(encoded, collection)
+    ctx.view.put(tree, key, encoded)
   }
   return records.length
 }
