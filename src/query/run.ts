@@ -149,9 +149,9 @@ export class QueryRunner {
       await yieldToLoop()
       throw err
     }
-    // Still in the validating step: the auto-id marks reach the engine in commit order.
-    this.autoIds.persist(view, tenant)
     try {
+      // Still in the validating step: the auto-id marks reach the engine in commit order.
+      this.autoIds.persist(view, tenant)
       const lsn = await this.#commit(view, header)
       this.conflicts.settle(accepted, lsn)
       return lsn
