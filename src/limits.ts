@@ -36,11 +36,43 @@ export const query_rows_max = 10_000
 export const query_time_ms_max = 30_000
 
 /**
+ * Largest key of one engine tree entry, in encoded bytes: the storage core refuses
+ * larger keys (KEY_BYTES_MAX in crates/storage/src/limits.rs, product.md 7: key 1 KiB).
+ * A primary key is the encoding of its value; an index entry the encoding of its
+ * values followed by the primary key's (docs/language.md "Key size"). Checked by the
+ * query layer before anything is committed (`key_too_large`).
+ */
+export const key_bytes_max = 1024
+
+/**
+ * Largest value of one engine tree entry, in bytes: a row in its encoded form (the
+ * storage core's VALUE_BYTES_MAX, product.md 7: row 1 MiB). Checked by the query layer
+ * before anything is committed (`row_too_large`).
+ */
+export const row_bytes_max = 1024 * 1024
+
+/**
  * Deepest nesting of lists and records inside one value (a row is depth 0). Bounds the
  * codecs' recursion, so a cyclic object or a hostile json value fails cleanly instead
  * of overflowing the stack. The same bound as MongoDB's documents.
  */
 export const nesting_depth_max = 100
+
+// Eel's parser (src/lang; docs/language.md "Limits of a statement").
+
+/**
+ * Deepest nesting of brackets (lists, records, parentheses, call arguments, list
+ * types) and prefix operators (`-`, `not`) in one Eel expression or type. Far beyond
+ * any real query, and far below where the parser (lezer, about 1000 record levels)
+ * would stop with a bare syntax error, so every construct meets the same clear one.
+ */
+export const eel_nesting_depth_max = 256
+
+/**
+ * Deepest Eel expression tree, nesting and chained operators (`a + b + …`) together:
+ * building, checking and evaluating it recurse.
+ */
+export const eel_expression_depth_max = 1000
 
 // The change tail (product.md 5 "Change tail").
 

@@ -109,7 +109,40 @@ t.test('syntaxDiagnostics takes a mode and is empty for valid text', async (t) =
 t.test('limits on nesting and chains are named as such', async (t) => {
   const first = (text: string): string => formatDiagnostic(diagnose(text)[0] ?? { code: 'syntax_error', message: 'none', line: 0, column: 0, from: 0, to: 0 })
   t.match(first(`users | where ${Array(700).fill('a').join(' + ')}`), /^1:\d+ expression of \d+ chained operators is too long to parse \(use x in \[a, b, …\]/)
-  t.match(first(`users | where ${'('.repeat(2900)}1${')'.repeat(2900)}`), /^1:\d+ expression nested \d+ levels deep is too deep to parse/)
-  t.equal(first(`insert u ${'['.repeat(1200)}${']'.repeat(1200)}`), '1:1010 expression nested more than 1000 levels deep (flatten it; x in [a, b, …] replaces long or chains)')
+  const parens = 200
+  t.equal(first(`users | where ${'('.repeat(parens)}${Array(900).fill('1').join('+')}${')'.repeat(parens)} > 0`),
+    `1:${15 + parens} expression too deep (more than 1000 levels of operators and nesting) (split long chains; x in [a, b, …] replaces long or chains)`,
+    'nesting and a chain together')
   t.same(diagnose(`users | where ${Array(500).fill('a').join(' or ')}`), [], 'long chains below the limits parse')
+})
+
+t.test('too deep: every nesting construct beyond the limit gets the same diagnostic, naming the limit', async (t) => {
+  const max = 256
+  const message = `nested too deep (more than ${max} levels of brackets, calls and prefix operators) (flatten it)`
+  // [name, mode, text with n levels, offset of the token that opens level n + 1]
+  const where = 'users | where x == '
+  const constructs: Array<[string, ParseMode, (n: number) => string, (n: number) => number]> = [
+    ['records', 'query', (n) => `${where}${'{a: '.repeat(n)}1${'}'.repeat(n)}`, (n) => where.length + 4 * n],
+    ['lists', 'query', (n) => `${where}${'['.repeat(n)}1${']'.repeat(n)}`, (n) => where.length + n],
+    ['parentheses', 'query', (n) => `${where}${'('.repeat(n)}1${')'.repeat(n)}`, (n) => where.length + n],
+    ['calls', 'query', (n) => `${where}${'abs('.repeat(n)}1${')'.repeat(n)}`, (n) => where.length + 4 * n],
+    ['unary minus', 'query', (n) => `${where}${'- '.repeat(n)}x`, (n) => where.length + 2 * n],
+    ['not', 'query', (n) => `users | where ${'not '.repeat(n)}x`, (n) => 'users | where '.length + 4 * n],
+    ['not and parentheses', 'query', (n) => `users | where ${'not ('.repeat(n / 2)}x${')'.repeat(n / 2)}`, (n) => 'users | where '.length + 5 * (n / 2)],
+    ['operands in parentheses', 'query', (n) => `${where}${'1 + ('.repeat(n)}1${')'.repeat(n)}`, (n) => where.length + 5 * n + 4],
+    ['an update\'s values', 'query', (n) => `users | update {x: ${'{a: '.repeat(n)}1${'}'.repeat(n)}}`, (n) => 'users | update {x: '.length + 4 * n],
+    ['in an atomic block', 'query', (n) => `atomic { insert users {}; ${where}${'['.repeat(n)}1${']'.repeat(n)} }`, (n) => 'atomic { insert users {}; '.length + where.length + n],
+    ['list types', 'schema', (n) => `collection c { x: ${'['.repeat(n)}int${']'.repeat(n)} }`, (n) => 'collection c { x: '.length + n],
+    ['a default', 'schema', (n) => `collection c { x: json = ${'['.repeat(n)}1${']'.repeat(n)}, index (x) }`, (n) => 'collection c { x: json = '.length + n],
+    ['a named query', 'schema', (n) => `query q($p: int = 1) { ${where}${'('.repeat(n)}1${')'.repeat(n)} }`, (n) => 'query q($p: int = 1) { '.length + where.length + n],
+  ]
+  for (const [name, mode, make, offset] of constructs) {
+    t.same(diagnose(make(max), mode), [], `${name}: ${max} levels parse`)
+    // Just over the limit (the parser would take it) and far over it (the parser stops).
+    for (const n of [max + 2, 1200, 3000]) {
+      const [d] = diagnose(make(n), mode)
+      t.equal(d === undefined ? 'parsed' : formatDiagnostic(d), `1:${offset(max) + 1} ${message}`, `${name}: ${n} levels`)
+    }
+  }
+  t.same(diagnose(`${where}${'- '.repeat(max)}1`), [], 'a minus folded into a number is no level')
 })

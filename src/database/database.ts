@@ -10,9 +10,10 @@ import { Engine, type EngineOptions } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
+import { metaTree } from '../query/layout.js'
 import { TxnView } from '../query/txn-view.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
-import { default_tenant, listTenants, readTenant, runTenantOp, writeTenant, type OpResult, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
+import { default_tenant, listTenants, readTenant, readTenantCached, requireActive, runTenantOp, writeTenant, type OpResult, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
 import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
 import { Tenant } from './tenant.js'
@@ -37,7 +38,11 @@ export class Database {
     this.schema = schema
     this.query_time_ms_max = query_time_ms_max
     this.notifier = new CommitNotifier(engine.snapshot().lsn)
-    this.runner = new QueryRunner(engine, schema, (lsn, payload) => this.notifier.notify(lsn, payload))
+    this.runner = new QueryRunner(engine, schema, (lsn, payload) => this.notifier.notify(lsn, payload), {
+      // A tenant with data but no record (written by a bare QueryRunner) is still migrated.
+      exists: (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null,
+      checkStatement: (snapshot, name) => requireActive(snapshot, name),
+    })
   }
 
   /** Opens (creating if needed) a database directory and loads the schema files. */

@@ -8,9 +8,8 @@ import { appliedSchema } from '../query/migrate.js'
 import { rowsTree } from '../query/layout.js'
 import type { QueryResult } from '../query/index.js'
 import { TxnView } from '../query/txn-view.js'
-import { listSnapshots, pinName, requireTenant, TenantError } from '../tenants/index.js'
+import { listSnapshots, pinName, requireActive, requireTenant, TenantError } from '../tenants/index.js'
 import { decodeKey, decodeRow } from '../codec/index.js'
-import { QueryError } from '../query/index.js'
 import type { Database } from './database.js'
 
 export interface TenantQueryOptions {
@@ -46,8 +45,7 @@ export class Tenant {
   /** Runs one pipeline or atomic block (product.md 5 for the result's shape). */
   async query(text: string, params: Record<string, Value> = {}, options: TenantQueryOptions = {}): Promise<QueryResult> {
     const head = this.#db.engine.snapshot()
-    const record = requireTenant(head, this.name)
-    if (record.state === 'suspended') throw new QueryError('tenant_suspended', `tenant '${this.name}' is suspended; resume it to query`)
+    requireActive(head, this.name)
     const snapshot = options.snapshot === undefined ? undefined : this.#pinned(head, options.snapshot)
     return this.#db.runner.run(this.name, text, params, { time_ms_max: this.#db.query_time_ms_max, ...(snapshot === undefined ? {} : { snapshot }) })
   }

@@ -6,6 +6,7 @@ import { LsnExpiredError, TailRequestError } from '../cdc/index.js'
 import { CodecError } from '../codec/error.js'
 import { EngineError } from '../engine/index.js'
 import { EelError } from '../lang/diagnostic.js'
+import { ConflictError } from '../mvcc/index.js'
 import { QueryError } from '../query/index.js'
 import { TenantError } from '../tenants/index.js'
 import { body_bytes_max } from '../limits.js'
@@ -48,6 +49,9 @@ function classify(err: unknown): MappedError {
     })
   }
   if (err instanceof QueryError || err instanceof TenantError || err instanceof HttpError) return mapped(err.code, err.message)
+  // The embedding API turns every conflict into a QueryError or TenantError; one that
+  // slipped through is still the documented conflict, never a 500.
+  if (err instanceof ConflictError) return mapped('conflict', err.message)
   if (err instanceof LsnExpiredError) return mapped('lsn_expired', err.message, { oldest_lsn: err.oldest_lsn })
   if (err instanceof TailRequestError) return mapped('bad_request', err.message)
   if (err instanceof EngineError) {

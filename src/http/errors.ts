@@ -11,7 +11,8 @@ export const error_statuses = {
   unknown_collection: 400,
   unknown_field: 400,
   constraint_violation: 400,
-  conflict: 400,
+  key_too_large: 400,
+  row_too_large: 400,
   not_allowed_here: 400,
   readonly_snapshot: 400,
   migration_blocked: 400,
@@ -20,6 +21,10 @@ export const error_statuses = {
   unknown_tenant: 404,
   unknown_snapshot: 404,
   not_found: 404,
+  // A lost first-committer-wins race (nothing was changed; retrying is safe). The
+  // query route answers it with 400 and `conflict: true` instead, as every failure of
+  // a query (seed 7).
+  conflict: 409,
   tenant_exists: 409,
   snapshot_exists: 409,
   lsn_expired: 410,

@@ -2,6 +2,7 @@
 import type { BinaryOp, Expr, RecordField } from './ast.js'
 import { child, children, span, type Cst } from './cst-node.js'
 import type { SyntaxNode } from './parse-tree.js'
+import { eel_expression_depth_max, eel_nesting_depth_max } from '../limits.js'
 
 export const expressionNodes: ReadonlySet<string> = new Set([
   'Number', 'String', 'Boolean', 'Null', 'Param', 'List', 'Record', 'Field', 'Call',
@@ -10,24 +11,54 @@ export const expressionNodes: ReadonlySet<string> = new Set([
 
 const comparisons: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in'])
 
-/**
- * Deeper expressions are refused: building, checking and evaluating them recurses,
- * and no real query comes near this.
- */
-export const maxExprDepth = 1000
+/** Nodes that nest what they hold one level deeper (a folded `-3` is a literal, not a level). */
+const nestingNodes: ReadonlySet<string> = new Set(['List', 'Record', 'Call', 'ParenthesizedExpression', 'UnaryExpression'])
 
+/**
+ * Deeper expressions are refused (src/limits.ts): building, checking and evaluating
+ * them recurses, and no real query comes near either limit. The same nesting over the
+ * parser's own limit is found by parse-limits.ts, with the same message.
+ */
 export function buildExpr(cx: Cst, node: SyntaxNode): Expr {
-  if (cx.depth >= maxExprDepth) {
-    if (!cx.tooDeep) cx.report(span(node), `expression nested more than ${maxExprDepth} levels deep`, { hint: 'flatten it; x in [a, b, …] replaces long or chains' })
-    cx.tooDeep = true
-    return { kind: 'literal', value: null, integer: false, span: span(node) }
+  const nests = nestingNodes.has(node.name) && !foldsToLiteral(node)
+  if (nests && cx.nesting >= eel_nesting_depth_max) return tooDeep(cx, node, nestingTooDeep())
+  if (cx.depth >= eel_expression_depth_max) {
+    return tooDeep(cx, node, {
+      message: `expression too deep (more than ${eel_expression_depth_max} levels of operators and nesting)`,
+      hint: 'split long chains; x in [a, b, …] replaces long or chains',
+    })
   }
   cx.depth += 1
+  if (nests) cx.nesting += 1
   try {
     return buildNode(cx, node)
   } finally {
     cx.depth -= 1
+    if (nests) cx.nesting -= 1
   }
+}
+
+/** The diagnostic of nesting beyond eel_nesting_depth_max, wherever it is found. */
+export function nestingTooDeep(): { message: string; hint: string } {
+  return {
+    message: `nested too deep (more than ${eel_nesting_depth_max} levels of brackets, calls and prefix operators)`,
+    hint: 'flatten it',
+  }
+}
+
+function tooDeep(cx: Cst, node: SyntaxNode, what: { message: string; hint: string }): Expr {
+  // The opening token (a bracket, an operator, a function name) is where the level begins.
+  const first = node.firstChild
+  if (!cx.tooDeep) cx.report({ from: node.from, to: first === null ? node.to : first.to }, what.message, { hint: what.hint })
+  cx.tooDeep = true
+  return { kind: 'literal', value: null, integer: false, span: span(node) }
+}
+
+/** `-3`: a unary minus of a number is built as the literal -3. */
+function foldsToLiteral(node: SyntaxNode): boolean {
+  if (node.name !== 'UnaryExpression') return false
+  const [op, operand] = children(node)
+  return op?.name === 'ArithOp' && operand?.name === 'Number'
 }
 
 function buildNode(cx: Cst, node: SyntaxNode): Expr {

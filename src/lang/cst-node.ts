@@ -7,8 +7,11 @@ import type { SyntaxNode } from './parse-tree.js'
 
 export class Cst {
   readonly diagnostics: Diagnostic[] = []
-  /** Expression nesting while building (see maxExprDepth in cst-expr.ts). */
+  /** Expression tree depth while building (eel_expression_depth_max). */
   depth = 0
+  /** Brackets and prefix operators around the node being built (eel_nesting_depth_max). */
+  nesting = 0
+  /** Set once a depth diagnostic was reported: one is enough. */
   tooDeep = false
 
   constructor(readonly text: string) {}

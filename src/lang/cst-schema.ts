@@ -1,9 +1,10 @@
 // Schema declarations and types: lezer nodes to the declaration statements.
 import type { CollectionDecl, DropCollectionDecl, FieldDecl, QueryDecl, Statement, TypeExpr } from './ast.js'
 import { didYouMean } from './diagnostic.js'
-import { buildExpr, expressionNodes } from './cst-expr.js'
+import { buildExpr, expressionNodes, nestingTooDeep } from './cst-expr.js'
 import { child, children, span, type Cst } from './cst-node.js'
 import type { SyntaxNode } from './parse-tree.js'
+import { eel_nesting_depth_max } from '../limits.js'
 
 const typeNodes: ReadonlySet<string> = new Set(['TypeName', 'ListType', 'OptionalType'])
 const typeNames = ['int', 'float', 'string', 'bool', 'timestamp', 'json'] as const
@@ -73,7 +74,20 @@ function previousName(cx: Cst, node: SyntaxNode): string | null {
 
 export function buildType(cx: Cst, node: SyntaxNode): TypeExpr {
   const at = span(node)
-  if (node.name === 'ListType') return { kind: 'list', item: buildType(cx, child(node, typeNodes)), span: at }
+  if (node.name === 'ListType') {
+    // `[[[…]]]`: each list type is a level, as a list is in an expression (cst-expr.ts).
+    if (cx.nesting >= eel_nesting_depth_max) {
+      if (!cx.tooDeep) cx.report({ from: node.from, to: node.from + 1 }, nestingTooDeep().message, { hint: nestingTooDeep().hint })
+      cx.tooDeep = true
+      return { kind: 'json', span: at }
+    }
+    cx.nesting += 1
+    try {
+      return { kind: 'list', item: buildType(cx, child(node, typeNodes)), span: at }
+    } finally {
+      cx.nesting -= 1
+    }
+  }
   if (node.name === 'OptionalType') return { kind: 'optional', inner: buildType(cx, child(node, typeNodes)), span: at }
   const name = cx.name(node)
   const known = typeNames.find((t) => t === name)

@@ -22,7 +22,8 @@ export function syntaxError(text: string, failedAt: number, top: Top): Diagnosti
   let token = tokenAt(text, skipTrivia(text, failedAt))
   const limit = parseLimitAt(text, token.from)
   if (limit !== undefined) {
-    return diagnostic(text, { from: token.from, to: token.to }, 'syntax_error', limit.message, { hint: limit.hint })
+    const at = limit.at ?? token
+    return diagnostic(text, { from: at.from, to: at.to }, 'syntax_error', limit.message, { hint: limit.hint })
   }
   let accepted = acceptedAt(text, token.from, top)
   const wide = widened(text, token)

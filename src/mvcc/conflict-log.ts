@@ -5,15 +5,26 @@
 // a conflict and nothing of it is written. Validation and queuing happen in one
 // synchronous step of the event loop, so two validations never interleave, and the
 // engine applies commits in the order they were queued.
+//
+// A signal key (`signalKey`) is written by many transactions without their
+// conflicting with one another; only a transaction that depends on it (`reads`)
+// conflicts with them. Taking snapshots of one tenant signals "the tenant's set of
+// pins changed", which a delete of that tenant depends on, while two snapshots of it
+// do not conflict.
 
 export class ConflictError extends Error {
   readonly code = 'conflict'
 
   constructor(key: string) {
-    super(`conflict: a concurrent transaction committed first and wrote ${key}; retry the transaction`)
+    super(`conflict: a concurrent transaction committed first and changed ${key}; nothing was changed, and retrying is safe`)
     this.name = 'ConflictError'
   }
 }
+
+/** A key that conflicts only with transactions that depend on it, never with other writers of it. */
+export const signalKey = (name: string) => `~${name}`
+
+const isSignal = (key: string) => key.charCodeAt(0) === 0x7e // '~'
 
 /**
  * The keys a transaction writes, or a function that builds them: a large transaction
@@ -62,7 +73,7 @@ export class ConflictLog {
         if (other.lsn !== undefined && other.lsn <= snapshotLsn) continue
         const mine = resolve(entry)
         for (const key of resolve(other)) {
-          if (mine.has(key) || reads.has(key)) throw new ConflictError(key)
+          if (reads.has(key) || (mine.has(key) && !isSignal(key))) throw new ConflictError(key)
         }
       }
     }

@@ -1,1 +1,1 @@
-export { ConflictError, ConflictLog } from './conflict-log.js'
+export { ConflictError, ConflictLog, signalKey } from './conflict-log.js'

@@ -12,5 +12,7 @@ export type QueryErrorCode =
   | 'conflict'
   | 'readonly_snapshot'
   | 'tenant_suspended'
+  | 'key_too_large'
+  | 'row_too_large'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

@@ -4,7 +4,9 @@
 // - `and`, `or`, `not` are two-valued: anything but true counts as false.
 // - `x in [..]` is false when x is null.
 // - Arithmetic with a null operand is null; `/` always gives a float; an integer
-//   result beyond ±2^53 and a division or remainder by zero are errors.
+//   result beyond ±2^53, a float result beyond ±1.7976931348623157e308 (IEEE
+//   infinity, which JSON cannot carry) and a division or remainder by zero are
+//   errors. So every value an expression gives is finite, as every stored one is.
 import type { Expr, Value } from '../lang/ast.js'
 import { compareValues } from '../codec/index.js'
 import { QueryError } from './errors.js'
@@ -34,6 +36,7 @@ export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
     case 'unary': {
       const value = evaluate(expr.operand, row, ctx)
       if (expr.op === 'not') return value !== true
+      // Negation keeps a finite number finite and a safe integer safe: it cannot overflow.
       return typeof value === 'number' ? -value : null
     }
     case 'binary':
@@ -111,5 +114,11 @@ function arithmetic(op: '+' | '-' | '*' | '/' | '%', left: Value, right: Value, 
   if (integer && !Number.isSafeInteger(result)) {
     throw new QueryError('type_error', `integer overflow: ${left} ${op} ${right} is beyond ±2^53`)
   }
+  if (!Number.isFinite(result)) throw floatOverflow(`${left} ${op} ${right}`)
   return result
+}
+
+/** A float result beyond the largest finite double, which would read back as null in JSON. */
+export function floatOverflow(what: string): QueryError {
+  return new QueryError('type_error', `float overflow: ${what} is beyond ±${Number.MAX_VALUE}`)
 }

@@ -2,6 +2,7 @@
 // the view and are committed by the caller (run.ts) as one engine commit.
 import type { Stage, Value } from '../lang/ast.js'
 import type { CollectionIR } from '../schema/ir.js'
+import type { AutoIds } from './auto-ids.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { QueryError } from './errors.js'
@@ -21,6 +22,7 @@ export interface ExecuteContext {
   deadline_ms: number
   rows_max: number
   examined: { rows: number }
+  ids: AutoIds
 }
 
 export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
@@ -55,7 +57,7 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
 }
 
 function writeContext(ctx: ExecuteContext): WriteContext {
-  return { view: ctx.view, tenant: ctx.tenant, now: ctx.eval.now }
+  return { view: ctx.view, tenant: ctx.tenant, now: ctx.eval.now, ids: ctx.ids }
 }
 
 function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext) {

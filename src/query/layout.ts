@@ -7,7 +7,8 @@
 // | `t/<tenant>/meta`             | UTF-8 name (below)                | by name           |
 //
 // Meta entries: `schema` (canonical JSON of the IR the tenant was migrated to),
-// `fingerprint` (its fingerprint), `auto/<collection>` (next auto id, decimal).
+// `fingerprint` (its fingerprint), `auto/<collection>` (the auto-id high-water mark,
+// decimal: auto-ids.ts).
 // Index entries end with the primary key so equal index values stay distinct and
 // an index scan yields primary keys in index order.
 import type { Value } from '../lang/ast.js'

@@ -8,11 +8,13 @@ import { convertValue as convertForMigration } from '../schema/conversion.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
+import { key_bytes_max, row_bytes_max } from '../limits.js'
 import { checkDeadline } from './access.js'
 import { indexKey, indexTree, metaTree, rowsTree } from './layout.js'
 import { defaultValue } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
-import { autoIdKey } from './write.js'
+import { autoIdKey } from './auto-ids.js'
+import { keyTooLargeReason } from './entry-size.js'
 import { describeValue } from './types.js'
 
 type Row = Record<string, Value>
@@ -113,7 +115,12 @@ async function applyStep(view: TxnView, tenant: string, step: MigrationStep, fro
           }
           seen.add(id)
         }
-        view.put(tree, indexKey(index, collection, row), Buffer.alloc(0))
+        const key = indexKey(index, collection, row)
+        if (key.length > key_bytes_max) {
+          blocked ??= `collection '${step.collection}': index '${step.index}' cannot be built: ${keyTooLargeReason(`the entry of the row with key ${describeValue(row[collection.primary] ?? null)}`, key.length)} (shorten that value, or leave the field out of the index)`
+          return
+        }
+        view.put(tree, key, Buffer.alloc(0))
       })
       return blocked
     }
@@ -139,9 +146,18 @@ async function rewriteRows(view: TxnView, tenant: string, collection: string, ch
   let blocked: string | null = null
   await forEachRow(view, tenant, collection, (row, key) => {
     if (blocked !== null) return
-    const next = change(row, describeValue(decodeKey(key)[0] ?? null))
-    if (typeof next === 'string') blocked = next
-    else view.put(tree, key, encodeRow(next))
+    const rowKey = describeValue(decodeKey(key)[0] ?? null)
+    const next = change(row, rowKey)
+    if (typeof next === 'string') {
+      blocked = next
+      return
+    }
+    const encoded = encodeRow(next)
+    if (encoded.length > row_bytes_max) {
+      blocked = `collection '${collection}': the row with key ${rowKey} would encode to ${encoded.length} bytes, over the row limit of ${row_bytes_max} bytes`
+      return
+    }
+    view.put(tree, key, encoded)
   })
   return blocked
 }

@@ -11,11 +11,13 @@ import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { query_rows_max, query_time_ms_max } from '../limits.js'
+import { AutoIds } from './auto-ids.js'
 import { check, type CheckedStatement } from './check.js'
 import { encodeCommitHeader } from './commit-header.js'
 import { QueryError } from './errors.js'
 import { execute, type StatementResult } from './execute.js'
 import { KeyedMutex } from './keyed-mutex.js'
+import { checkParamValues } from './param-values.js'
 import { StatementCache } from './statement-cache.js'
 import { appliedSchema, migrate } from './migrate.js'
 import type { QueryResult } from './result.js'
@@ -28,6 +30,22 @@ export interface LoadedSchema {
 
 /** The conflict key that changes to a tenant's state (suspend, delete) write. */
 export const tenantStateKey = (tenant: string) => `tenant ${tenant}`
+
+/**
+ * What the runner asks of the tenant catalog (src/tenants/, above this layer), on the
+ * very snapshot a statement or migration reads: a write whose snapshot already holds
+ * a suspend or delete fails instead of landing after it (one whose snapshot does not
+ * hold it conflicts at commit).
+ */
+export interface TenantGuard {
+  /** Whether `tenant` exists in `snapshot`: a tenant that does not is never migrated. */
+  exists(snapshot: Snapshot, tenant: string): boolean
+  /** Throws unless a statement may run on `tenant` in `snapshot` (it exists and is not suspended). */
+  checkStatement(snapshot: Snapshot, tenant: string): void
+}
+
+/** Without a catalog (a bare runner), every tenant exists. */
+const no_catalog: TenantGuard = { exists: () => true, checkStatement: () => {} }
 
 export interface QueryOptions {
   /** Read this snapshot (a named snapshot's pin) instead of the newest version; writes are refused. */
@@ -50,14 +68,19 @@ export class QueryRunner {
   readonly #migrated = new Set<string>()
   /** Parsed query texts (parsing depends on the text alone). */
   readonly statements = new StatementCache()
+  /** Auto-id counters, outside every transaction's conflict set (auto-ids.ts). */
+  readonly autoIds: AutoIds
 
   /** Called with the LSN and payload of every durable commit this runner makes (the change feed's wake-up). */
   readonly onCommit: (lsn: number, payload: Buffer) => void
+  readonly #guard: TenantGuard
 
-  constructor(engine: Engine, schema: LoadedSchema, onCommit: (lsn: number, payload: Buffer) => void = () => {}) {
+  constructor(engine: Engine, schema: LoadedSchema, onCommit: (lsn: number, payload: Buffer) => void = () => {}, guard: TenantGuard = no_catalog) {
     this.engine = engine
     this.schema = schema
     this.onCommit = onCommit
+    this.#guard = guard
+    this.autoIds = new AutoIds(() => engine.snapshot())
   }
 
   async #commit(view: TxnView, header: Buffer): Promise<number> {
@@ -77,6 +100,7 @@ export class QueryRunner {
         { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
     }
     if (!this.#migrated.has(tenant)) await this.ensureMigrated(tenant)
+    checkParamValues(params)
     const checked = check(statement, this.schema.ir, text, params)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
@@ -85,6 +109,7 @@ export class QueryRunner {
     const now = options.now ?? new Date(started)
     const examined = { rows: 0 }
     const snapshot = options.snapshot ?? this.engine.snapshot()
+    if (options.snapshot === undefined) this.#guard.checkStatement(snapshot, tenant)
     // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
     const release = writes ? this.conflicts.begin(snapshot.lsn) : undefined
     try {
@@ -96,14 +121,14 @@ export class QueryRunner {
         deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
         rows_max: options.rows_max ?? query_rows_max,
         examined,
+        ids: this.autoIds,
       })
       const lsn = view.opCount > 0 ? await this.#commitChecked(tenant, snapshot.lsn, view, encodeCommitHeader(tenant, now, 'write', view.changes)) : undefined
       return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined.rows })
     } catch (err) {
       // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
       if (err instanceof CodecError) throw new QueryError('type_error', err.message)
-      if (err instanceof ConflictError) throw new QueryError('conflict', err.message)
-      throw err
+      throw asQueryConflict(err)
     } finally {
       release?.()
     }
@@ -116,7 +141,7 @@ export class QueryRunner {
   async #commitChecked(tenant: string, snapshotLsn: number, view: TxnView, header: Buffer): Promise<number> {
     let accepted
     try {
-      accepted = this.conflicts.accept(snapshotLsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant)]))
+      accepted = this.conflicts.accept(snapshotLsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependsOn]))
     } catch (err) {
       // A conflict is found without any I/O; a client retrying at once would spin on
       // microtasks and starve the event loop, so the commit it lost to could never
@@ -125,6 +150,8 @@ export class QueryRunner {
       throw err
     }
     try {
+      // Still in the validating step: the auto-id marks reach the engine in commit order.
+      this.autoIds.persist(view, tenant)
       const lsn = await this.#commit(view, header)
       this.conflicts.settle(accepted, lsn)
       return lsn
@@ -134,24 +161,36 @@ export class QueryRunner {
     }
   }
 
-  /** Brings a tenant to the loaded schema once per process, as one atomic commit. */
+  /**
+   * Brings a tenant to the loaded schema once per process, as one atomic commit. A
+   * migration racing a change of the tenant's state (a suspend, a delete) fails with
+   * `conflict`, having changed nothing.
+   */
   async ensureMigrated(tenant: string): Promise<void> {
     if (this.#migrated.has(tenant)) return
     const blocked = this.#blocked.get(tenant)
     if (blocked !== undefined) throw new QueryError('migration_blocked', blocked)
-    await this.#locks.run(tenant, async () => {
-      if (this.#migrated.has(tenant)) return
-      const view = new TxnView(this.engine.snapshot())
-      if (appliedSchema(view, tenant)?.fingerprint !== this.schema.fingerprint) {
-        const outcome = await migrate(view, tenant, this.schema.ir, this.schema.fingerprint, new Date())
-        if (outcome.blocked !== null) {
-          this.#blocked.set(tenant, outcome.blocked)
-          throw new QueryError('migration_blocked', outcome.blocked)
+    try {
+      await this.#locks.run(tenant, async () => {
+        if (this.#migrated.has(tenant)) return
+        const view = new TxnView(this.engine.snapshot())
+        // Migrating a deleted tenant would bring its meta tree back; the statement's own check reports it.
+        if (!this.#guard.exists(view.snapshot, tenant)) return
+        if (appliedSchema(view, tenant)?.fingerprint !== this.schema.fingerprint) {
+          const outcome = await migrate(view, tenant, this.schema.ir, this.schema.fingerprint, new Date())
+          if (outcome.blocked !== null) {
+            this.#blocked.set(tenant, outcome.blocked)
+            throw new QueryError('migration_blocked', outcome.blocked)
+          }
+          await this.#commitChecked(tenant, view.snapshot.lsn, view, encodeCommitHeader(tenant, new Date(), 'migration'))
+          // A rename or drop moved or removed counters: read them again from the migrated data.
+          this.autoIds.forget(tenant)
         }
-        await this.#commitChecked(tenant, view.snapshot.lsn, view, encodeCommitHeader(tenant, new Date(), 'migration'))
-      }
-      this.#migrated.add(tenant)
-    })
+        this.#migrated.add(tenant)
+      })
+    } catch (err) {
+      throw asQueryConflict(err)
+    }
   }
 
   /**
@@ -166,6 +205,7 @@ export class QueryRunner {
   forget(tenant: string): void {
     this.#migrated.delete(tenant)
     this.#blocked.delete(tenant)
+    this.autoIds.forget(tenant)
   }
 
   /** The blocked reason of a tenant's migration, if it was tried and blocked. */
@@ -187,6 +227,11 @@ function shown(result: StatementResult, lsn: number | undefined, stats: QueryRes
   if (lsn !== undefined) out.lsn = lsn
   out.stats = stats // last, as responses always showed it
   return out as QueryResult
+}
+
+/** A lost first-committer-wins race, as the query error users meet. */
+function asQueryConflict(err: unknown): unknown {
+  return err instanceof ConflictError ? new QueryError('conflict', err.message) : err
 }
 
 function isWrite(statement: CheckedStatement): boolean {

@@ -4,7 +4,7 @@
 import type { AggregateItem, Expr, SortKey, Stage, Value } from '../lang/ast.js'
 import { compareValues, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
-import { evaluate, type EvalContext } from './evaluate.js'
+import { evaluate, floatOverflow, type EvalContext } from './evaluate.js'
 import type { Row } from './access.js'
 
 type Rows = AsyncIterable<Row>
@@ -145,6 +145,8 @@ function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: E
     if (item.fn === 'sum' && ctx.integerOps.has(item.arg) && !Number.isSafeInteger(state.sum)) {
       throw new QueryError('type_error', `integer overflow: sum(${item.name}) is beyond ±2^53`)
     }
+    // avg divides this sum too: a sum beyond the float range fails both, as SQLite's would give infinity.
+    if (!Number.isFinite(state.sum)) throw floatOverflow(`the running sum of ${item.fn}() for ${item.name}`)
   }
   if (state.min === null || compareValues(value, state.min) < 0) state.min = value
   if (state.max === null || compareValues(value, state.max) > 0) state.max = value

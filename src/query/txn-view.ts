@@ -2,6 +2,8 @@
 // so far in this transaction (so statement 2 of an atomic block sees statement 1's
 // rows), and the writes are collected as engine operations, committed all at once.
 import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
+import { key_bytes_max, row_bytes_max } from '../limits.js'
+import { checkTreeEntrySize } from './entry-size.js'
 import { PendingWrites } from './pending-writes.js'
 
 /** `i` insert, `u` update, `d` delete: one letter per row write in a commit's header. */
@@ -108,6 +110,16 @@ export class TxnView {
   /** Keys this transaction conflicts on beyond the ones it writes (a tenant's state). */
   readonly extraKeys = new Set<string>()
 
+  /**
+   * Keys this transaction depends on without writing them (beyond its own tenant's
+   * state): it fails if a transaction it does not see wrote one (a fork depends on
+   * its source's state, a delete on the tenant's snapshots).
+   */
+  readonly dependsOn = new Set<string>()
+
+  /** Auto-id collections this transaction wrote rows of: their counters are persisted at commit (auto-ids.ts). */
+  readonly autoIdCollections = new Set<string>()
+
   dropTree(tree: string): void {
     this.#aliases.set(tree, null)
     this.#trees.delete(tree)
@@ -116,8 +128,18 @@ export class TxnView {
 
   /** Both are copied: `key` and `value` may be scratch buffers the caller reuses. */
   put(tree: string, key: Uint8Array, value: Uint8Array): void {
+    if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
     this.#write().put(tree, key, value)
     this.#pending(tree).set(key, value)
+  }
+
+  /**
+   * A put that is in the commit but not in the conflict set and not read back by this
+   * view: an auto-id high-water mark, put once the transaction was validated.
+   */
+  putOutsideConflicts(tree: string, key: Uint8Array, value: Uint8Array): void {
+    if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
+    this.#write().put(tree, key, value)
   }
 
   delete(tree: string, key: Uint8Array): void {

@@ -4,9 +4,11 @@
 import type { RecordField, Value } from '../lang/ast.js'
 import type { CollectionIR } from '../schema/ir.js'
 import { compareValues, decodeKey, decodeRow, encodeKey, encodeKeyScratch, encodeRow, encodeRowFieldsScratch, prefixEnd } from '../codec/index.js'
+import type { AutoIds } from './auto-ids.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
-import { indexKey, indexTree, indexValues, metaTree, primaryKey, rowsTree } from './layout.js'
+import { checkIndexKeySize, checkPrimaryKeySize, checkRowSize } from './entry-size.js'
+import { indexKey, indexTree, indexValues, primaryKey, rowsTree } from './layout.js'
 import { convertValue, validateFields } from './row-validate.js'
 import type { TxnView } from './txn-view.js'
 import { describeValue } from './types.js'
@@ -17,16 +19,28 @@ export interface WriteContext {
   view: TxnView
   tenant: string
   now: Date
+  /** The auto-id counters (auto-ids.ts). */
+  ids: AutoIds
 }
 
-/** Writes `after` in place of `before` (either may be null): row, indexes, constraints. */
+/**
+ * Writes `after` in place of `before` (either may be null): row, indexes, constraints.
+ * Every key is checked against the key limit before anything is put.
+ */
 export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Row | null, after: Row | null): void {
   const { view, tenant } = ctx
   const rows = rowsTree(tenant, collection.name)
-  for (const index of collection.indexes) {
+  const key = primaryKey(collection, (after ?? before) as Row)
+  if (after !== null) checkPrimaryKeySize(key, collection)
+  const newKeys = collection.indexes.map((index) => {
+    const newKey = after === null ? null : indexKey(index, collection, after)
+    if (newKey !== null) checkIndexKeySize(newKey, collection, index)
+    return newKey
+  })
+  collection.indexes.forEach((index, i) => {
     const tree = indexTree(tenant, collection.name, index.name)
     const oldKey = before === null ? null : indexKey(index, collection, before)
-    const newKey = after === null ? null : indexKey(index, collection, after)
+    const newKey = newKeys[i] ?? null
     if (oldKey !== null && (newKey === null || !oldKey.equals(newKey))) view.delete(tree, oldKey)
     if (newKey !== null && (oldKey === null || !oldKey.equals(newKey))) {
       if (index.unique && after !== null) {
@@ -35,11 +49,15 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
       }
       view.put(tree, newKey, Buffer.alloc(0))
     }
-  }
-  const key = primaryKey(collection, (after ?? before) as Row)
+  })
   view.changes.push(after === null ? 'd' : before === null ? 'i' : 'u')
-  if (after === null) view.delete(rows, key)
-  else view.put(rows, key, encodeRow(after))
+  if (after === null) {
+    view.delete(rows, key)
+  } else {
+    const encoded = encodeRow(after)
+    checkRowSize(encoded, collection)
+    view.put(rows, key, encoded)
+  }
 }
 
 function checkUnique(ctx: WriteContext, collection: CollectionIR, indexName: string, row: Row): void {
@@ -63,37 +81,6 @@ function checkUnique(ctx: WriteContext, collection: CollectionIR, indexName: str
   }
 }
 
-export const autoIdKey = (collection: string) => Buffer.from(`auto/${collection}`)
-
-/**
- * Next auto id of a collection without a declared primary field. Without a counter
- * (a collection that had a declared primary key before, say) ids continue after the
- * largest stored key, so they never collide with existing rows.
- */
-function autoIdAllocator(ctx: WriteContext, collection: CollectionIR): () => number {
-  const key = autoIdKey(collection.name)
-  return () => {
-    const stored = ctx.view.get(metaTree(ctx.tenant), key)
-    const next = stored === null ? largestId(ctx, collection) + 1 : Number(stored.toString())
-    ctx.view.put(metaTree(ctx.tenant), key, Buffer.from(String(next + 1)))
-    return next
-  }
-}
-
-function largestId(ctx: WriteContext, collection: CollectionIR): number {
-  const [last] = ctx.view.range(rowsTree(ctx.tenant, collection.name), { reverse: true, limit: 1 })
-  const id = last === undefined ? 0 : decodeKey(last[0])[0]
-  return typeof id === 'number' ? Math.max(0, Math.floor(id)) : 0
-}
-
-/** Keeps the auto-id counter above an id the caller chose. */
-function noteExplicitId(ctx: WriteContext, collection: CollectionIR, id: Value): void {
-  if (!collection.primary_auto || typeof id !== 'number') return
-  const key = autoIdKey(collection.name)
-  const stored = ctx.view.get(metaTree(ctx.tenant), key)
-  if (stored === null || Number(stored.toString()) <= id) ctx.view.put(metaTree(ctx.tenant), key, Buffer.from(String(id + 1)))
-}
-
 export function readRow(ctx: WriteContext, collection: CollectionIR, key: Value): Row | null {
   const stored = ctx.view.get(rowsTree(ctx.tenant, collection.name), encodeKey([key]))
   return stored === null ? null : (decodeRow(stored) as Row)
@@ -101,7 +88,7 @@ export function readRow(ctx: WriteContext, collection: CollectionIR, key: Value)
 
 /** `insert` refuses an existing primary key; `upsert` replaces that row. */
 export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert'): number {
-  const nextId = autoIdAllocator(ctx, collection)
+  const nextId = () => ctx.ids.take(ctx.view, ctx.tenant, collection.name)
   const shape = collection.indexes.length === 0 ? rowShape(collection) : null
   const tree = rowsTree(ctx.tenant, collection.name)
   const values: Value[] = new Array<Value>(collection.fields.length).fill(null)
@@ -118,13 +105,21 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     const id = values[shape.primary] ?? null
     noteExplicitId(ctx, collection, id)
     const key = encodeKeyScratch(id)
+    checkPrimaryKeySize(key, collection)
     const exists = ctx.view.has(tree, key)
     if (exists && mode === 'insert') throw alreadyHas(collection, id)
     if (shape.order !== null) for (let i = 0; i < ordered.length; i += 1) ordered[i] = values[shape.order[i] as number] as Value
     ctx.view.changes.push(exists ? 'u' : 'i')
-    ctx.view.put(tree, key, encodeRowFieldsScratch(shape.names, ordered))
+    const encoded = encodeRowFieldsScratch(shape.names, ordered)
+    checkRowSize(encoded, collection)
+    ctx.view.put(tree, key, encoded)
   }
   return records.length
+}
+
+/** Keeps the auto-id counter above an id the caller chose, and has the commit persist it. */
+function noteExplicitId(ctx: WriteContext, collection: CollectionIR, id: Value): void {
+  if (collection.primary_auto) ctx.ids.note(ctx.view, ctx.tenant, collection.name, id)
 }
 
 function insertRow(ctx: WriteContext, collection: CollectionIR, row: Row, mode: 'insert' | 'upsert'): void {

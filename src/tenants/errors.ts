@@ -9,5 +9,6 @@ export type TenantErrorCode =
   | 'tenant_exists'
   | 'snapshot_exists'
   | 'tenant_suspended'
+  | 'conflict'
 
 export class TenantError extends CodedError<TenantErrorCode> {}

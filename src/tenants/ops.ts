@@ -1,9 +1,15 @@
 // Tenant operations (seed 4.4, product.md 5). Each is one engine commit through the
 // same first-committer-wins validation as queries: suspend and delete write the
 // tenant's state key, which every write of that tenant depends on, so a write racing
-// a suspend or delete fails with a conflict instead of landing after it.
+// a suspend or delete fails with a conflict instead of landing after it. Every
+// operation depends on its tenant's state too; a fork also on its source's, and a
+// delete on the tenant's snapshots (which each snapshot signals), so a delete never
+// leaves a snapshot or a fork of a tenant it no longer sees. The loser of such a race
+// fails with `conflict` and changes nothing.
 import type { Snapshot } from '../engine/index.js'
-import { rowsTree, tenantPrefix } from '../query/layout.js'
+import { ConflictError, signalKey } from '../mvcc/index.js'
+import { indexTree, metaTree, rowsTree, tenantPrefix } from '../query/layout.js'
+import { QueryError } from '../query/errors.js'
 import { tenantStateKey, type QueryRunner } from '../query/run.js'
 import { TxnView } from '../query/txn-view.js'
 import { listSnapshots, readSnapshot, readTenant, readTenantCached, removeSnapshot, removeTenant, writeSnapshot, writeTenant, type TenantRecord } from './catalog.js'
@@ -27,6 +33,22 @@ export function tenantTrees(snapshot: Snapshot, tenant: string): string[] {
   return snapshot.trees().map((t) => t.name).filter((name) => name.startsWith(prefix))
 }
 
+/**
+ * The trees a commit made now must cover: those of `tenant` in `snapshot`, and every
+ * tree the loaded schema gives it. A write or migration accepted after `snapshot` was
+ * taken may create a tree before this commit is applied; a fork or delete that missed
+ * it would copy part of a transaction, or leave a tree behind.
+ */
+function treesAtApply(runner: QueryRunner, snapshot: Snapshot, tenant: string): string[] {
+  const trees = new Set(tenantTrees(snapshot, tenant))
+  trees.add(metaTree(tenant))
+  for (const collection of runner.schema.ir.collections) {
+    trees.add(rowsTree(tenant, collection.name))
+    for (const index of collection.indexes) trees.add(indexTree(tenant, collection.name, index.name))
+  }
+  return [...trees]
+}
+
 /** The tenant's record; from a snapshot (immutable) it is remembered, and frozen. */
 export function requireTenant(view: TxnView | Snapshot, name: string): Readonly<TenantRecord> {
   const record = view instanceof TxnView ? readTenant(view, name) : readTenantCached(view, name)
@@ -34,7 +56,26 @@ export function requireTenant(view: TxnView | Snapshot, name: string): Readonly<
   return record
 }
 
+/** What a snapshot of `tenant` signals and a delete of it depends on. */
+const snapshotsKey = (tenant: string) => signalKey(`snapshots ${tenant}`)
+
+/** The tenant's record, if statements may run on it: it exists and is not suspended. */
+export function requireActive(snapshot: Snapshot, name: string): Readonly<TenantRecord> {
+  const record = requireTenant(snapshot, name)
+  if (record.state === 'suspended') throw new QueryError('tenant_suspended', `tenant '${name}' is suspended; resume it to query`)
+  return record
+}
+
 export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
+  try {
+    return await applyTenantOp(runner, request)
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err
+    throw new TenantError('conflict', `tenant operation '${request.op}' lost a race with a concurrent change to the same tenant (${err.message.replace(/^conflict: /, '')})`)
+  }
+}
+
+async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
   const view = new TxnView(runner.engine.snapshot())
   const now = new Date()
   const name = request.op === 'fork' ? request.name : checkName(request.name, 'tenant')
@@ -52,7 +93,7 @@ export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest)
       if (readTenant(view, target) !== null) throw new TenantError('tenant_exists', `tenant '${target}' exists`)
       let lsn = view.snapshot.lsn
       if (snapshotName === null) {
-        for (const tree of tenantTrees(view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
+        for (const tree of treesAtApply(runner, view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
       } else {
         const pinned = view.snapshot.pin(pinName(source, snapshotName))
         if (pinned === null || readSnapshot(view, source, snapshotName) === null) {
@@ -62,6 +103,7 @@ export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest)
         for (const tree of tenantTrees(pinned, source)) view.copyTreeFromPin(pinName(source, snapshotName), tree, retarget(tree, source, target))
       }
       writeTenant(view, { name: target, state: 'active', created_at: now.toISOString(), parent: { tenant: source, snapshot: snapshotName, lsn } })
+      view.dependsOn.add(tenantStateKey(source))
       await runner.commitView(target, view, 'catalog')
       runner.forget(target)
       return { ok: true, message: `forked ${request.name} into ${target}` }
@@ -74,6 +116,7 @@ export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest)
       }
       writeSnapshot(view, name, { name: snapshotName, created_at: now.toISOString() })
       view.pin(pinName(name, snapshotName))
+      view.extraKeys.add(snapshotsKey(name))
       const lsn = await runner.commitView(name, view, 'catalog')
       return { ok: true, message: `snapshot ${snapshotName} of ${name} at lsn ${lsn}` }
     }
@@ -95,9 +138,10 @@ export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest)
         removeSnapshot(view, name, snapshot.name)
         view.unpin(pinName(name, snapshot.name))
       }
-      for (const tree of tenantTrees(view.snapshot, name)) view.dropTree(tree)
+      for (const tree of treesAtApply(runner, view.snapshot, name)) view.dropTree(tree)
       removeTenant(view, name)
       view.extraKeys.add(tenantStateKey(name))
+      view.dependsOn.add(snapshotsKey(name))
       await runner.commitView(name, view, 'catalog')
       runner.forget(name)
       return { ok: true, message: `deleted ${name} and its ${snapshots.length} snapshot${snapshots.length === 1 ? '' : 's'}` }

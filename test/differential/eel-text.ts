@@ -94,7 +94,8 @@ export function literalText(v: Scalar, ty: Ty, options: PrintOptions = plain): s
   if (v === null) return 'null'
   if (typeof v === 'boolean') return v ? 'true' : 'false'
   if (typeof v === 'string') return stringText(v, options)
-  if (ty === 'float' && Number.isInteger(v)) return `${v}.0`
+  // A whole float is written with a fraction; one in exponent form (1e+308) is a float already.
+  if (ty === 'float' && Number.isInteger(v) && !String(v).includes('e')) return `${v}.0`
   return String(v)
 }
 

@@ -204,16 +204,20 @@ export class CaseGen {
     return lit(this.value(ty), ty)
   }
 
-  /** A numeric expression that may fail in Eel: division or remainder by a value that can be 0, or int overflow. */
+  /** A numeric expression that may fail in Eel: division or remainder by a value that can be 0, int or float overflow. */
   risky(cols: readonly Col[]): Expr {
     const r = this.rng
     this.isRisky = true
     this.tags.add('error-check')
-    const choice = r.pick(['div', 'mod', 'overflow', 'nested'] as const)
+    const choice = r.pick(['div', 'mod', 'overflow', 'float-overflow', 'nested'] as const)
     switch (choice) {
       case 'div': return { k: 'arith', op: '/', l: this.num(cols, 1), r: this.num(cols, 1), ty: 'float' }
       case 'mod': return arith('%', this.num(cols, 1, true), this.num(cols, 1, true))
       case 'overflow': return arith('*', this.num(cols, 0, true), lit(big, 'int'))
+      // Beyond the float range when |x| > 1.79: SQLite gives Inf, Eel must fail.
+      case 'float-overflow':
+        this.tags.add('float-overflow')
+        return { k: 'arith', op: r.pick(['*', '/'] as const), l: this.num(cols, 0), r: lit(r.pick([1e308, 1e-308]), 'float'), ty: 'float' }
       case 'nested': {
         const inner: Expr = { k: 'arith', op: '/', l: this.num(cols, 0), r: this.num(cols, 0), ty: 'float' }
         return r.chance(0.5)

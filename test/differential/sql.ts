@@ -43,7 +43,7 @@ export function sqlLiteral(v: Scalar, ty: Ty): string {
   if (typeof v === 'boolean') return v ? '1' : '0'
   if (typeof v === 'string' && ty === 'timestamp') return sqlLiteral(timestampMs(v), 'int')
   if (typeof v === 'string') return `'${v.replace(/'/g, "''")}'`
-  const text = ty === 'float' && Number.isInteger(v) ? `${v}.0` : String(v)
+  const text = ty === 'float' && Number.isInteger(v) && !String(v).includes('e') ? `${v}.0` : String(v)
   return v < 0 ? `(${text})` : text
 }
 
@@ -210,11 +210,14 @@ export function insertSql(stmt: Insert): string {
   return `${head} ON CONFLICT(${q(primary)}) DO UPDATE SET ${set.join(', ')}`
 }
 
+/** The largest finite double, as SQLite reads it. */
+const float_max = '1.7976931348623157e308'
+
 /**
  * For a select with risky arithmetic: a condition true on the rows where Eel must
  * fail. Eel gives null for a null operand before checking, so `null / 0` is null;
- * `x / 0` and `x % 0` with x non-null are errors, and so is an int-typed result
- * beyond ±(2^53 - 1). Every operand of a select item is evaluated (no and/or in
+ * `x / 0` and `x % 0` with x non-null are errors, and so are an int-typed result
+ * beyond ±(2^53 - 1) and a float result beyond the largest double. Every operand of a select item is evaluated (no and/or in
  * risky expressions), so one failing node fails the query.
  */
 export function riskConditions(e: Expr, o: TranslateOptions, out: string[] = []): string[] {
@@ -226,6 +229,10 @@ export function riskConditions(e: Expr, o: TranslateOptions, out: string[] = [])
       const r = sx(e.r, o)
       if (e.op === '/' || e.op === '%') out.push(`(${l} IS NOT NULL AND ${r} = 0)`)
       else if (e.ty === 'int') out.push(`(${l} IS NOT NULL AND ${r} IS NOT NULL AND abs(CAST(${l} AS REAL) ${e.op} ${r}) > 9007199254740991.0)`)
+      // A float result beyond the largest double: SQLite's is an infinity, Eel's an error.
+      if (e.ty === 'float' && e.op !== '%') {
+        out.push(`(${l} IS NOT NULL AND ${r} IS NOT NULL AND ${r} <> 0 AND abs(CAST(${l} AS REAL) ${e.op} ${r}) > ${float_max})`)
+      }
       return out
     }
     case 'neg': case 'paren': return riskConditions(e.e, o, out)

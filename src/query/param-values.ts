@@ -1,0 +1,27 @@
+// A request's parameter values, checked before anything runs: every number finite
+// (JSON has no Infinity, but a JSON number beyond ±1.8e308 parses as one, and the
+// embedding API can pass any) and no value nested deeper than the codecs store, so no
+// non-finite value reaches an expression, a row or an index (docs/language.md
+// "Numbers").
+import type { Value } from '../lang/ast.js'
+import { nesting_depth_max } from '../limits.js'
+import { QueryError } from './errors.js'
+
+export function checkParamValues(params: Record<string, Value>): void {
+  for (const [name, value] of Object.entries(params)) {
+    // Iterative, so a hostile nesting cannot overflow the stack before it is refused.
+    const pending: Array<[Value, number]> = [[value, 0]]
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [item, depth] = next
+      if (typeof item === 'number') {
+        if (!Number.isFinite(item)) {
+          throw new QueryError('type_error', `parameter $${name} holds ${item}: numbers must be finite (a JSON number beyond ±1.7976931348623157e308 overflows)`)
+        }
+        continue
+      }
+      if (item === null || typeof item !== 'object' || item instanceof Date) continue
+      if (depth >= nesting_depth_max) throw new QueryError('type_error', `parameter $${name} nests deeper than ${nesting_depth_max} levels`)
+      for (const inner of Array.isArray(item) ? item : Object.values(item)) pending.push([inner as Value, depth + 1])
+    }
+  }
+}
