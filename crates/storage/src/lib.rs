@@ -25,7 +25,7 @@ pub mod wal;
 
 pub use commit::{Commit, Op};
 pub use corruption_log::CorruptionReport;
-pub use database::{CheckpointStats, Database, Options, Snapshot, Stats, TreeDiff, TreeInfo, VerifyReport};
+pub use database::{CheckpointStats, CloseReport, Database, Options, Snapshot, Stats, TreeDiff, TreeInfo, VerifyReport};
 pub use histogram::{Histogram, BUCKET_BOUNDS_MICROS};
 pub use pager::CacheStats;
 pub use wal::Frame;

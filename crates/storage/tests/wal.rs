@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use storage::vfs::{CrashMode, FaultKind, SimVfs, Vfs};
-use storage::wal::{Frame, Recovered, Wal, FRAME_HEADER_BYTES, PREALLOCATE_BYTES_DEFAULT, SEGMENT_BYTES_MAX};
+use storage::wal::{Frame, Recovered, Wal, WalDamage, FRAME_HEADER_BYTES, PREALLOCATE_BYTES_DEFAULT, SEGMENT_BYTES_MAX};
 use storage::Error;
 
 fn db() -> &'static Path {
@@ -84,6 +84,10 @@ fn truncate(sim: &SimVfs, path: &Path, len: u64) {
     let file = sim.open(path, false).unwrap();
     file.set_len(len).unwrap();
     file.sync().unwrap();
+}
+
+fn damage(segment_first_lsn: u64, offset: u64, lsns: std::ops::Range<u64>) -> WalDamage {
+    WalDamage { segment: seg_name(segment_first_lsn), offset, lsns }
 }
 
 fn lsns(frames: &[Frame]) -> Vec<u64> {
@@ -200,24 +204,35 @@ mod wal {
     }
 
     #[test]
-    fn checkpoint_beyond_the_last_frame_restarts_the_wal_after_the_checkpoint() {
+    fn checkpoint_beyond_the_last_frame_reports_the_missing_frames_and_deletes_nothing() {
+        // The checkpoint only covers durable frames and retention never deletes the
+        // newest segment, so checkpointed frames missing at the end are damage.
         let sim = SimVfs::new();
-        {
+        let written = {
             let (wal, _) = open(&sim, 0);
-            append(&wal, &[5, 5, 5]);
-        }
+            append(&wal, &[5, 5, 5])
+        };
+        let end = 3 * frame_len(5);
         {
             let (wal, recovered) = open(&sim, 10);
             assert!(recovered.frames.is_empty());
-            assert_eq!((wal.oldest_lsn(), wal.next_lsn()), (11, 11));
+            assert_eq!(recovered.damage, [damage(1, end, 4..11)]);
+            assert_eq!((wal.oldest_lsn(), wal.next_lsn()), (1, 11));
+            assert_eq!(wal.read_after(0, 3, usize::MAX).unwrap(), written, "frames before the damage read");
+            expect_corrupted(wal.read_after(0, 10, usize::MAX), &seg_name(1), end);
+            expect_corrupted(wal.read_after(6, 10, usize::MAX), &seg_name(1), end);
             append(&wal, &[1]);
-            assert!(wal.verify().unwrap().is_empty());
+            let problems = wal.verify().unwrap();
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(problems[0].contains("LSN 4 to 10") && problems[0].contains(&format!("byte {end}")), "{problems:?}");
         }
         let sim = sim.crash(CrashMode::DropUnsynced);
-        assert_eq!(sim.list(&db().join("wal")).unwrap(), [seg_name(11)]);
+        assert_eq!(sim.list(&db().join("wal")).unwrap(), [seg_name(1), seg_name(11)], "the damaged segment is kept, sealed");
         let (wal, recovered) = open(&sim, 10);
         assert_eq!(lsns(&recovered.frames), [11]);
+        assert_eq!(recovered.damage, [damage(1, end, 4..11)]);
         assert_eq!(wal.next_lsn(), 12);
+        assert_eq!(lsns(&wal.read_after(10, 10, usize::MAX).unwrap()), [11]);
     }
 
     #[test]
@@ -662,8 +677,13 @@ mod wal {
         let frame3 = frame_len(20) + frame_len(30);
         flip_bit(&sim, &path, frame3 + FRAME_HEADER_BYTES as u64 + 5, 3);
         expect_corrupted(open_at(&sim, db(), 0), &seg_name(1), frame3);
-        // The damage is reported whatever the checkpoint: it is never silently dropped.
-        expect_corrupted(open_at(&sim, db(), 4), &seg_name(1), frame3);
+        expect_corrupted(open_at(&sim, db(), 2), &seg_name(1), frame3);
+        // Once checkpointed, the frame is history recovery does not need: the WAL
+        // opens, but the damage is reported, never silently dropped.
+        let (wal, recovered) = open(&sim, 3);
+        assert_eq!(recovered.damage, [damage(1, frame3, 3..4)]);
+        assert_eq!(lsns(&recovered.frames), [4]);
+        expect_corrupted(wal.read_after(0, 10, usize::MAX), &seg_name(1), frame3);
     }
 
     #[test]
@@ -888,12 +908,13 @@ mod wal {
             let sim = SimVfs::new();
             let (wal, _) = open(&sim, 0);
             let acked = append(&wal, &[10, 20]);
-            // skip 0: the write fails; skip 1: the write lands and the fsync fails.
+            // skip 0: the write fails; skip 1: the write lands and the fsync fails. The
+            // batch fits in the preallocated space, so its write is its first operation.
             sim.fail_at(sim.op_count() + skip, kind, false);
             let lost = [7u8; 5];
             match wal.append_batch(&[(3, &lost[..])]) {
-                Err(Error::Io { .. }) => {}
-                other => panic!("{kind:?}/{skip}: expected an I/O error, got {other:?}"),
+                Err(Error::OutcomeUnknown(_)) => {}
+                other => panic!("{kind:?}/{skip}: expected OutcomeUnknown, got {other:?}"),
             }
             sim.clear_faults();
             match wal.append_batch(&[(3, &lost[..])]) {

@@ -108,6 +108,7 @@ use crate::vfs::Vfs;
 use segment::Segment;
 
 pub use frame::{FRAME_HEADER_BYTES, FRAME_MAGIC};
+pub use segment::WalDamage;
 
 pub use crate::limits::{WAL_PREALLOCATE_BYTES_DEFAULT as PREALLOCATE_BYTES_DEFAULT, WAL_FRAME_PAYLOAD_BYTES_MAX as FRAME_PAYLOAD_BYTES_MAX, WAL_SEGMENT_BYTES_MAX as SEGMENT_BYTES_MAX, WAL_SEGMENT_FILE_BYTES_MAX as SEGMENT_FILE_BYTES_MAX};
 
@@ -126,6 +127,9 @@ pub struct Recovered {
     pub frames: Vec<Frame>,
     /// Bytes discarded as a torn tail (0 after a clean shutdown).
     pub torn_bytes: u64,
+    /// Checkpointed frames found damaged or missing, oldest first: corruption to
+    /// report (the open goes on; reading those frames is `WalCorrupted`).
+    pub damage: Vec<WalDamage>,
 }
 
 pub struct Wal {
@@ -134,6 +138,11 @@ pub struct Wal {
     dir: PathBuf,
     /// Step of zero-filling ahead of the write position (0: off); see the module docs.
     preallocate_bytes: u64,
+    /// Opened with `open_read_only`: appends and retention are refused.
+    read_only: bool,
+    /// Read-only: segment files recovery would have removed as a torn tail (verify
+    /// does not count them as strays).
+    doomed: Vec<String>,
     /// Serializes `append_batch` and `retain`; `Some(cause)` once fail-stopped.
     writer: Mutex<Option<String>>,
     /// What readers see: durable segments and the next LSN. Held only briefly.
@@ -178,18 +187,39 @@ impl Wal {
         let existed = vfs
             .exists(&wal_dir)
             .map_err(|e| Error::io("stat WAL directory", &wal_dir, e))?;
+        // Private to the owner; an existing directory with wider modes is tightened.
+        vfs.create_private_dir(&wal_dir)
+            .map_err(|e| Error::io("create WAL directory", &wal_dir, e))?;
         if !existed {
-            vfs.create_dir_all(&wal_dir)
-                .map_err(|e| Error::io("create WAL directory", &wal_dir, e))?;
             // The new directory's entry must be durable before segments in it are.
             vfs.sync_dir(dir)
                 .map_err(|e| Error::io("sync directory", dir, e))?;
         }
-        let outcome = recovery::recover(&*vfs, &wal_dir, checkpoint_lsn)?;
+        Wal::recover(vfs, wal_dir, checkpoint_lsn, preallocate_bytes, false)
+    }
+
+    /// Opens `<dir>/wal` without changing anything: recovery runs in memory (a torn
+    /// tail is left on disk and skipped, nothing is zeroed, removed or created), and
+    /// `append_batch` and `retain` are refused with `Error::ReadOnly`. A missing WAL
+    /// directory is an empty WAL.
+    pub fn open_read_only(vfs: Arc<dyn Vfs>, dir: &Path, checkpoint_lsn: u64) -> Result<(Wal, Recovered)> {
+        Wal::recover(vfs, dir.join(WAL_DIR_NAME), checkpoint_lsn, 0, true)
+    }
+
+    fn recover(
+        vfs: Arc<dyn Vfs>,
+        wal_dir: PathBuf,
+        checkpoint_lsn: u64,
+        preallocate_bytes: u64,
+        read_only: bool,
+    ) -> Result<(Wal, Recovered)> {
+        let outcome = recovery::recover(&*vfs, &wal_dir, checkpoint_lsn, read_only)?;
         let wal = Wal {
             vfs,
             dir: wal_dir,
             preallocate_bytes,
+            read_only,
+            doomed: outcome.doomed,
             writer: Mutex::new(None),
             state: RwLock::new(State {
                 segments: outcome.segments,
