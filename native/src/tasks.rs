@@ -86,7 +86,7 @@ impl Task for Close {
         self.1.release();
         Ok(convert::close(report))
     }
-    fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<()> {
+    fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<CloseInfo> {
         self.1.release();
         Err(err)
     }
