@@ -68,6 +68,12 @@ fn a_commit_refused_on_a_full_disk_never_appears_and_later_ones_succeed_once_spa
     // Not fail-stopped: it keeps refusing while full, reads work, then space frees.
     assert!(matches!(commit_row(&db, failed + 1), Err(Error::StorageFull { .. })));
     assert_eq!(read_all(&db.snapshot()), model(&acked));
+    // A restart right away, on the still full disk, with the OS's view of the files
+    // (what the kernel would write back later): none of the refused rows.
+    drop(db);
+    let db = open(&db_path(), &options);
+    assert_eq!(read_all(&db.snapshot()), model(&acked), "restart on the full disk");
+    assert!(matches!(commit_row(&db, failed + 1), Err(Error::StorageFull { .. })), "still full after the restart");
     vfs.set_capacity(None);
     let lsn = commit_row(&db, failed + 2).unwrap();
     assert_eq!(lsn, acked.len() as u64 + 1, "refused commits took no LSN");

@@ -834,6 +834,10 @@ mod wal {
         }
         assert_eq!(wal.next_lsn(), 3, "a refused batch is never published");
         assert_eq!(file_len(&sim, &path), step, "nothing of it was written");
+        // A restart now, with the OS's view of the file (what the kernel would write
+        // back later), finds nothing of the refused batch.
+        let (_, restart) = Wal::open_read_only(Arc::new(sim.clone()) as Arc<dyn Vfs>, db(), 0).unwrap();
+        assert_eq!(restart.frames, acked, "the refused batch never reached the file");
         // Not fail-stopped: a batch inside the allocated space still goes in.
         acked.extend(append(&wal, &[30]));
         sim.set_capacity(None);
