@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawnCli } from './helpers/spawn-cli.js'
 import { fillDisk, mountTmpfs, remount } from './helpers/tmpfs.js'
 
@@ -24,7 +24,7 @@ function fingerprint(dir: string): Record<string, string> {
  * frames after the last checkpoint for verify to replay. In a child process, so no
  * handle of this test process keeps a file open (a read-only remount needs that).
  */
-async function build(t: Parameters<Parameters<typeof t.test>[1]>[0], db: string): Promise<void> {
+async function build(t: Test, db: string): Promise<void> {
   const token = 'verify-readonly-test-token-0123456789'
   const server = spawnCli(t, ['serve', '--dir', db, '--port', '0', '--schema', 'examples/schema.eel'], { SERVICE_TOKEN: token })
   const [, url] = await server.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)

@@ -4,14 +4,14 @@
 // change tail over it answers 500 `storage_error` (not 410, not silently empty)
 // while a tail after it works, and `tenantdb verify` exits 1 naming it.
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { flipPayloadByte, walFrames } from './helpers/damage-wal.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'wal-damage-test-token-0123456789'
 
-function serve(t: Parameters<Parameters<typeof t.test>[1]>[0], db: string): CliProcess {
+function serve(t: Test, db: string): CliProcess {
   return spawnCli(t, ['serve', '--dir', db, '--port', '0', '--schema', 'examples/schema.eel'], { SERVICE_TOKEN: token })
 }
 
