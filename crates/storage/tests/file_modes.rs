@@ -26,7 +26,7 @@ fn database_files_are_private_to_their_owner() {
     write_something(&dir);
     assert_eq!(mode(&dir), 0o700);
     assert_eq!(mode(&dir.join("wal")), 0o700);
-    assert_ne!(mode(&dir.parent().unwrap()) & 0o077, 0, "parents made on the way keep the default mode");
+    assert_ne!(mode(dir.parent().unwrap()) & 0o077, 0, "parents made on the way keep the default mode");
     let mut files = 0;
     for sub in [dir.clone(), dir.join("wal")] {
         for entry in std::fs::read_dir(&sub).unwrap() {
