@@ -19,14 +19,13 @@
 //! that neither recovery nor tail retention needs. Opening reads the newest valid
 //! meta record and replays the frames after its checkpoint LSN.
 
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::btree::{self, TreeCheck, TreeRoot, Value};
+use crate::btree::{self, TreeCheck};
 use crate::checkpoint::{swizzle, write_version};
 use crate::commit::Commit;
 use crate::corruption_log::{CorruptionLog, CorruptionReport};
@@ -37,6 +36,7 @@ use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETE
 use crate::meta::Meta;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
+use crate::snapshot::Snapshot;
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
 use crate::wal::{Frame, Wal};
@@ -103,22 +103,6 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeInfo {
-    pub name: Vec<u8>,
-    pub count: u64,
-    pub lsn: u64,
-}
-
-/// One difference between two versions of a tree: added (no `before`), removed (no
-/// `after`) or changed (both).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeDiff {
-    pub key: Arc<[u8]>,
-    pub before: Option<Arc<[u8]>>,
-    pub after: Option<Arc<[u8]>>,
-}
-
 /// What `Database::close` did besides stopping.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CloseReport {
@@ -138,10 +122,10 @@ struct Head {
     next_lsn: u64,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     dir: PathBuf,
     options: Options,
-    pager: Pager,
+    pub(crate) pager: Pager,
     corruption: Arc<CorruptionLog>,
     /// The WAL serialises its own appends; reads and stats never wait on an fsync.
     wal: Wal,
@@ -165,13 +149,6 @@ struct Inner {
 pub struct Database {
     inner: Arc<Inner>,
     sync_thread: Mutex<Option<JoinHandle<()>>>,
-}
-
-/// A consistent, immutable view of the database as of one LSN.
-#[derive(Clone)]
-pub struct Snapshot {
-    inner: Arc<Inner>,
-    version: Arc<Version>,
 }
 
 impl Database {
@@ -308,7 +285,7 @@ impl Database {
 
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { inner: self.inner.clone(), version: self.inner.durable.lock().expect("durable lock").clone() }
+        Snapshot::new(self.inner.clone(), self.inner.durable.lock().expect("durable lock").clone())
     }
 
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
@@ -423,7 +400,7 @@ impl Inner {
         self.failed.lock().expect("failed lock").clone()
     }
 
-    fn check_open(&self) -> Result<()> {
+    pub(crate) fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::SeqCst) { Err(Error::Closed) } else { Ok(()) }
     }
 
@@ -553,109 +530,4 @@ fn record(log: &CorruptionLog, err: Error) -> Error {
         _ => Ok(()),
     };
     err
-}
-
-impl Snapshot {
-    pub fn lsn(&self) -> u64 {
-        self.version.lsn
-    }
-
-    fn check_open(&self) -> Result<()> {
-        self.inner.check_open()
-    }
-
-    fn tree(&self, name: &[u8]) -> Result<TreeRoot> {
-        self.check_open()?;
-        self.version.tree(&self.inner.pager, name)
-    }
-
-    pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Arc<[u8]>>> {
-        let root = self.tree(tree)?;
-        match btree::get(&self.inner.pager, &root, key)? {
-            Some(value) => self.inner.pager.read_value(&value).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Up to `limit` entries within the bounds, ascending or descending.
-    pub fn range(
-        &self,
-        tree: &[u8],
-        lower: Bound<&[u8]>,
-        upper: Bound<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<(Arc<[u8]>, Arc<[u8]>)>> {
-        let root = self.tree(tree)?;
-        let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
-        entries.into_iter().map(|(key, value)| Ok((key, self.inner.pager.read_value(&value)?))).collect()
-    }
-
-    /// Up to `limit` differences of `tree` from this version to `newer`, in key order,
-    /// and whether more exist. Subtrees the two share are skipped unread, so the cost
-    /// grows with the differences, not with the tree.
-    pub fn diff(&self, newer: &Snapshot, tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
-        let pager = &self.inner.pager;
-        let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(tree)?, limit)?;
-        let read = |value: &Value| pager.read_value(value);
-        let diffs = entries
-            .into_iter()
-            .map(|entry| {
-                Ok(match entry {
-                    btree::DiffEntry::Added { key, value } => TreeDiff { key, before: None, after: Some(read(&value)?) },
-                    btree::DiffEntry::Removed { key, value } => TreeDiff { key, before: Some(read(&value)?), after: None },
-                    btree::DiffEntry::Changed { key, before, after } => {
-                        TreeDiff { key, before: Some(read(&before)?), after: Some(read(&after)?) }
-                    }
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok((diffs, truncated))
-    }
-
-    /// Every tree of this version with its entry count and last-change LSN.
-    pub fn trees(&self) -> Result<Vec<TreeInfo>> {
-        self.check_open()?;
-        list_trees(&self.inner.pager, &self.version.trees)
-    }
-
-    pub fn tree_info(&self, name: &[u8]) -> Result<Option<TreeInfo>> {
-        self.check_open()?;
-        Ok(match btree::get(&self.inner.pager, &self.version.trees, name)? {
-            Some(Value::Tree(tree)) => Some(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn }),
-            _ => None,
-        })
-    }
-
-    /// Every pin with the LSN it was taken at (`count` is its number of trees).
-    pub fn pins(&self) -> Result<Vec<TreeInfo>> {
-        self.check_open()?;
-        list_trees(&self.inner.pager, &self.version.pins)
-    }
-
-    /// The version saved under pin `name`.
-    pub fn pin(&self, name: &[u8]) -> Result<Option<Snapshot>> {
-        self.check_open()?;
-        Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
-            inner: self.inner.clone(),
-            version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
-        }))
-    }
-}
-
-fn list_trees(pager: &Pager, table: &TreeRoot) -> Result<Vec<TreeInfo>> {
-    let mut out: Vec<TreeInfo> = Vec::new();
-    loop {
-        let last = out.last().map(|t| t.name.clone());
-        let lower = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        let batch = btree::range(pager, table, lower, Bound::Unbounded, false, 1024)?;
-        if batch.is_empty() {
-            return Ok(out);
-        }
-        for (name, value) in batch {
-            if let Value::Tree(tree) = value {
-                out.push(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn });
-            }
-        }
-    }
 }
