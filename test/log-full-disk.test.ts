@@ -3,23 +3,24 @@
 // the main thread in Atomics.wait). Now lines are dropped and counted, the failure is
 // said once on stderr, and the lost count is logged once output works again.
 import { spawn } from 'node:child_process'
-import { closeSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import t from 'tap'
 import { LogDestination } from '../src/cli/log-destination.js'
 import { cli_path } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
-import { fillDisk, freeDisk, mountTmpfs } from './helpers/tmpfs.js'
+import { fillDisk, mountTmpfs } from './helpers/tmpfs.js'
 
 const hang_guard_ms = 60_000
 
 t.test('lines written to a full disk are dropped and counted, said once, and the loss is logged after space returns', async (t) => {
-  const disk = mountTmpfs(t, 256 * 1024)
+  const disk = mountTmpfs(t, 0.25)
   const file = join(disk, 'log')
   const fd = openSync(file, 'w')
   t.teardown(() => closeSync(fd))
-  const filler = fillDisk(disk)
+  const filler = join(disk, 'filler')
+  fillDisk(filler)
   const failures: string[] = []
   const log = new LogDestination(fd, { onFailure: (message) => failures.push(message) })
 
@@ -34,7 +35,7 @@ t.test('lines written to a full disk are dropped and counted, said once, and the
   const dropped = log.droppedLines
   t.ok(dropped >= 5000, `lines were dropped and counted (${dropped})`)
 
-  freeDisk(filler)
+  rmSync(filler)
   log.write(`${JSON.stringify({ level: 30, msg: 'after space returned' })}\n`)
   await waitFor(() => readFileSync(file, 'utf8').includes('after space returned'), 'output resumes')
   const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { msg: string })
@@ -59,11 +60,11 @@ t.test('a queue over its bound drops new lines instead of growing', async (t) =>
 })
 
 t.test('a server whose stdout sits on a full disk keeps answering and stops cleanly', async (t) => {
-  const disk = mountTmpfs(t, 256 * 1024)
+  const disk = mountTmpfs(t, 0.25)
   const data = tempDir(t)
   const out = openSync(join(disk, 'stdout'), 'w')
   t.teardown(() => closeSync(out))
-  fillDisk(disk)
+  fillDisk(join(disk, 'filler'))
   const port = await freePort()
   const token = 'log-full-disk-token-0123456789'
   const child = spawn(process.execPath, [cli_path, 'serve', '--dir', data, '--port', String(port), '--token', token], {

@@ -9,6 +9,8 @@ pub struct OpenOptions {
     pub cache_bytes: Option<f64>,
     pub checkpoint_wal_bytes: Option<f64>,
     pub tail_retention_bytes: Option<f64>,
+    /// Open without changing a byte (`storage::Options::read_only`).
+    pub read_only: Option<bool>,
 }
 
 pub fn options(options: Option<OpenOptions>) -> storage::Options {
@@ -18,6 +20,7 @@ pub fn options(options: Option<OpenOptions>) -> storage::Options {
         cache_bytes: o.cache_bytes.map_or(defaults.cache_bytes, |v| v as usize),
         checkpoint_wal_bytes: o.checkpoint_wal_bytes.map_or(defaults.checkpoint_wal_bytes, |v| v as u64),
         tail_retention_bytes: o.tail_retention_bytes.map_or(defaults.tail_retention_bytes, |v| v as u64),
+        read_only: o.read_only.unwrap_or(defaults.read_only),
         ..defaults
     }
 }
@@ -43,6 +46,17 @@ pub struct CheckpointInfo {
 
 pub fn checkpoint(stats: storage::CheckpointStats) -> CheckpointInfo {
     CheckpointInfo { checkpoint_lsn: stats.checkpoint_lsn as f64, pages_written: stats.pages_written as f64 }
+}
+
+#[napi(object)]
+pub struct CloseInfo {
+    /// Why the final checkpoint was skipped (a full disk), or null. Nothing is lost:
+    /// the next open replays the WAL.
+    pub checkpoint_skipped: Option<String>,
+}
+
+pub fn close(report: storage::CloseReport) -> CloseInfo {
+    CloseInfo { checkpoint_skipped: report.checkpoint_skipped }
 }
 
 #[napi(object)]

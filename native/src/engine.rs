@@ -19,8 +19,9 @@ pub struct Engine {
 }
 
 /// Opens (creating if needed) a database directory on the thread pool: takes its
-/// exclusive lock, reads the newest meta record and replays the WAL. `settle`
-/// receives the engine's commit completions (`completions.rs`).
+/// exclusive lock, reads the newest meta record and replays the WAL (with
+/// `readOnly`: a shared lock, and nothing written). `settle` receives the engine's
+/// commit completions (`completions.rs`).
 #[napi(
     ts_args_type = "dir: string, options: OpenOptions | undefined | null, settle: (pairs: Float64Array, errors: Error[] | null) => void",
     ts_return_type = "Promise<Engine>"
@@ -92,8 +93,9 @@ impl Engine {
     }
 
     /// Completes queued commits, checkpoints and releases the directory lock, then
-    /// the completion channel (their completions are still delivered).
-    #[napi(ts_return_type = "Promise<void>")]
+    /// the completion channel (their completions are still delivered). Resolves with
+    /// `checkpointSkipped` set when a full disk skipped the checkpoint (not a failure).
+    #[napi(ts_return_type = "Promise<CloseInfo>")]
     pub fn close(&self) -> AsyncTask<tasks::Close> {
         AsyncTask::new(tasks::Close(self.db.clone(), self.completions.clone()))
     }

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::Buffer;
 use napi::{Env, Task};
 
 use crate::completions::Completions;
-use crate::convert::{self, CheckpointInfo, FrameBatch, VerifyInfo};
+use crate::convert::{self, CheckpointInfo, CloseInfo, FrameBatch, VerifyInfo};
 use crate::engine::Engine;
 use crate::error::IntoNapi;
 
@@ -77,16 +77,16 @@ impl Task for ReadFrames {
 pub struct Close(pub Arc<storage::Database>, pub Arc<Completions>);
 
 impl Task for Close {
-    type Output = ();
-    type JsValue = ();
-    fn compute(&mut self) -> napi::Result<()> {
+    type Output = storage::CloseReport;
+    type JsValue = CloseInfo;
+    fn compute(&mut self) -> napi::Result<Self::Output> {
         self.0.close().into_napi()
     }
-    fn resolve(&mut self, _env: Env, _: ()) -> napi::Result<()> {
+    fn resolve(&mut self, _env: Env, report: Self::Output) -> napi::Result<CloseInfo> {
         self.1.release();
-        Ok(())
+        Ok(convert::close(report))
     }
-    fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<()> {
+    fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<CloseInfo> {
         self.1.release();
         Err(err)
     }

@@ -52,6 +52,11 @@ export async function serve(argv: string[]): Promise<void> {
       force.unref()
       app.close()
         .then(() => db.close())
+        .then((closed) => {
+          // A full disk skipped the final checkpoint: no failure, the WAL holds every
+          // acknowledged commit and the next start replays it.
+          if (closed.checkpoint_skipped !== null) process.stderr.write(`tenantdb: warning: checkpoint skipped at shutdown (${closed.checkpoint_skipped}); the next start replays the log\n`)
+        })
         .then(() => log_destination.end(log_flush_ms_max))
         .then(() => process.exit(0), (err: unknown) => {
           process.stderr.write(`tenantdb: shutdown failed: ${(err as Error).message}\n`)

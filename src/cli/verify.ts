@@ -1,5 +1,7 @@
 // `tenantdb verify <dir>`: every page and WAL frame checksum plus the tree invariants
 // (product.md 2). Exit 0 clean, 1 damaged; a locked directory is exit 2 (main.ts).
+// The directory is opened read-only: verify changes no byte, so it works on a full
+// disk and on a read-only mount (docs/operations.md, "Verifying a directory").
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -9,7 +11,7 @@ import { UsageError } from './usage-error.js'
 export async function verify(argv: string[]): Promise<void> {
   const [dir] = positionals(argv, 'verify <dir>', 1, 1)
   requireDatabaseDir(dir)
-  const engine = await Engine.open(dir)
+  const engine = await Engine.open(dir, { readOnly: true })
   try {
     const report = await withStatus(`verifying ${dir}…`, () => engine.verify())
     if (report.problems.length === 0) {

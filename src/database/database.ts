@@ -6,7 +6,7 @@
 //   const page = await db.tenant('default').tail({ after: 0, collection: 'users' })
 //   await db.close()
 import { CommitNotifier } from '../cdc/index.js'
-import { Engine, type EngineOptions } from '../engine/index.js'
+import { Engine, type CloseReport, type EngineOptions } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
@@ -149,8 +149,11 @@ export class Database {
     }
   }
 
-  /** Completes queued commits, checkpoints and releases the directory lock. */
-  close(): Promise<void> {
+  /**
+   * Completes queued commits, checkpoints and releases the directory lock. On a full
+   * disk the checkpoint is skipped and the report says so (nothing is lost).
+   */
+  close(): Promise<CloseReport> {
     return this.engine.close()
   }
 }

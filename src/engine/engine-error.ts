@@ -1,9 +1,19 @@
 // The TypeScript half of the one error mapping: native/src/error.rs throws
 // "<code>: <sentence>"; this turns it back into a typed error.
 
-export type EngineErrorCode = 'corrupted' | 'locked' | 'io' | 'invalid_argument' | 'closed' | 'fail_stopped'
+// `storage_full`: a full disk refused the change before any of it was written (not
+// written; the database carries on). `outcome_unknown`: writing the commit failed
+// after its bytes went out (it may or may not be durable; the database stopped).
+// `fail_stopped`: the database stopped earlier, so this change was not written.
+// `read_only`: the engine was opened read-only.
+export type EngineErrorCode =
+  | 'corrupted' | 'locked' | 'io' | 'invalid_argument' | 'closed'
+  | 'fail_stopped' | 'outcome_unknown' | 'storage_full' | 'read_only'
 
-const codes: readonly EngineErrorCode[] = ['corrupted', 'locked', 'io', 'invalid_argument', 'closed', 'fail_stopped']
+const codes: readonly EngineErrorCode[] = [
+  'corrupted', 'locked', 'io', 'invalid_argument', 'closed',
+  'fail_stopped', 'outcome_unknown', 'storage_full', 'read_only',
+]
 
 export class EngineError extends Error {
   readonly code: EngineErrorCode

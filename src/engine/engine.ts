@@ -11,6 +11,17 @@ export interface EngineOptions {
   checkpointWalBytes?: number
   /** WAL bytes kept for the change feed after checkpoint (default 256 MiB). */
   tailRetentionBytes?: number
+  /**
+   * Open without changing a byte of the directory (`tenantdb verify`): a shared lock
+   * (fails with `locked` while a server runs), recovery in memory only, corruption
+   * reports kept in memory; commits and checkpoints fail with `read_only`.
+   */
+  readOnly?: boolean
+}
+
+export interface CloseReport {
+  /** Why the final checkpoint was skipped (a full disk), or null. Nothing is lost. */
+  checkpoint_skipped: string | null
 }
 
 export interface CorruptionReport {
@@ -212,11 +223,14 @@ export class Engine {
 
   /**
    * Completes queued commits, checkpoints and releases the lock. Safe to call twice.
-   * Settles after every commit queued before it has settled.
+   * Settles after every commit queued before it has settled. On a full disk the
+   * checkpoint is skipped (`checkpoint_skipped`), which is no failure: every
+   * acknowledged commit is in the WAL and the next open replays it.
    */
-  async close(): Promise<void> {
+  async close(): Promise<CloseReport> {
     try {
-      await mapAsync(this.#native.close())
+      const info = await mapAsync(this.#native.close())
+      return { checkpoint_skipped: info.checkpointSkipped ?? null }
     } finally {
       await this.#commits.drained()
     }

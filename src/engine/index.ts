@@ -1,4 +1,4 @@
-export { Engine, type EngineOptions, type EngineStats, type CorruptionReport, type Frame } from './engine.js'
+export { Engine, type CloseReport, type EngineOptions, type EngineStats, type CorruptionReport, type Frame } from './engine.js'
 export { EngineError, type EngineErrorCode } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
 export { decodeCommit, type Op, type CommitRecord } from './commit-codec.js'

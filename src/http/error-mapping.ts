@@ -22,10 +22,19 @@ export interface MappedError {
 /** Codes whose status is the same on the query route as everywhere (not the query's own failure). */
 const keeps_status_on_query_route: ReadonlySet<ErrorCode> = new Set([
   'unauthorized', 'unknown_tenant', 'unknown_snapshot', 'not_found', 'payload_too_large',
-  'rate_limited', 'storage_error', 'internal', 'shutting_down',
+  'rate_limited', 'storage_error', 'internal', 'shutting_down', 'storage_full', 'storage_unavailable',
 ])
 
 export const storage_error_message = 'a read met a damaged page; see /api/v1/health/detail'
+export const wal_damage_message = 'a read met a damaged WAL frame (the change history); see /api/v1/health/detail'
+
+// What a failed write tells the client (docs/api.md, docs/operations.md "Disk full").
+export const storage_full_message = 'the disk is full: nothing of this request was written; free space and retry'
+export const outcome_unknown_message =
+  'writing to disk failed: this write may or may not be durable; check whether it took effect before retrying, ' +
+  'and restart the server (it accepts no more writes until then)'
+export const fail_stopped_message =
+  'the server stopped writing after a disk failure: nothing of this request was written; restart the server'
 
 export function mapError(err: unknown, route: { query: boolean }): MappedError {
   const base = classify(err)
@@ -55,8 +64,13 @@ function classify(err: unknown): MappedError {
   if (err instanceof LsnExpiredError) return mapped('lsn_expired', err.message, { oldest_lsn: err.oldest_lsn })
   if (err instanceof TailRequestError) return mapped('bad_request', err.message)
   if (err instanceof EngineError) {
-    if (err.code === 'corrupted') return mapped('storage_error', storage_error_message, {}, true)
+    if (err.code === 'corrupted') {
+      return mapped('storage_error', err.message.startsWith('WAL') ? wal_damage_message : storage_error_message, {}, true)
+    }
     if (err.code === 'closed') return mapped('shutting_down', 'the server is shutting down')
+    if (err.code === 'storage_full') return mapped('storage_full', storage_full_message, {}, true)
+    if (err.code === 'outcome_unknown') return mapped('storage_unavailable', outcome_unknown_message, { outcome: 'unknown' }, true)
+    if (err.code === 'fail_stopped') return mapped('storage_unavailable', fail_stopped_message, { outcome: 'not_written' }, true)
     return mapped('internal', 'internal error; see the server log', {}, true)
   }
   if (err instanceof CodecError) return mapped('internal', 'internal error; see the server log', {}, true)

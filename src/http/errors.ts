@@ -34,6 +34,8 @@ export const error_statuses = {
   storage_error: 500,
   internal: 500,
   shutting_down: 503,
+  storage_unavailable: 503,
+  storage_full: 507,
 } as const
 
 export type ErrorCode = keyof typeof error_statuses

@@ -26,7 +26,8 @@ const common: Json = {
   401: error('missing or invalid token (`unauthorized`), with `WWW-Authenticate: Bearer`'),
   429: error('too many failed authentications from this address (`rate_limited`), with `Retry-After`'),
   500: error('`storage_error` or `internal`'),
-  503: error('the server is shutting down (`shutting_down`)'),
+  503: error('the server is shutting down (`shutting_down`), or stopped writing after a disk failure (`storage_unavailable`, with `outcome`)'),
+  507: error('the disk is full: nothing of the request was written (`storage_full`)'),
 }
 const perTenant: Json = { ...common, 404: error('`unknown_tenant`') }
 

@@ -1,51 +1,54 @@
-// A small tmpfs for tests that need a full (or read-only) file system: mounted on a
-// fresh directory (the tests run as root, docs/architecture.md "Testing") and always
-// unmounted when the test ends, also when it fails.
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, rmSync, rmdirSync, writeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 
-/** Mounts a tmpfs of `bytes` and returns its directory; unmounted at teardown. */
-export function mountTmpfs(t: Test, bytes: number): string {
+/**
+ * A fresh tmpfs of `size_mib` MiB (fractions allowed) mounted on a new directory (the tests run as root),
+ * unmounted when the test ends, also when it fails; a lazy unmount if a process the
+ * test started still holds a file there.
+ */
+export function mountTmpfs(t: Test, size_mib = 16): string {
   const dir = mkdtempSync(join(tmpdir(), 'tenantdb-tmpfs-'))
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'tmpfs', dir])
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${Math.round(size_mib * 1024)}k,mode=0755`, 'tmpfs', dir])
   t.teardown(() => {
-    // Lazy, so a file still open in a child that is being killed cannot keep it mounted.
-    execFileSync('umount', ['-l', dir])
-    rmdirSync(dir)
+    try {
+      execFileSync('umount', [dir], { stdio: 'ignore' })
+    } catch {
+      execFileSync('umount', ['-l', dir], { stdio: 'ignore' })
+    }
+    rmSync(dir, { recursive: true, force: true })
   })
   return dir
 }
 
-/** Remounts a tmpfs from mountTmpfs read-only (true) or read-write (false). */
-export function remountReadOnly(dir: string, readOnly: boolean): void {
-  execFileSync('mount', ['-o', `remount,${readOnly ? 'ro' : 'rw'}`, dir])
+/** Remounts the tmpfs at `dir` read-only (`ro`) or writable again (`rw`). */
+export function remount(dir: string, mode: 'ro' | 'rw'): void {
+  execFileSync('mount', ['-o', `remount,${mode}`, dir])
 }
 
-/** Fills the file system holding `dir` with one file until a write fails; returns its path. */
-export function fillDisk(dir: string, name = 'filler'): string {
-  const path = join(dir, name)
-  const fd = openSync(path, 'w')
-  const block = Buffer.alloc(64 * 1024, 0x5a)
+/**
+ * Fills the file system holding `dir` with `file` until a write fails with ENOSPC, down
+ * to single pages, so nothing more fits. Returns the bytes written.
+ */
+export function fillDisk(file: string): number {
+  const fd = openSync(file, 'w')
+  let written = 0
   try {
-    for (;;) writeSync(fd, block)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err
-  }
-  // The last blocks' worth of bytes a smaller write could still take.
-  try {
-    for (;;) writeSync(fd, block, 0, 512)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err
+    for (const size of [1 << 20, 64 << 10, 4096, 512, 1]) {
+      const chunk = Buffer.alloc(size, 0x66)
+      for (;;) {
+        try {
+          written += writeSync(fd, chunk)
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err
+          break
+        }
+      }
+    }
   } finally {
     closeSync(fd)
   }
-  return path
-}
-
-/** Frees what fillDisk took. */
-export function freeDisk(path: string): void {
-  rmSync(path, { force: true })
+  return written
 }

@@ -88,8 +88,8 @@ export class Db {
     return Object.fromEntries([...this.engine.snapshot().scan(`t/${tenant}/meta`)].map(([k, v]) => [k.toString('utf8'), v.toString('utf8')]))
   }
 
-  close(): Promise<void> {
-    return this.engine.close()
+  async close(): Promise<void> {
+    await this.engine.close()
   }
 }
 

@@ -8,6 +8,28 @@
 //! Part two, after the pages and the new meta are durable, is `swizzle`: replacing
 //! written in-memory nodes by disk references, so their memory is released and later
 //! reads go through the bounded page cache.
+//!
+//! # A full disk abandons a checkpoint, and that is safe
+//!
+//! When a slot write fails with ENOSPC/EDQUOT (`Error::StorageFull`), `write_version`
+//! stops and the checkpoint is abandoned without fail-stop (`database.rs`): no meta
+//! was written, so the durable state is the previous checkpoint plus the WAL, which
+//! still holds every frame after it. The checkpoint is retried later (after a later
+//! batch, or at close). Why that retry is sound:
+//! - The node whose write failed was not marked written (`MemNode::written` is set
+//!   only after its write returned), and its slot numbers are handed back to the
+//!   allocator (`Pager::unallocate`), so the retry writes it again.
+//! - Nodes written before the failure stay marked written and the retry reuses their
+//!   slots without writing them again. Their bytes were accepted by `write_at` (in the
+//!   page cache, dirty, not yet synced). The retry's `sync` (fdatasync of the whole
+//!   page file) runs before its meta is written and makes every completed write of
+//!   the file durable, those included, so the new meta never names a slot that is
+//!   not on disk. This needs only that no `sync` failed in between (a failed fsync
+//!   may drop dirty pages: that is fail-stop, never retried) and that a failed
+//!   `write_at` never undoes an earlier, completed one (it does not: ENOSPC refuses the
+//!   new blocks only). Until that meta exists nothing refers to those slots: they are
+//!   past the allocator tip of every durable meta, so a crash in between loses
+//!   nothing (recovery replays the WAL from the previous checkpoint).
 
 use std::sync::Arc;
 

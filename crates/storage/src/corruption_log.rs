@@ -16,7 +16,9 @@
 //! | last_seen_ms   | Unix time of the latest detection, in milliseconds       |
 //!
 //! The file is replaced whole (write a temporary file, sync it, rename, sync the
-//! directory), so a crash leaves either the old or the new list.
+//! directory), so a crash leaves either the old or the new list. A database opened
+//! read-only reads the file but never writes it: its new reports stay in memory
+//! (and are shown by `stats` and returned by `verify`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -43,12 +45,14 @@ pub struct CorruptionLog {
     vfs: Arc<dyn Vfs>,
     dir: PathBuf,
     reports: Mutex<Vec<CorruptionReport>>,
+    /// False for a read-only database: reports are kept in memory only.
+    persist: bool,
 }
 
 impl CorruptionLog {
-    pub fn open(vfs: Arc<dyn Vfs>, dir: &Path) -> Result<CorruptionLog> {
+    pub fn open(vfs: Arc<dyn Vfs>, dir: &Path, persist: bool) -> Result<CorruptionLog> {
         let path = dir.join(CORRUPTION_FILE_NAME);
-        let reports = match vfs.open(&path, false) {
+        let reports = match vfs.open_read(&path) {
             Ok(file) => {
                 let len = file.len().map_err(|e| Error::io("stat", &path, e))? as usize;
                 let mut bytes = vec![0u8; len];
@@ -58,7 +62,7 @@ impl CorruptionLog {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(Error::io("open", &path, e)),
         };
-        Ok(CorruptionLog { vfs, dir: dir.to_path_buf(), reports: Mutex::new(reports) })
+        Ok(CorruptionLog { vfs, dir: dir.to_path_buf(), reports: Mutex::new(reports), persist })
     }
 
     pub fn reports(&self) -> Vec<CorruptionReport> {
@@ -69,8 +73,9 @@ impl CorruptionLog {
         self.reports.lock().expect("corruption log lock").iter().map(|r| r.count).sum()
     }
 
-    /// Records one detection and persists the list. A failure to persist is returned,
-    /// but the report is kept in memory either way, so it is still shown.
+    /// Records one detection and persists the list (unless read-only). A failure to
+    /// persist is returned, but the report is kept in memory either way, so it is
+    /// still shown.
     pub fn record(&self, id: String, file: String, page: Option<u64>, kind: &str) -> Result<()> {
         let now = now_ms();
         let mut reports = self.reports.lock().expect("corruption log lock");
@@ -83,10 +88,13 @@ impl CorruptionLog {
                 id, file, page, kind: kind.to_string(), count: 1, first_seen_ms: now, last_seen_ms: now,
             }),
         }
-        self.persist(&reports)
+        if !self.persist {
+            return Ok(());
+        }
+        self.write_file(&reports)
     }
 
-    fn persist(&self, reports: &[CorruptionReport]) -> Result<()> {
+    fn write_file(&self, reports: &[CorruptionReport]) -> Result<()> {
         let mut text = format!("{HEADER}\n");
         for r in reports {
             let page = r.page.map_or("-".to_string(), |p| p.to_string());

@@ -19,14 +19,13 @@
 //! that neither recovery nor tail retention needs. Opening reads the newest valid
 //! meta record and replays the frames after its checkpoint LSN.
 
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::btree::{self, TreeCheck, TreeRoot, Value};
+use crate::btree::{self, TreeCheck};
 use crate::checkpoint::{swizzle, write_version};
 use crate::commit::Commit;
 use crate::corruption_log::{CorruptionLog, CorruptionReport};
@@ -37,6 +36,7 @@ use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETE
 use crate::meta::Meta;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
+use crate::snapshot::Snapshot;
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
 use crate::wal::{Frame, Wal};
@@ -52,6 +52,12 @@ pub struct Options {
     /// WAL segments are zero-filled ahead of the write position in steps of this many
     /// bytes, so a commit's fdatasync flushes no file metadata (0: off).
     pub wal_preallocate_bytes: u64,
+    /// Open without changing a byte of the directory (`tenantdb verify`): a shared
+    /// lock, files opened read-only, recovery in memory only (a torn tail is skipped,
+    /// not cleared), no corruption-log writes (reports stay in memory), and commits
+    /// and checkpoints refused with `Error::ReadOnly`. The directory must exist and
+    /// hold a page file.
+    pub read_only: bool,
     pub vfs: Arc<dyn Vfs>,
 }
 
@@ -62,6 +68,7 @@ impl Default for Options {
             checkpoint_wal_bytes: CHECKPOINT_WAL_BYTES_DEFAULT,
             tail_retention_bytes: TAIL_RETENTION_BYTES_DEFAULT,
             wal_preallocate_bytes: WAL_PREALLOCATE_BYTES_DEFAULT,
+            read_only: false,
             vfs: Arc::new(RealVfs),
         }
     }
@@ -96,20 +103,12 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeInfo {
-    pub name: Vec<u8>,
-    pub count: u64,
-    pub lsn: u64,
-}
-
-/// One difference between two versions of a tree: added (no `before`), removed (no
-/// `after`) or changed (both).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeDiff {
-    pub key: Arc<[u8]>,
-    pub before: Option<Arc<[u8]>>,
-    pub after: Option<Arc<[u8]>>,
+/// What `Database::close` did besides stopping.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CloseReport {
+    /// The final checkpoint was skipped because the disk is full (the reason). Nothing
+    /// is lost: every acknowledged commit is in the WAL and the next open replays it.
+    pub checkpoint_skipped: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -123,10 +122,10 @@ struct Head {
     next_lsn: u64,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     dir: PathBuf,
     options: Options,
-    pager: Pager,
+    pub(crate) pager: Pager,
     corruption: Arc<CorruptionLog>,
     /// The WAL serialises its own appends; reads and stats never wait on an fsync.
     wal: Wal,
@@ -135,6 +134,9 @@ struct Inner {
     meta: Mutex<Meta>,
     checkpoint_lock: Mutex<()>,
     failed: Mutex<Option<String>>,
+    read_only: bool,
+    /// Set by the first `close` (or drop): later ones return at once.
+    closing: AtomicBool,
     closed: AtomicBool,
     fsync: Mutex<Histogram>,
     group: GroupCommit,
@@ -149,27 +151,36 @@ pub struct Database {
     sync_thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// A consistent, immutable view of the database as of one LSN.
-#[derive(Clone)]
-pub struct Snapshot {
-    inner: Arc<Inner>,
-    version: Arc<Version>,
-}
-
 impl Database {
     /// Opens (creating if needed) the database directory `dir`: takes its lock, reads
     /// the newest meta record and replays the WAL after its checkpoint.
     pub fn open(dir: &Path, options: Options) -> Result<Database> {
         let started = Instant::now();
         let vfs = options.vfs.clone();
-        vfs.create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
+        let read_only = options.read_only;
+        if read_only {
+            if !vfs.exists(dir).map_err(|e| Error::io("open directory", dir, e))? {
+                let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+                return Err(Error::io("open directory", dir, missing));
+            }
+        } else {
+            // Private to the owner (docs/operations.md, "File modes").
+            vfs.create_private_dir(dir).map_err(|e| Error::io("create directory", dir, e))?;
+        }
         let dir = std::path::absolute(dir).map_err(|e| Error::io("resolve", dir, e))?;
-        let lock = vfs.lock_dir(&dir)?;
-        let corruption = Arc::new(CorruptionLog::open(vfs.clone(), &dir)?);
-        let (pages, meta) = match PageFile::open(&*vfs, &dir)? {
+        let lock = vfs.lock_dir(&dir, read_only)?;
+        let corruption = Arc::new(CorruptionLog::open(vfs.clone(), &dir, !read_only)?);
+        let existing = if read_only { PageFile::open_read(&*vfs, &dir)? } else { PageFile::open(&*vfs, &dir)? };
+        let (pages, meta) = match existing {
             Some(pages) => {
                 let meta = Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?;
                 (pages, meta)
+            }
+            None if read_only => {
+                return Err(Error::InvalidArgument(format!(
+                    "{} is not a tenantdb database directory (it has no page file)",
+                    dir.display()
+                )));
             }
             None => {
                 let [older, newer] = Meta::initial();
@@ -181,7 +192,17 @@ impl Database {
             }
         };
         let pager = Pager::new(pages, meta.page_count, options.cache_bytes, corruption.clone());
-        let (wal, recovered) = Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn, options.wal_preallocate_bytes).map_err(|e| record(&corruption, e))?;
+        let opened = if read_only {
+            Wal::open_read_only(vfs.clone(), &dir, meta.checkpoint_lsn)
+        } else {
+            Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn, options.wal_preallocate_bytes)
+        };
+        let (wal, recovered) = opened.map_err(|e| record(&corruption, e))?;
+        // Damaged checkpointed history: the open goes on (recovery does not need it),
+        // and the damage is reported and persisted like any corruption.
+        for damage in &recovered.damage {
+            record(&corruption, Error::WalCorrupted { segment: damage.segment.clone(), offset: damage.offset });
+        }
         // Replay must start right after the checkpoint: a WAL that no longer reaches
         // back that far (a lost segment) cannot be replayed correctly.
         let first_lsn = recovered.frames.first().map_or(wal.next_lsn(), |f| f.lsn);
@@ -211,6 +232,8 @@ impl Database {
             meta: Mutex::new(meta),
             checkpoint_lock: Mutex::new(()),
             failed: Mutex::new(None),
+            read_only,
+            closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             fsync: Mutex::new(Histogram::default()),
             group: GroupCommit::new(),
@@ -219,6 +242,9 @@ impl Database {
             open_micros: started.elapsed().as_micros() as u64,
             lock: Mutex::new(Some(lock)),
         });
+        if read_only {
+            return Ok(Database { inner, sync_thread: Mutex::new(None) });
+        }
         let thread_inner = inner.clone();
         let sync_thread = std::thread::Builder::new()
             .name("tenantdb-sync".into())
@@ -232,6 +258,9 @@ impl Database {
     /// error. A commit that fails its checks changes nothing. O(1) for the caller.
     pub fn commit(&self, commit: Commit, done: Completion) {
         let inner = &self.inner;
+        if inner.read_only {
+            return done(Err(Error::ReadOnly("a commit")));
+        }
         if let Some(cause) = inner.failed() {
             return done(Err(Error::FailStopped(cause)));
         }
@@ -256,7 +285,7 @@ impl Database {
 
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { inner: self.inner.clone(), version: self.inner.durable.lock().expect("durable lock").clone() }
+        Snapshot::new(self.inner.clone(), self.inner.durable.lock().expect("durable lock").clone())
     }
 
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
@@ -269,7 +298,7 @@ impl Database {
     pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<Frame>> {
         self.inner.check_open()?;
         let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
-        let mut frames = self.inner.wal.read_after(after, frames_max, bytes_max)?;
+        let mut frames = self.inner.wal.read_after(after, frames_max, bytes_max).map_err(|e| record(&self.inner.corruption, e))?;
         frames.retain(|frame| frame.lsn <= durable_lsn);
         Ok(frames)
     }
@@ -322,27 +351,36 @@ impl Database {
     }
 
     /// Stops the sync thread (completing what was queued), checkpoints, and releases
-    /// the directory lock. After an fsync failure it skips the checkpoint (recovery
-    /// replays the WAL instead) and reports the failure. Closing twice is a no-op.
-    pub fn close(&self) -> Result<()> {
-        if !self.stop_sync_thread() {
-            return Ok(());
+    /// the directory lock. After a fail-stop it skips the checkpoint (recovery replays
+    /// the WAL instead) and returns the failure. On a full disk it skips the
+    /// checkpoint too, but that is no failure: it still stops and releases, and says
+    /// so in the report. Closing twice (or a read-only database) checkpoints nothing.
+    pub fn close(&self) -> Result<CloseReport> {
+        if self.inner.closing.swap(true, Ordering::SeqCst) {
+            return Ok(CloseReport::default());
         }
-        let result = match self.inner.failed() {
-            Some(cause) => Err(Error::FailStopped(cause)),
-            None => self.inner.checkpoint().map(|_| ()),
+        self.stop_sync_thread();
+        let result = if self.inner.read_only {
+            Ok(CloseReport::default())
+        } else {
+            match self.inner.failed() {
+                Some(cause) => Err(Error::FailStopped(cause)),
+                None => match self.inner.checkpoint() {
+                    Ok(_) => Ok(CloseReport::default()),
+                    Err(err @ Error::StorageFull { .. }) => Ok(CloseReport { checkpoint_skipped: Some(err.to_string()) }),
+                    Err(err) => Err(err),
+                },
+            }
         };
         self.inner.release();
         result
     }
 
-    /// Returns false when the thread was already stopped.
-    fn stop_sync_thread(&self) -> bool {
-        let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return false };
+    fn stop_sync_thread(&self) {
+        let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return };
         self.inner.group.queue.lock().expect("commit queue lock").closing = true;
         self.inner.group.ready.notify_all();
         thread.join().expect("the sync thread does not panic");
-        true
     }
 }
 
@@ -350,7 +388,8 @@ impl Drop for Database {
     /// Dropped without `close`: stop the sync thread and release the lock, without a
     /// checkpoint (the WAL holds every acknowledged commit).
     fn drop(&mut self) {
-        if self.stop_sync_thread() {
+        if !self.inner.closing.swap(true, Ordering::SeqCst) {
+            self.stop_sync_thread();
             self.inner.release();
         }
     }
@@ -361,7 +400,7 @@ impl Inner {
         self.failed.lock().expect("failed lock").clone()
     }
 
-    fn check_open(&self) -> Result<()> {
+    pub(crate) fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::SeqCst) { Err(Error::Closed) } else { Ok(()) }
     }
 
@@ -371,17 +410,22 @@ impl Inner {
     }
 
     fn checkpoint(&self) -> Result<CheckpointStats> {
+        if self.read_only {
+            return Err(Error::ReadOnly("a checkpoint"));
+        }
         let _serial = self.checkpoint_lock.lock().expect("checkpoint lock");
         if let Some(cause) = self.failed() {
             return Err(Error::FailStopped(cause));
         }
         let version = self.durable.lock().expect("durable lock").clone();
-        let result = self.write_checkpoint(&version);
-        if let Err(err) = &result {
-            // Pages or meta may be half written: carry on only after recovery.
-            self.fail_stop(format!("checkpoint failed: {err}"));
-        }
-        let pages_written = result?;
+        let pages_written = match write_version(&self.pager, &version, version.lsn) {
+            Ok(pages) => pages,
+            // A full disk while writing slots: abandoned, retried later. Why that is
+            // safe: checkpoint.rs, "A full disk abandons a checkpoint".
+            Err(err @ Error::StorageFull { .. }) => return Err(err),
+            Err(err) => return Err(self.checkpoint_failed(err)),
+        };
+        self.publish_checkpoint(&version).map_err(|err| self.checkpoint_failed(err))?;
         {
             let mut head = self.head.lock().expect("head lock");
             head.version = Arc::new(swizzle(&head.version));
@@ -393,8 +437,17 @@ impl Inner {
         Ok(CheckpointStats { checkpoint_lsn: version.lsn, pages_written })
     }
 
-    fn write_checkpoint(&self, version: &Version) -> Result<u64> {
-        let pages_written = write_version(&self.pager, version, version.lsn)?;
+    /// Any failure here or after a slot write other than a full disk: pages or meta
+    /// may be half written, so carry on only after recovery.
+    fn checkpoint_failed(&self, err: Error) -> Error {
+        let cause = format!("checkpoint failed: {err}");
+        self.fail_stop(cause.clone());
+        Error::FailStopped(cause)
+    }
+
+    /// Makes the written slots durable, then the meta naming them, then lets the WAL
+    /// drop what is no longer needed.
+    fn publish_checkpoint(&self, version: &Version) -> Result<()> {
         self.pager.sync()?;
         let mut meta = self.meta.lock().expect("meta lock");
         let next = Meta {
@@ -410,8 +463,7 @@ impl Inner {
         // one, so the WAL keeps every frame after the previous checkpoint too.
         let previous_checkpoint_lsn = std::mem::replace(&mut *meta, next).checkpoint_lsn;
         drop(meta);
-        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)?;
-        Ok(pages_written)
+        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)
     }
 }
 
@@ -441,11 +493,20 @@ impl BatchSink for Inner {
         *self.durable.lock().expect("durable lock") = version;
     }
 
+    fn roll_back(&self) {
+        let durable = self.durable.lock().expect("durable lock").clone();
+        let mut head = self.head.lock().expect("head lock");
+        head.next_lsn = durable.lsn + 1;
+        head.version = durable;
+        assert_eq!(head.next_lsn, self.wal.next_lsn(), "a batch that was not written left the WAL as it was");
+    }
+
     fn after_batch(&self) {
         let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
         let lag = self.wal.bytes_after(checkpoint_lsn);
         if lag >= self.options.checkpoint_wal_bytes {
-            // A failure here is already fail-stop (recorded by checkpoint itself).
+            // A failure here is already fail-stop (recorded by checkpoint itself), or a
+            // full disk, and then the checkpoint is retried after a later batch.
             let _ = self.checkpoint();
         }
     }
@@ -469,109 +530,4 @@ fn record(log: &CorruptionLog, err: Error) -> Error {
         _ => Ok(()),
     };
     err
-}
-
-impl Snapshot {
-    pub fn lsn(&self) -> u64 {
-        self.version.lsn
-    }
-
-    fn check_open(&self) -> Result<()> {
-        self.inner.check_open()
-    }
-
-    fn tree(&self, name: &[u8]) -> Result<TreeRoot> {
-        self.check_open()?;
-        self.version.tree(&self.inner.pager, name)
-    }
-
-    pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Arc<[u8]>>> {
-        let root = self.tree(tree)?;
-        match btree::get(&self.inner.pager, &root, key)? {
-            Some(value) => self.inner.pager.read_value(&value).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Up to `limit` entries within the bounds, ascending or descending.
-    pub fn range(
-        &self,
-        tree: &[u8],
-        lower: Bound<&[u8]>,
-        upper: Bound<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<(Arc<[u8]>, Arc<[u8]>)>> {
-        let root = self.tree(tree)?;
-        let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
-        entries.into_iter().map(|(key, value)| Ok((key, self.inner.pager.read_value(&value)?))).collect()
-    }
-
-    /// Up to `limit` differences of `tree` from this version to `newer`, in key order,
-    /// and whether more exist. Subtrees the two share are skipped unread, so the cost
-    /// grows with the differences, not with the tree.
-    pub fn diff(&self, newer: &Snapshot, tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
-        let pager = &self.inner.pager;
-        let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(tree)?, limit)?;
-        let read = |value: &Value| pager.read_value(value);
-        let diffs = entries
-            .into_iter()
-            .map(|entry| {
-                Ok(match entry {
-                    btree::DiffEntry::Added { key, value } => TreeDiff { key, before: None, after: Some(read(&value)?) },
-                    btree::DiffEntry::Removed { key, value } => TreeDiff { key, before: Some(read(&value)?), after: None },
-                    btree::DiffEntry::Changed { key, before, after } => {
-                        TreeDiff { key, before: Some(read(&before)?), after: Some(read(&after)?) }
-                    }
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok((diffs, truncated))
-    }
-
-    /// Every tree of this version with its entry count and last-change LSN.
-    pub fn trees(&self) -> Result<Vec<TreeInfo>> {
-        self.check_open()?;
-        list_trees(&self.inner.pager, &self.version.trees)
-    }
-
-    pub fn tree_info(&self, name: &[u8]) -> Result<Option<TreeInfo>> {
-        self.check_open()?;
-        Ok(match btree::get(&self.inner.pager, &self.version.trees, name)? {
-            Some(Value::Tree(tree)) => Some(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn }),
-            _ => None,
-        })
-    }
-
-    /// Every pin with the LSN it was taken at (`count` is its number of trees).
-    pub fn pins(&self) -> Result<Vec<TreeInfo>> {
-        self.check_open()?;
-        list_trees(&self.inner.pager, &self.version.pins)
-    }
-
-    /// The version saved under pin `name`.
-    pub fn pin(&self, name: &[u8]) -> Result<Option<Snapshot>> {
-        self.check_open()?;
-        Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
-            inner: self.inner.clone(),
-            version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
-        }))
-    }
-}
-
-fn list_trees(pager: &Pager, table: &TreeRoot) -> Result<Vec<TreeInfo>> {
-    let mut out: Vec<TreeInfo> = Vec::new();
-    loop {
-        let last = out.last().map(|t| t.name.clone());
-        let lower = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        let batch = btree::range(pager, table, lower, Bound::Unbounded, false, 1024)?;
-        if batch.is_empty() {
-            return Ok(out);
-        }
-        for (name, value) in batch {
-            if let Value::Tree(tree) = value {
-                out.push(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn });
-            }
-        }
-    }
 }

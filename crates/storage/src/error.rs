@@ -43,9 +43,21 @@ pub enum Error {
     /// A WAL frame that was durable is damaged: a bad frame followed by frames of a
     /// later, synced batch. (A torn tail after a crash is normal recovery instead.)
     WalCorrupted { segment: String, offset: u64 },
-    /// An fsync failed earlier; nothing more is acknowledged until the directory is
-    /// reopened and recovered (fail-stop, never retry an fsync and carry on).
+    /// A write or fsync failed (now or earlier; the cause names it), so the database
+    /// stopped writing: this commit or checkpoint was NOT written, and nothing more
+    /// is until the directory is reopened and recovered (fail-stop: never retry an
+    /// fsync and carry on).
     FailStopped(String),
+    /// Writing or syncing this commit's WAL batch failed after its bytes may have
+    /// reached the file: it may or may not be durable (recovery decides). The
+    /// database is fail-stopped, as for `FailStopped`.
+    OutcomeUnknown(String),
+    /// The file system is full (ENOSPC) or over quota (EDQUOT) where nothing of the
+    /// commit or checkpoint had been written yet: it was not written, and the
+    /// database carries on (a later commit succeeds once space is freed).
+    StorageFull { op: &'static str, path: PathBuf, detail: String },
+    /// The database was opened read-only; it refuses to change anything.
+    ReadOnly(&'static str),
     /// Another process (or another handle in this one) holds the directory's lock.
     Locked { dir: PathBuf },
     /// The operating system refused an operation.
@@ -65,6 +77,9 @@ impl Error {
             Error::Corrupted { .. } => "corrupted",
             Error::WalCorrupted { .. } => "corrupted",
             Error::FailStopped(_) => "fail_stopped",
+            Error::OutcomeUnknown(_) => "outcome_unknown",
+            Error::StorageFull { .. } => "storage_full",
+            Error::ReadOnly(_) => "read_only",
             Error::Locked { .. } => "locked",
             Error::Io { .. } => "io",
             Error::InvalidArgument(_) => "invalid_argument",
@@ -75,6 +90,42 @@ impl Error {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
         Error::Io { op, path: path.into(), source }
     }
+
+    /// Like `io`, but a full file system (ENOSPC, EDQUOT) becomes `StorageFull`. Only
+    /// for operations after whose failure nothing of the change was written.
+    pub(crate) fn io_or_full(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
+        if is_full(&source) {
+            Error::StorageFull { op, path: path.into(), detail: source.to_string() }
+        } else {
+            Error::io(op, path, source)
+        }
+    }
+
+    /// The same error again, for completing every commit of a failed batch (the
+    /// variants a batch can fail with are exact copies).
+    pub(crate) fn duplicate(&self) -> Error {
+        match self {
+            Error::FailStopped(cause) => Error::FailStopped(cause.clone()),
+            Error::OutcomeUnknown(cause) => Error::OutcomeUnknown(cause.clone()),
+            Error::StorageFull { op, path, detail } => {
+                Error::StorageFull { op, path: path.clone(), detail: detail.clone() }
+            }
+            Error::InvalidArgument(message) => Error::InvalidArgument(message.clone()),
+            Error::ReadOnly(what) => Error::ReadOnly(what),
+            Error::Closed => Error::Closed,
+            // Not a batch's error; the safe reading is that nothing is known.
+            other => Error::OutcomeUnknown(other.to_string()),
+        }
+    }
+}
+
+/// Linux errno values, spelled out so no `libc` dependency is needed.
+const ENOSPC: i32 = 28;
+const EDQUOT: i32 = 122;
+
+/// Whether an I/O error says the file system (or the user's quota) is full.
+pub(crate) fn is_full(err: &io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(ENOSPC | EDQUOT))
 }
 
 impl fmt::Display for Error {
@@ -88,8 +139,24 @@ impl fmt::Display for Error {
             }
             Error::FailStopped(cause) => write!(
                 f,
-                "database stopped after a failed fsync ({cause}); reopen the directory to recover"
+                "database stopped writing after a failed write or fsync ({cause}); this change \
+                 was not written; reopen the directory to recover"
             ),
+            Error::OutcomeUnknown(cause) => write!(
+                f,
+                "writing this commit failed ({cause}): it may or may not be durable; the \
+                 database stopped writing; reopen the directory to recover, then check \
+                 whether the commit is there before retrying it"
+            ),
+            Error::StorageFull { op, path, detail } => write!(
+                f,
+                "the disk is full: {op} {}: {detail}; nothing of this change was written; \
+                 free space and retry",
+                path.display()
+            ),
+            Error::ReadOnly(what) => {
+                write!(f, "the database is open read-only: {what} is refused")
+            }
             Error::Locked { dir } => write!(
                 f,
                 "database directory {} is locked by another process (is a server running on it?)",

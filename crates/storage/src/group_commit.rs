@@ -7,8 +7,19 @@
 //! durable, and no caller thread blocks while waiting (the binding resolves a
 //! promise from the completion).
 //!
-//! An fsync (or write) error is fail-stop: that batch and everything after it fails,
-//! and nothing more is acknowledged until the directory is reopened and recovered.
+//! How a batch that could not be written completes (`docs/operations.md`, "Disk
+//! full"):
+//! - The file system was full before any of its bytes were written
+//!   (`Error::StorageFull`; also `InvalidArgument`, `ReadOnly`): every commit of the
+//!   batch completes with that error, the head version is rolled back to the durable
+//!   one (the batch's commits were applied to it), and the next batch is tried as
+//!   usual: once space is freed, commits succeed again.
+//! - The write or the fsync itself failed (`Error::OutcomeUnknown`): fail-stop. The
+//!   batch's commits complete with `OutcomeUnknown` (their bytes may be durable),
+//!   every later one with `FailStopped` (definitely not written), and nothing more is
+//!   acknowledged until the directory is reopened and recovered.
+//! - The device failed before the batch's bytes were written (`FailStopped`): the
+//!   same fail-stop, and the batch's commits complete with `FailStopped`.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -86,6 +97,9 @@ pub trait BatchSink {
     /// Writes and syncs the frames; returns the microseconds the durable write took.
     fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64>;
     fn publish(&self, version: Arc<Version>);
+    /// Makes the head version the durable one again, after a batch that was not
+    /// written (its commits had been applied to the head).
+    fn roll_back(&self);
     /// Called once per batch after completions ran; may checkpoint.
     fn after_batch(&self);
     fn fail_stop(&self, cause: String);
@@ -121,10 +135,15 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
                 sink.after_batch();
             }
             Err(err) => {
-                let cause = format!("{err} after {} µs", started.elapsed().as_micros());
-                sink.fail_stop(cause.clone());
+                match &err {
+                    Error::OutcomeUnknown(cause) | Error::FailStopped(cause) => {
+                        sink.fail_stop(format!("{cause} after {} µs", started.elapsed().as_micros()));
+                    }
+                    // Not written and not stopped: the head goes back to what is durable.
+                    _ => sink.roll_back(),
+                }
                 for commit in applied {
-                    (commit.done)(Err(Error::FailStopped(cause.clone())));
+                    (commit.done)(Err(err.duplicate()));
                 }
             }
         }

@@ -19,13 +19,15 @@ mod page;
 mod page_cache;
 mod page_file;
 mod pager;
+mod snapshot;
 mod version;
 pub mod vfs;
 pub mod wal;
 
 pub use commit::{Commit, Op};
 pub use corruption_log::CorruptionReport;
-pub use database::{CheckpointStats, Database, Options, Snapshot, Stats, TreeDiff, TreeInfo, VerifyReport};
+pub use database::{CheckpointStats, CloseReport, Database, Options, Stats, VerifyReport};
+pub use snapshot::{Snapshot, TreeDiff, TreeInfo};
 pub use histogram::{Histogram, BUCKET_BOUNDS_MICROS};
 pub use pager::CacheStats;
 pub use wal::Frame;

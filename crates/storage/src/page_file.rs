@@ -56,12 +56,23 @@ impl PageFile {
         page::decode(page_no, &slot)
     }
 
-    /// Writes one slot and returns its checksum.
+    /// Opens the page file of `dir` for reading only, or `None` when there is none.
+    pub fn open_read(vfs: &dyn Vfs, dir: &Path) -> Result<Option<PageFile>> {
+        let path = dir.join(PAGE_FILE_NAME);
+        match vfs.open_read(&path) {
+            Ok(file) => Ok(Some(PageFile { file, path })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io("open", &path, e)),
+        }
+    }
+
+    /// Writes one slot and returns its checksum. A full file system is
+    /// `Error::StorageFull` (the slot may be partly written, as after any failure).
     pub fn write(&self, page_no: u64, lsn: u64, page_type: PageType, payload: &[u8]) -> Result<u64> {
         let slot = page::encode(page_no, lsn, page_type, payload)?;
         self.file
             .write_at(&slot, page_no * PAGE_BYTES as u64)
-            .map_err(|e| Error::io("write", &self.path, e))?;
+            .map_err(|e| Error::io_or_full("write", &self.path, e))?;
         Ok(page::slot_checksum(&slot))
     }
 

@@ -71,6 +71,13 @@ impl Pager {
         Ok(first)
     }
 
+    /// Hands back the slots `first..first + pages` after their write failed, if no
+    /// later allocation followed (only the checkpoint allocates, one at a time). They
+    /// are past every slot the durable meta names, so nothing refers to them.
+    fn unallocate(&self, first: u64, pages: u64) {
+        let _ = self.next_page.compare_exchange(first + pages, first, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
     /// Records a corruption error (once per detection) and passes it on.
     pub fn report(&self, err: Error) -> Error {
         if let Error::Corrupted { page, kind } = &err {
@@ -108,7 +115,7 @@ impl Pager {
     pub fn write_node(&self, node: Node, lsn: u64) -> Result<DiskLoc> {
         let (page_type, payload) = node_codec::encode(&node);
         let page = self.allocate(1)?;
-        let checksum = self.file.write(page, lsn, page_type, &payload)?;
+        let checksum = self.file.write(page, lsn, page_type, &payload).inspect_err(|_| self.unallocate(page, 1))?;
         self.cache.lock().expect("cache lock").insert(page, Arc::new(node));
         Ok(DiskLoc { page, checksum })
     }
@@ -124,7 +131,7 @@ impl Pager {
             let mut payload = Vec::with_capacity(OVERFLOW_HEADER_BYTES + chunk.len());
             payload.extend_from_slice(&next.to_le_bytes());
             payload.extend_from_slice(chunk);
-            self.file.write(page, lsn, PageType::Overflow, &payload)?;
+            self.file.write(page, lsn, PageType::Overflow, &payload).inspect_err(|_| self.unallocate(first, pages))?;
         }
         Ok(Value::Overflow { first_page: first, len: bytes.len() as u32, hash: checksum(bytes) })
     }

@@ -52,6 +52,9 @@ impl Vfs for SlowSync {
     fn open(&self, path: &Path, create: bool) -> io::Result<Arc<dyn VfsFile>> {
         Ok(Arc::new(SlowFile { inner: self.inner.open(path, create)?, delay: self.delay }))
     }
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn VfsFile>> {
+        self.inner.open_read(path)
+    }
     fn exists(&self, path: &Path) -> io::Result<bool> {
         self.inner.exists(path)
     }
@@ -67,11 +70,14 @@ impl Vfs for SlowSync {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
         self.inner.create_dir_all(path)
     }
+    fn create_private_dir(&self, path: &Path) -> io::Result<()> {
+        self.inner.create_private_dir(path)
+    }
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         self.inner.sync_dir(dir)
     }
-    fn lock_dir(&self, dir: &Path) -> storage::Result<Box<dyn Send + Sync>> {
-        self.inner.lock_dir(dir)
+    fn lock_dir(&self, dir: &Path, shared: bool) -> storage::Result<Box<dyn Send + Sync>> {
+        self.inner.lock_dir(dir, shared)
     }
 }
 

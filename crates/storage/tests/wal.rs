@@ -1,128 +1,14 @@
 //! WAL tests, on the simulated file system: each is named by what it breaks.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use common::wal_log::*;
 use storage::vfs::{CrashMode, FaultKind, SimVfs, Vfs};
-use storage::wal::{Frame, Recovered, Wal, FRAME_HEADER_BYTES, PREALLOCATE_BYTES_DEFAULT, SEGMENT_BYTES_MAX};
+use storage::wal::{Frame, Wal, FRAME_HEADER_BYTES, PREALLOCATE_BYTES_DEFAULT, SEGMENT_BYTES_MAX};
 use storage::Error;
-
-fn db() -> &'static Path {
-    Path::new("/db")
-}
-
-fn seg_path(dir: &Path, first_lsn: u64) -> PathBuf {
-    dir.join("wal").join(seg_name(first_lsn))
-}
-
-fn seg_name(first_lsn: u64) -> String {
-    format!("{first_lsn:020}.wal")
-}
-
-fn open_at(sim: &SimVfs, dir: &Path, checkpoint: u64) -> storage::Result<(Wal, Recovered)> {
-    Wal::open(Arc::new(sim.clone()) as Arc<dyn Vfs>, dir, checkpoint, PREALLOCATE_BYTES_DEFAULT)
-}
-
-fn open_at_with(sim: &SimVfs, dir: &Path, checkpoint: u64, preallocate_bytes: u64) -> (Wal, Recovered) {
-    Wal::open(Arc::new(sim.clone()) as Arc<dyn Vfs>, dir, checkpoint, preallocate_bytes).expect("WAL opens")
-}
-
-fn open(sim: &SimVfs, checkpoint: u64) -> (Wal, Recovered) {
-    open_at(sim, db(), checkpoint).expect("WAL opens")
-}
-
-/// Deterministic payload of `len` bytes for `lsn`, so content checks catch mix-ups.
-fn payload(lsn: u64, len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| (lsn as usize * 131 + i * 7 + 1) as u8)
-        .collect()
-}
-
-/// Appends one batch with these payload sizes at `next_lsn`; returns its frames.
-fn append(wal: &Wal, lens: &[usize]) -> Vec<Frame> {
-    let first = wal.next_lsn();
-    let frames: Vec<Frame> = (0..lens.len())
-        .map(|i| Frame {
-            lsn: first + i as u64,
-            payload: payload(first + i as u64, lens[i]),
-        })
-        .collect();
-    let batch: Vec<(u64, &[u8])> = frames
-        .iter()
-        .map(|f| (f.lsn, f.payload.as_slice()))
-        .collect();
-    wal.append_batch(&batch).expect("append");
-    frames
-}
-
-/// Bytes a frame takes on disk, padding included.
-fn frame_len(payload_len: usize) -> u64 {
-    (FRAME_HEADER_BYTES + payload_len).next_multiple_of(8) as u64
-}
-
-fn file_len(sim: &SimVfs, path: &Path) -> u64 {
-    sim.read_raw(path).expect("file exists").len() as u64
-}
-
-/// Length of `bytes` without its trailing zeros: where the last nonzero byte ends.
-fn nonzero_len(bytes: &[u8]) -> u64 {
-    bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i as u64 + 1)
-}
-
-/// Whether the durable file at `path` holds only zeros from `from` on.
-fn zeros_from(sim: &SimVfs, path: &Path, from: u64) -> bool {
-    sim.read_raw(path).expect("file exists")[from as usize..].iter().all(|&b| b == 0)
-}
-
-fn flip_bit(sim: &SimVfs, path: &Path, offset: u64, bit: u8) {
-    let byte = sim.read_raw(path).expect("file exists")[offset as usize];
-    sim.write_raw(path, offset, &[byte ^ (1 << bit)]);
-}
-
-fn truncate(sim: &SimVfs, path: &Path, len: u64) {
-    let file = sim.open(path, false).unwrap();
-    file.set_len(len).unwrap();
-    file.sync().unwrap();
-}
-
-fn lsns(frames: &[Frame]) -> Vec<u64> {
-    frames.iter().map(|f| f.lsn).collect()
-}
-
-fn expect_corrupted<T>(result: storage::Result<T>, segment: &str, offset: u64) {
-    match result {
-        Err(Error::WalCorrupted {
-            segment: s,
-            offset: o,
-        }) => {
-            assert_eq!((s.as_str(), o), (segment, offset), "wrong place reported")
-        }
-        Err(other) => panic!("expected WalCorrupted at {segment}:{offset}, got {other}"),
-        Ok(_) => panic!("expected WalCorrupted at {segment}:{offset}, got Ok"),
-    }
-}
-
-/// Builds a segment starting at `first_lsn` holding `batches` in another directory
-/// (a WAL opened with checkpoint `first_lsn - 1`) and returns its bytes, to plant
-/// hand-made segments without writing 16 MiB.
-fn foreign_segment(sim: &SimVfs, first_lsn: u64, batches: &[&[usize]]) -> Vec<u8> {
-    let dir = PathBuf::from(format!("/scratch{first_lsn}"));
-    let (wal, _) = open_at(sim, &dir, first_lsn - 1).unwrap();
-    for lens in batches {
-        append(&wal, lens);
-    }
-    sim.read_raw(&seg_path(&dir, first_lsn)).unwrap()
-}
-
-fn plant(sim: &SimVfs, first_lsn: u64, bytes: &[u8]) {
-    let path = db().join("wal").join(seg_name(first_lsn));
-    sim.create_dir_all(&db().join("wal")).unwrap();
-    let file = sim.open(&path, true).unwrap();
-    file.write_at(bytes, 0).unwrap();
-    file.sync().unwrap();
-    sim.sync_dir(&db().join("wal")).unwrap();
-}
 
 /// Nested so that `cargo test -p tenantdb-storage wal` selects every test here.
 mod wal {
@@ -200,24 +86,35 @@ mod wal {
     }
 
     #[test]
-    fn checkpoint_beyond_the_last_frame_restarts_the_wal_after_the_checkpoint() {
+    fn checkpoint_beyond_the_last_frame_reports_the_missing_frames_and_deletes_nothing() {
+        // The checkpoint only covers durable frames and retention never deletes the
+        // newest segment, so checkpointed frames missing at the end are damage.
         let sim = SimVfs::new();
-        {
+        let written = {
             let (wal, _) = open(&sim, 0);
-            append(&wal, &[5, 5, 5]);
-        }
+            append(&wal, &[5, 5, 5])
+        };
+        let end = 3 * frame_len(5);
         {
             let (wal, recovered) = open(&sim, 10);
             assert!(recovered.frames.is_empty());
-            assert_eq!((wal.oldest_lsn(), wal.next_lsn()), (11, 11));
+            assert_eq!(recovered.damage, [damage(1, end, 4..11)]);
+            assert_eq!((wal.oldest_lsn(), wal.next_lsn()), (1, 11));
+            assert_eq!(wal.read_after(0, 3, usize::MAX).unwrap(), written, "frames before the damage read");
+            expect_corrupted(wal.read_after(0, 10, usize::MAX), &seg_name(1), end);
+            expect_corrupted(wal.read_after(6, 10, usize::MAX), &seg_name(1), end);
             append(&wal, &[1]);
-            assert!(wal.verify().unwrap().is_empty());
+            let problems = wal.verify().unwrap();
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(problems[0].contains("LSN 4 to 10") && problems[0].contains(&format!("byte {end}")), "{problems:?}");
         }
         let sim = sim.crash(CrashMode::DropUnsynced);
-        assert_eq!(sim.list(&db().join("wal")).unwrap(), [seg_name(11)]);
+        assert_eq!(sim.list(&db().join("wal")).unwrap(), [seg_name(1), seg_name(11)], "the damaged segment is kept, sealed");
         let (wal, recovered) = open(&sim, 10);
         assert_eq!(lsns(&recovered.frames), [11]);
+        assert_eq!(recovered.damage, [damage(1, end, 4..11)]);
         assert_eq!(wal.next_lsn(), 12);
+        assert_eq!(lsns(&wal.read_after(10, 10, usize::MAX).unwrap()), [11]);
     }
 
     #[test]
@@ -662,8 +559,13 @@ mod wal {
         let frame3 = frame_len(20) + frame_len(30);
         flip_bit(&sim, &path, frame3 + FRAME_HEADER_BYTES as u64 + 5, 3);
         expect_corrupted(open_at(&sim, db(), 0), &seg_name(1), frame3);
-        // The damage is reported whatever the checkpoint: it is never silently dropped.
-        expect_corrupted(open_at(&sim, db(), 4), &seg_name(1), frame3);
+        expect_corrupted(open_at(&sim, db(), 2), &seg_name(1), frame3);
+        // Once checkpointed, the frame is history recovery does not need: the WAL
+        // opens, but the damage is reported, never silently dropped.
+        let (wal, recovered) = open(&sim, 3);
+        assert_eq!(recovered.damage, [damage(1, frame3, 3..4)]);
+        assert_eq!(lsns(&recovered.frames), [4]);
+        expect_corrupted(wal.read_after(0, 10, usize::MAX), &seg_name(1), frame3);
     }
 
     #[test]
@@ -880,20 +782,18 @@ mod wal {
 
     #[test]
     fn io_error_during_append_makes_further_appends_fail() {
-        for (kind, skip) in [
-            (FaultKind::Eio, 0),
-            (FaultKind::Eio, 1),
-            (FaultKind::Enospc, 0),
-        ] {
+        // (ENOSPC cannot hit this write: it only overwrites preallocated zeros.)
+        for (kind, skip) in [(FaultKind::Eio, 0), (FaultKind::Eio, 1)] {
             let sim = SimVfs::new();
             let (wal, _) = open(&sim, 0);
             let acked = append(&wal, &[10, 20]);
-            // skip 0: the write fails; skip 1: the write lands and the fsync fails.
+            // skip 0: the write fails; skip 1: the write lands and the fsync fails. The
+            // batch fits in the preallocated space, so its write is its first operation.
             sim.fail_at(sim.op_count() + skip, kind, false);
             let lost = [7u8; 5];
             match wal.append_batch(&[(3, &lost[..])]) {
-                Err(Error::Io { .. }) => {}
-                other => panic!("{kind:?}/{skip}: expected an I/O error, got {other:?}"),
+                Err(Error::OutcomeUnknown(_)) => {}
+                other => panic!("{kind:?}/{skip}: expected OutcomeUnknown, got {other:?}"),
             }
             sim.clear_faults();
             match wal.append_batch(&[(3, &lost[..])]) {
@@ -912,6 +812,63 @@ mod wal {
             assert_eq!(recovered.frames, acked);
             assert_eq!(wal.next_lsn(), 3);
             append(&wal, &[1]);
+        }
+    }
+
+    #[test]
+    fn a_full_disk_at_the_preallocation_writes_nothing_and_does_not_stop_the_wal() {
+        // Room for the batch itself but not for the preallocation after it: the
+        // space is claimed first, so nothing of the batch lands (and none can be
+        // replayed later), and the WAL carries on once space is freed.
+        let step = 4096;
+        let sim = SimVfs::new();
+        let (wal, _) = open_at_with(&sim, db(), 0, step);
+        let mut acked = append(&wal, &[10, 20]);
+        let path = seg_path(db(), 1);
+        assert_eq!(file_len(&sim, &path), step);
+        sim.set_capacity(Some(sim.used_bytes() + 2000));
+        let lost = payload(3, 5000);
+        match wal.append_batch(&[(3, &lost[..])]) {
+            Err(err @ Error::StorageFull { .. }) => assert_eq!(err.code(), "storage_full"),
+            other => panic!("expected StorageFull, got {other:?}"),
+        }
+        assert_eq!(wal.next_lsn(), 3, "a refused batch is never published");
+        assert_eq!(file_len(&sim, &path), step, "nothing of it was written");
+        // A restart now, with the OS's view of the file (what the kernel would write
+        // back later), finds nothing of the refused batch.
+        let (_, restart) = Wal::open_read_only(Arc::new(sim.clone()) as Arc<dyn Vfs>, db(), 0).unwrap();
+        assert_eq!(restart.frames, acked, "the refused batch never reached the file");
+        // Not fail-stopped: a batch inside the allocated space still goes in.
+        acked.extend(append(&wal, &[30]));
+        sim.set_capacity(None);
+        acked.extend(append(&wal, &[5000]));
+        drop(wal);
+        for (view, sim) in [("restart", sim.clone()), ("power loss", sim.crash(CrashMode::DropUnsynced))] {
+            let (wal, recovered) = open(&sim, 0);
+            assert_eq!(recovered.frames, acked, "{view}");
+            assert!(wal.verify().unwrap().is_empty(), "{view}");
+        }
+    }
+
+    #[test]
+    fn a_full_disk_when_a_segment_is_created_leaves_no_segment_and_does_not_stop_the_wal() {
+        for fault_on_create in [true, false] {
+            let sim = SimVfs::new();
+            let (wal, _) = open(&sim, 0);
+            if fault_on_create {
+                sim.fail_at(sim.op_count(), FaultKind::Enospc, true);
+            } else {
+                sim.set_capacity(Some(sim.used_bytes() + 100));
+            }
+            let lost = payload(1, 10);
+            assert!(matches!(wal.append_batch(&[(1, &lost[..])]), Err(Error::StorageFull { .. })));
+            assert!(sim.list(&db().join("wal")).unwrap().is_empty(), "the new segment is removed");
+            sim.clear_faults();
+            sim.set_capacity(None);
+            let acked = append(&wal, &[10]);
+            drop(wal);
+            let (_, recovered) = open(&sim, 0);
+            assert_eq!(recovered.frames, acked);
         }
     }
 

@@ -42,19 +42,28 @@ pub trait VfsFile: Send + Sync {
 }
 
 pub trait Vfs: Send + Sync {
-    /// Opens a file for reading and writing, creating it when `create` is true.
-    /// A missing file without `create` is `io::ErrorKind::NotFound`.
+    /// Opens a file for reading and writing, creating it (readable by its owner
+    /// only, mode 0600) when `create` is true. A missing file without `create` is
+    /// `io::ErrorKind::NotFound`.
     fn open(&self, path: &Path, create: bool) -> io::Result<Arc<dyn VfsFile>>;
+    /// Opens an existing file for reading only: every write, `sync`, `set_len` and
+    /// `allocate` through the handle fails. Missing is `NotFound`.
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn VfsFile>>;
     fn exists(&self, path: &Path) -> io::Result<bool>;
     /// File names (not paths) in `dir`, sorted. A missing directory is `NotFound`.
     fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
     fn remove(&self, path: &Path) -> io::Result<()>;
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Creates `path` (and its missing parents, with the default mode) so that
+    /// `path` itself is private to its owner (mode 0700), and tightens an existing
+    /// `path` whose mode lets anyone else in.
+    fn create_private_dir(&self, path: &Path) -> io::Result<()>;
     /// Makes creations, removals and renames in `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
-    /// Takes the directory's exclusive lock, held until the returned guard drops.
-    fn lock_dir(&self, dir: &Path) -> crate::Result<Box<dyn Send + Sync>>;
+    /// Takes the directory's lock, held until the returned guard drops: exclusive
+    /// (a writer), or `shared` (read-only openers, which write nothing to take it).
+    fn lock_dir(&self, dir: &Path, shared: bool) -> crate::Result<Box<dyn Send + Sync>>;
 }
 
 /// Reads exactly `buf.len()` bytes; a short file reads as zeros past its end, so a

@@ -1,13 +1,18 @@
-//! The real file system: positional I/O on std files, fdatasync, flock.
+//! The real file system: positional I/O on std files, fdatasync, flock. Files it
+//! creates are 0600 and the directories the core owns 0700 (`docs/operations.md`,
+//! "File modes"): the data of every tenant is readable by the server's user only.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::{Vfs, VfsFile};
-use crate::dir_lock::DirLock;
+use crate::dir_lock::{DirLock, FILE_MODE};
+
+/// Mode of the database directory and its `wal/`.
+pub const DIR_MODE: u32 = 0o700;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RealVfs;
@@ -55,8 +60,17 @@ const ZERO_CHUNK_BYTES: u64 = 1 << 20;
 
 impl Vfs for RealVfs {
     fn open(&self, path: &Path, create: bool) -> io::Result<Arc<dyn VfsFile>> {
-        let file = OpenOptions::new().read(true).write(true).create(create).truncate(false).open(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false)
+            .mode(FILE_MODE)
+            .open(path)?;
         Ok(Arc::new(RealFile(file)))
+    }
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn VfsFile>> {
+        Ok(Arc::new(RealFile(OpenOptions::new().read(true).open(path)?)))
     }
     fn exists(&self, path: &Path) -> io::Result<bool> {
         path.try_exists()
@@ -78,11 +92,28 @@ impl Vfs for RealVfs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
         fs::create_dir_all(path)
     }
+    fn create_private_dir(&self, path: &Path) -> io::Result<()> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)?;
+        }
+        match DirBuilder::new().mode(DIR_MODE).create(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => {}
+            Err(e) => return Err(e),
+        }
+        let mode = fs::metadata(path)?.permissions().mode();
+        if mode & 0o077 != 0 {
+            // Group and others lose every bit; the owner keeps what it had.
+            fs::set_permissions(path, Permissions::from_mode(mode & !0o077))?;
+        }
+        Ok(())
+    }
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         File::open(dir)?.sync_all()
     }
-    fn lock_dir(&self, dir: &Path) -> crate::Result<Box<dyn Send + Sync>> {
-        Ok(Box::new(DirLock::acquire(dir)?))
+    fn lock_dir(&self, dir: &Path, shared: bool) -> crate::Result<Box<dyn Send + Sync>> {
+        let lock = if shared { DirLock::acquire_shared(dir)? } else { DirLock::acquire(dir)? };
+        Ok(Box::new(lock))
     }
 }
 

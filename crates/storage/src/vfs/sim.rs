@@ -22,6 +22,9 @@
 //!   each write whole, lost, or torn at 512-byte sector boundaries.
 //! - [`SimVfs::fail_at`] makes operations fail by index, so a test can run a workload
 //!   once to learn [`SimVfs::op_count`] and then fail (or crash) at every index.
+//! - [`SimVfs::set_capacity`] makes the disk hold only so many bytes (the current
+//!   lengths of all files): an operation that would grow past it fails with ENOSPC,
+//!   as on a full disk where a small write may still fit and a large one does not.
 //!
 //! Counted operations: `read_at`, `write_at`, `sync`, `set_len`, `sync_dir`, `remove`,
 //! `rename`, and an `open(create = true)` that actually creates the file. An
@@ -30,7 +33,7 @@
 //! `exists`, `list`, `create_dir_all`, `lock_dir` and opening an existing file are
 //! bookkeeping: they neither count nor fail.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -42,14 +45,16 @@ const SECTOR: u64 = 512;
 
 /// Linux errno values, spelled out so no `libc` dependency is needed.
 const EIO: i32 = 5;
+const EBADF: i32 = 9;
 const ENOSPC: i32 = 28;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FaultKind {
     /// Every operation kind fails, reads and syncs included.
     Eio,
-    /// Only operations that can grow data fail: `write_at`, an extending `set_len`,
-    /// and creating a file.
+    /// Only operations that grow data fail: a `write_at` or `allocate` that extends
+    /// the file, an extending `set_len`, and creating a file. Overwriting bytes the
+    /// file already has needs no new space (as on ext4, XFS or tmpfs).
     Enospc,
 }
 
@@ -161,7 +166,10 @@ struct Fault {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum OpKind {
     Read,
-    Write,
+    /// `grows`: the write extends the file (only then can it ENOSPC).
+    Write {
+        grows: bool,
+    },
     Sync,
     /// `set_len`; `grows` says whether it extends the file (only then can it ENOSPC).
     SetLen {
@@ -177,7 +185,7 @@ impl OpKind {
     fn can_grow(self) -> bool {
         matches!(
             self,
-            OpKind::Write | OpKind::SetLen { grows: true } | OpKind::Create
+            OpKind::Write { grows: true } | OpKind::SetLen { grows: true } | OpKind::Create
         )
     }
 }
@@ -190,9 +198,12 @@ struct State {
     durable_names: BTreeMap<PathBuf, InodeId>,
     dir_ops: Vec<DirOp>,
     dirs: BTreeSet<PathBuf>,
-    locked: HashSet<PathBuf>,
+    /// Locked directories: `None` exclusive, `Some(n)` shared by `n` holders.
+    locked: HashMap<PathBuf, Option<usize>>,
     op_count: u64,
     fault: Option<Fault>,
+    /// Bytes the disk holds (`set_capacity`); `None`: unlimited.
+    capacity: Option<u64>,
 }
 
 impl State {
@@ -215,6 +226,18 @@ impl State {
             FaultKind::Eio => EIO,
             FaultKind::Enospc => ENOSPC,
         }))
+    }
+
+    /// ENOSPC if growing the files by `growth` bytes would pass the capacity.
+    fn make_room(&self, growth: u64) -> io::Result<()> {
+        let Some(capacity) = self.capacity else {
+            return Ok(());
+        };
+        let used: u64 = self.inodes.values().map(|i| i.current.len() as u64).sum();
+        if growth > 0 && used + growth > capacity {
+            return Err(io::Error::from_raw_os_error(ENOSPC));
+        }
+        Ok(())
     }
 
     fn dir_exists(&self, dir: &Path) -> bool {
@@ -399,9 +422,10 @@ impl SimVfs {
             durable_names: names,
             dir_ops: Vec::new(),
             dirs: state.dirs.clone(),
-            locked: HashSet::new(),
+            locked: HashMap::new(),
             op_count: 0,
             fault: None,
+            capacity: None,
         };
         SimVfs {
             state: Arc::new(Mutex::new(after)),
@@ -432,6 +456,18 @@ impl SimVfs {
 
     pub fn clear_faults(&self) {
         self.lock().fault = None;
+    }
+
+    /// Makes the disk hold at most `bytes` (current file lengths, summed), or any
+    /// amount with `None`. Growing past it fails with ENOSPC and changes nothing;
+    /// shrinking and overwriting always work. Not kept by `crash`.
+    pub fn set_capacity(&self, bytes: Option<u64>) {
+        self.lock().capacity = bytes;
+    }
+
+    /// Bytes the files hold now (their current lengths, summed).
+    pub fn used_bytes(&self) -> u64 {
+        self.lock().inodes.values().map(|i| i.current.len() as u64).sum()
     }
 
     /// The durable bytes of the file at `path` (looked up by its current name, then
@@ -467,11 +503,21 @@ impl SimVfs {
 struct SimFile {
     state: Arc<Mutex<State>>,
     id: InodeId,
+    /// Opened with `open_read`: every change through this handle fails (EBADF).
+    read_only: bool,
 }
 
 impl SimFile {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A read-only handle refuses every change, as a file opened `O_RDONLY` does.
+    fn writable(&self) -> io::Result<()> {
+        if self.read_only {
+            return Err(io::Error::from_raw_os_error(EBADF));
+        }
+        Ok(())
     }
 }
 
@@ -499,8 +545,12 @@ impl VfsFile for SimFile {
     }
 
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.writable()?;
         let mut state = self.lock();
-        state.begin(OpKind::Write)?;
+        let len = state.inode(self.id).current.len() as u64;
+        let growth = (offset + buf.len() as u64).saturating_sub(len);
+        state.begin(OpKind::Write { grows: growth > 0 })?;
+        state.make_room(growth)?;
         let inode = state.inode(self.id);
         write_into(&mut inode.current, offset, buf);
         inode.pending.push(Pending::Write {
@@ -511,6 +561,7 @@ impl VfsFile for SimFile {
     }
 
     fn sync(&self) -> io::Result<()> {
+        self.writable()?;
         let mut state = self.lock();
         let result = state.begin(OpKind::Sync);
         let inode = state.inode(self.id);
@@ -533,12 +584,14 @@ impl VfsFile for SimFile {
     }
 
     fn allocate(&self, len: u64) -> io::Result<()> {
+        self.writable()?;
         let mut state = self.lock();
         let at = state.inode(self.id).current.len() as u64;
         if at >= len {
             return Ok(());
         }
-        state.begin(OpKind::Write)?;
+        state.begin(OpKind::Write { grows: true })?;
+        state.make_room(len - at)?;
         let inode = state.inode(self.id);
         let zeros = vec![0u8; usize::try_from(len - at).expect("length fits in memory")];
         write_into(&mut inode.current, at, &zeros);
@@ -547,9 +600,11 @@ impl VfsFile for SimFile {
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
+        self.writable()?;
         let mut state = self.lock();
-        let grows = len > state.inode(self.id).current.len() as u64;
-        state.begin(OpKind::SetLen { grows })?;
+        let current = state.inode(self.id).current.len() as u64;
+        state.begin(OpKind::SetLen { grows: len > current })?;
+        state.make_room(len.saturating_sub(current))?;
         let inode = state.inode(self.id);
         set_len_of(&mut inode.current, len);
         inode.pending.push(Pending::SetLen(len));
@@ -587,6 +642,20 @@ impl Vfs for SimVfs {
         Ok(Arc::new(SimFile {
             state: Arc::clone(&self.state),
             id,
+            read_only: false,
+        }))
+    }
+
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn VfsFile>> {
+        let mut state = self.lock();
+        let Some(&id) = state.names.get(path) else {
+            return Err(not_found(path));
+        };
+        state.inode(id).handles += 1;
+        Ok(Arc::new(SimFile {
+            state: Arc::clone(&self.state),
+            id,
+            read_only: true,
         }))
     }
 
@@ -672,6 +741,11 @@ impl Vfs for SimVfs {
         Ok(())
     }
 
+    /// The simulation keeps no modes: the same as `create_dir_all`.
+    fn create_private_dir(&self, path: &Path) -> io::Result<()> {
+        self.create_dir_all(path)
+    }
+
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         let mut state = self.lock();
         state.begin(OpKind::SyncDir)?;
@@ -689,13 +763,20 @@ impl Vfs for SimVfs {
         Ok(())
     }
 
-    fn lock_dir(&self, dir: &Path) -> crate::Result<Box<dyn Send + Sync>> {
+    fn lock_dir(&self, dir: &Path, shared: bool) -> crate::Result<Box<dyn Send + Sync>> {
         let mut state = self.lock();
-        if !state.locked.insert(dir.to_path_buf()) {
-            return Err(crate::Error::Locked {
-                dir: dir.to_path_buf(),
-            });
-        }
+        let held = state.locked.get(dir).copied();
+        let next = match (held, shared) {
+            (None, false) => None,
+            (None, true) => Some(1),
+            (Some(Some(n)), true) => Some(n + 1),
+            _ => {
+                return Err(crate::Error::Locked {
+                    dir: dir.to_path_buf(),
+                })
+            }
+        };
+        state.locked.insert(dir.to_path_buf(), next);
         Ok(Box::new(SimDirLock {
             state: Arc::clone(&self.state),
             dir: dir.to_path_buf(),
@@ -711,11 +792,15 @@ struct SimDirLock {
 
 impl Drop for SimDirLock {
     fn drop(&mut self) {
-        self.state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .locked
-            .remove(&self.dir);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match state.locked.get(&self.dir).copied().flatten() {
+            Some(n) if n > 1 => {
+                state.locked.insert(self.dir.clone(), Some(n - 1));
+            }
+            _ => {
+                state.locked.remove(&self.dir);
+            }
+        }
     }
 }
 

@@ -311,14 +311,16 @@ fn enospc_persistent_fails_every_growing_op() {
     let vfs = fresh();
     let file = durable_file(&vfs, "a", b"abc");
     vfs.fail_at(0, FaultKind::Enospc, true);
-    assert_eq!(errno(&file.write_at(b"x", 0).unwrap_err()), Some(ENOSPC));
+    assert_eq!(errno(&file.write_at(b"wxyz", 0).unwrap_err()), Some(ENOSPC));
     assert_eq!(errno(&file.set_len(100).unwrap_err()), Some(ENOSPC));
+    assert_eq!(errno(&file.allocate(100).unwrap_err()), Some(ENOSPC));
     assert_eq!(
         errno(&vfs.open(&root().join("b"), true).err().unwrap()),
         Some(ENOSPC)
     );
-    assert_eq!(errno(&file.write_at(b"x", 0).unwrap_err()), Some(ENOSPC));
-    // Everything else proceeds.
+    assert_eq!(errno(&file.write_at(b"x", 3).unwrap_err()), Some(ENOSPC));
+    // Everything else proceeds, overwriting bytes the file has included.
+    file.write_at(b"x", 0).unwrap();
     file.set_len(1).unwrap();
     file.sync().unwrap();
     vfs.rename(&root().join("a"), &root().join("c")).unwrap();
@@ -407,17 +409,50 @@ fn failing_at_every_index_hits_every_op() {
 #[test]
 fn lock_dir_refuses_a_second_holder_and_frees_on_drop() {
     let vfs = fresh();
-    let guard = vfs.lock_dir(&root()).unwrap();
-    match vfs.clone().lock_dir(&root()) {
-        Err(crate::Error::Locked { dir }) => assert_eq!(dir, root()),
-        Err(e) => panic!("wrong error: {e}"),
-        Ok(_) => panic!("second lock granted"),
+    let guard = vfs.lock_dir(&root(), false).unwrap();
+    for shared in [false, true] {
+        match vfs.clone().lock_dir(&root(), shared) {
+            Err(crate::Error::Locked { dir }) => assert_eq!(dir, root()),
+            Err(e) => panic!("wrong error: {e}"),
+            Ok(_) => panic!("second lock granted (shared: {shared})"),
+        }
     }
     // Other directories are independent.
-    let other = vfs.lock_dir(Path::new("/other")).unwrap();
+    let other = vfs.lock_dir(Path::new("/other"), false).unwrap();
     drop(guard);
-    let _again = vfs.lock_dir(&root()).unwrap();
+    let _again = vfs.lock_dir(&root(), false).unwrap();
     drop(other);
+}
+
+#[test]
+fn shared_locks_coexist_and_keep_the_exclusive_one_out_until_the_last_drops() {
+    let vfs = fresh();
+    let first = vfs.lock_dir(&root(), true).unwrap();
+    let second = vfs.lock_dir(&root(), true).unwrap();
+    assert!(matches!(vfs.lock_dir(&root(), false), Err(crate::Error::Locked { .. })));
+    drop(first);
+    assert!(matches!(vfs.lock_dir(&root(), false), Err(crate::Error::Locked { .. })));
+    drop(second);
+    let _exclusive = vfs.lock_dir(&root(), false).unwrap();
+}
+
+#[test]
+fn a_read_only_handle_reads_and_refuses_every_change() {
+    let vfs = fresh();
+    let path = root().join("f");
+    let file = vfs.open(&path, true).unwrap();
+    file.write_at(b"abc", 0).unwrap();
+    file.sync().unwrap();
+    let reader = vfs.open_read(&path).unwrap();
+    let mut buf = [0u8; 3];
+    assert_eq!(reader.read_at(&mut buf, 0).unwrap(), 3);
+    assert_eq!(&buf, b"abc");
+    assert!(reader.write_at(b"x", 0).is_err());
+    assert!(reader.allocate(100).is_err());
+    assert!(reader.set_len(0).is_err());
+    assert!(reader.sync().is_err());
+    assert_eq!(vfs.read_raw(&path).unwrap(), b"abc");
+    assert!(vfs.open_read(&root().join("missing")).is_err());
 }
 
 #[test]
@@ -534,6 +569,25 @@ fn allocate_writes_zeros_that_are_durable_only_after_sync() {
     assert_eq!(file.len().unwrap(), 8);
     file.sync().unwrap();
     assert_eq!(read_all(&vfs.crash(CrashMode::DropUnsynced), &root().join("a")), b"abcde\0\0\0");
+}
+
+#[test]
+fn a_full_disk_refuses_growth_past_its_capacity_and_nothing_else() {
+    let vfs = fresh();
+    let file = durable_file(&vfs, "a", b"abc");
+    vfs.set_capacity(Some(vfs.used_bytes() + 2));
+    file.write_at(b"de", 3).unwrap();
+    assert_eq!(errno(&file.write_at(b"f", 5).unwrap_err()), Some(ENOSPC));
+    assert_eq!(errno(&file.allocate(100).unwrap_err()), Some(ENOSPC));
+    assert_eq!(errno(&file.set_len(6).unwrap_err()), Some(ENOSPC));
+    assert_eq!(file.len().unwrap(), 5, "a refused growth changes nothing");
+    file.write_at(b"XY", 0).unwrap();
+    file.sync().unwrap();
+    file.set_len(1).unwrap();
+    file.write_at(b"ok", 1).unwrap();
+    vfs.set_capacity(None);
+    file.allocate(100).unwrap();
+    assert_eq!(file.len().unwrap(), 100);
 }
 
 #[test]

@@ -8,22 +8,39 @@
 //! commit): one batch is one `write_at` then one `sync`, and the next batch is only
 //! written after that sync returned, so at most ONE batch is ever unsynced. A batch
 //! never spans segments: a new segment is started, at a batch boundary, once the
-//! current one holds `SEGMENT_BYTES_MAX` bytes. A new segment is made durable with the
-//! batch that starts it: create, write, sync the file, sync the directory. Frame
-//! format: see `frame.rs`.
+//! current one holds `SEGMENT_BYTES_MAX` bytes (or is sealed, rule 7). A new segment is
+//! made durable with the batch that starts it: create, zero-fill, write, sync the file,
+//! sync the directory. Frame format: see `frame.rs`.
 //!
 //! # Preallocation: why a segment ends in zeros
 //!
 //! An fdatasync after an append that grows the file must also commit the new size
 //! (and block allocation) to the file system's journal: on ext4 that makes a small
 //! durable commit about 1.4x slower than overwriting blocks that already exist. So a
-//! segment is zero-filled ahead of the write position: when a batch runs past the
-//! file's end, the writer also `allocate`s (writes zeros) up to the next multiple of
-//! the preallocation step, never past `SEGMENT_BYTES_MAX`, and the batch's one sync
-//! makes both durable. Every other batch overwrites zeros in place and its sync
-//! flushes data only. A segment file is therefore its frames, then zeros (then, only
-//! for the segment's last batch, nothing: it may end past the last step). Only zeros
-//! may ever follow the last frame: recovery keeps it so (rule 4).
+//! segment is zero-filled ahead of the write position: when a batch would run past the
+//! file's end, the writer first `allocate`s (writes zeros) up to the next multiple of
+//! the preallocation step (at least to the batch's end, never past
+//! `SEGMENT_BYTES_MAX` unless the batch itself does), then writes the batch into
+//! them, and the batch's one sync makes both durable. Every other batch overwrites
+//! zeros in place and its sync flushes data only. A segment file is therefore its
+//! frames, then zeros (then, only for the segment's last batch, nothing: it may end
+//! past the last step). Only zeros may ever follow the last frame: recovery keeps it
+//! so (rule 4).
+//!
+//! # A full disk: allocate first, so a failed batch is gone
+//!
+//! Zero-filling *before* writing the batch is what makes a full disk harmless: ENOSPC
+//! (or EDQUOT) can only come from the allocation (or from creating a new segment),
+//! when nothing of the batch is in the file, so `append_batch` returns
+//! `Error::StorageFull` and the WAL carries on (a just-created segment is removed,
+//! best effort; an empty or zero-filled one is harmless to recovery anyway). Had the
+//! frames been written first, a failed allocation would leave them in the page
+//! cache, the kernel would write them later, and recovery would replay a commit its
+//! client was told had failed. Overwriting allocated zeros needs no new space. Once
+//! the batch's `write_at` started, a failure of it or of its `sync` (or of the new
+//! segment's directory sync) may leave its bytes on disk: `Error::OutcomeUnknown`, and
+//! the WAL fail-stops; a failure before it of any other kind is `FailStopped` (not
+//! written, but the device is failing).
 //!
 //! # Recovery: a torn tail versus corruption
 //!
@@ -56,9 +73,9 @@
 //!    exactly where a new frame of E's LSN ends and pass as its batch's next frame.
 //!    `Recovered::torn_bytes` counts the nonzero bytes discarded.
 //!
-//! A *readable* frame that does not fit where it sits (LSN other than E, a
-//! `batch_start_lsn` that is neither its own LSN nor its batch's, nonzero padding) is
-//! corruption at once: a crash tears or drops writes but never moves whole frames,
+//! A *readable* frame after the checkpoint that does not fit where it sits (LSN other
+//! than E, a `batch_start_lsn` that is neither its own LSN nor its batch's, nonzero
+//! padding) is corruption at once (a checkpointed one: rule 5): a crash tears or drops writes but never moves whole frames,
 //! and a frame left over from before an earlier recovery cannot exist because that
 //! recovery zeroed it durably. The same holds for a segment whose name promises
 //! another LSN than its first frame has, and for a segment that does not start right
@@ -66,16 +83,57 @@
 //! oldest segments, so only the oldest may start anywhere; it must start at or below
 //! `checkpoint_lsn + 1`, or frames needed for replay are gone).
 //!
-//! Limits of the rule: damage to the *last* synced batch, with no later batch, looks
-//! exactly like a torn tail and is discarded (nothing on disk tells them apart). And
+//! Limits of the rule: damage to the *last* synced batch after the checkpoint, with no
+//! later batch, looks exactly like a torn tail and is discarded (nothing on disk tells
+//! them apart; once checkpointed, rule 5 reports it instead). And
 //! inside a torn frame whose header was lost, its payload is probed like any bytes: a
 //! payload that embeds a well-formed frame with a larger LSN and batch start would
 //! make a torn tail read as corruption (the safe direction: refuse, never drop).
 //!
-//! If `checkpoint_lsn` is beyond the last frame (segments were lost or deleted), the
-//! remaining segments hold only checkpointed frames and would leave a hole before
-//! `checkpoint_lsn + 1`, so they are removed and the WAL restarts at
-//! `checkpoint_lsn + 1`.
+//! # Checkpointed history: damage that does not stop the open
+//!
+//! A frame with LSN <= `checkpoint_lsn` was synced: a checkpoint covers only durable
+//! versions, and a version is durable only once its frames were synced. So such a frame
+//! can never be a torn write, and damage to it is corruption; but replay does not need
+//! it, so it must be reported without refusing the open (only history recovery needs
+//! may do that):
+//!
+//! 5. When the frame expected at offset X (LSN E <= `checkpoint_lsn`) is unreadable,
+//!    or readable but does not fit, and the file is not all zeros from X: probe
+//!    forward from X (8-aligned, readable frames skipped whole, as in rule 2) for the
+//!    next readable frame F with `F.lsn > E`.
+//!    - `F.lsn <= checkpoint_lsn + 1`: resynchronise there. LSNs `E..F.lsn` are
+//!      damaged; each keeps an index entry pointing at X, so reading it fails with
+//!      `WalCorrupted { offset: X }` while the frames from F on read as usual.
+//!    - `F.lsn > checkpoint_lsn + 1`: frames replay needs are unreadable too. Rules
+//!      2-4 decide from `checkpoint_lsn + 1`: corruption (refuse the open), or a torn
+//!      tail, whose readable frames are zeroed; the damaged checkpointed bytes are left
+//!      as they are (evidence; nothing is appended after them, see below).
+//!    - no such F in the segment: LSNs from E up to where the next segment starts (or
+//!      to `checkpoint_lsn + 1` for the newest segment) are damaged at X. If that would
+//!      lose a frame after the checkpoint, the open is refused.
+//! 6. Missing checkpointed frames are damage too: a segment whose frames end cleanly
+//!    (zeros) before the next segment starts, or, for the newest segment (retention
+//!    never deletes it), before `checkpoint_lsn + 1`. They are indexed at the offset
+//!    where the frames end. A gap that reaches past the checkpoint is refused (rule
+//!    above). Nothing is ever deleted to hide damage: the WAL goes on at
+//!    `checkpoint_lsn + 1`.
+//! 7. A segment holding damage is sealed: no batch is appended to it, the next one
+//!    starts a new segment (so no new frame ever sits after damage, and every open
+//!    finds the same damage again). `Recovered::damage` lists it; `Database::open`
+//!    records each as a corruption report (`wal:<segment>@<offset>`, kind
+//!    `wal_frame`), and `verify` reports each as a problem.
+//!
+//! A WAL directory with no segment at all starts afresh at `checkpoint_lsn + 1`
+//! (a new database, or one whose segments an older version removed): nothing is
+//! left to index, so nothing is reported.
+//!
+//! # Read-only
+//!
+//! `Wal::open_read_only` runs the same recovery in memory: nothing is zeroed, removed
+//! or created (a torn tail stays on disk and is skipped; later segments a writable
+//! open would remove are remembered so `verify` does not call them strays), and
+//! `append_batch` and `retain` are refused with `Error::ReadOnly`.
 //!
 //! # Concurrency
 //!
@@ -108,6 +166,7 @@ use crate::vfs::Vfs;
 use segment::Segment;
 
 pub use frame::{FRAME_HEADER_BYTES, FRAME_MAGIC};
+pub use segment::WalDamage;
 
 pub use crate::limits::{WAL_PREALLOCATE_BYTES_DEFAULT as PREALLOCATE_BYTES_DEFAULT, WAL_FRAME_PAYLOAD_BYTES_MAX as FRAME_PAYLOAD_BYTES_MAX, WAL_SEGMENT_BYTES_MAX as SEGMENT_BYTES_MAX, WAL_SEGMENT_FILE_BYTES_MAX as SEGMENT_FILE_BYTES_MAX};
 
@@ -126,6 +185,9 @@ pub struct Recovered {
     pub frames: Vec<Frame>,
     /// Bytes discarded as a torn tail (0 after a clean shutdown).
     pub torn_bytes: u64,
+    /// Checkpointed frames found damaged or missing, oldest first: corruption to
+    /// report (the open goes on; reading those frames is `WalCorrupted`).
+    pub damage: Vec<WalDamage>,
 }
 
 pub struct Wal {
@@ -134,6 +196,11 @@ pub struct Wal {
     dir: PathBuf,
     /// Step of zero-filling ahead of the write position (0: off); see the module docs.
     preallocate_bytes: u64,
+    /// Opened with `open_read_only`: appends and retention are refused.
+    read_only: bool,
+    /// Read-only: segment files recovery would have removed as a torn tail (verify
+    /// does not count them as strays).
+    doomed: Vec<String>,
     /// Serializes `append_batch` and `retain`; `Some(cause)` once fail-stopped.
     writer: Mutex<Option<String>>,
     /// What readers see: durable segments and the next LSN. Held only briefly.
@@ -178,18 +245,39 @@ impl Wal {
         let existed = vfs
             .exists(&wal_dir)
             .map_err(|e| Error::io("stat WAL directory", &wal_dir, e))?;
+        // Private to the owner; an existing directory with wider modes is tightened.
+        vfs.create_private_dir(&wal_dir)
+            .map_err(|e| Error::io("create WAL directory", &wal_dir, e))?;
         if !existed {
-            vfs.create_dir_all(&wal_dir)
-                .map_err(|e| Error::io("create WAL directory", &wal_dir, e))?;
             // The new directory's entry must be durable before segments in it are.
             vfs.sync_dir(dir)
                 .map_err(|e| Error::io("sync directory", dir, e))?;
         }
-        let outcome = recovery::recover(&*vfs, &wal_dir, checkpoint_lsn)?;
+        Wal::recover(vfs, wal_dir, checkpoint_lsn, preallocate_bytes, false)
+    }
+
+    /// Opens `<dir>/wal` without changing anything: recovery runs in memory (a torn
+    /// tail is left on disk and skipped, nothing is zeroed, removed or created), and
+    /// `append_batch` and `retain` are refused with `Error::ReadOnly`. A missing WAL
+    /// directory is an empty WAL.
+    pub fn open_read_only(vfs: Arc<dyn Vfs>, dir: &Path, checkpoint_lsn: u64) -> Result<(Wal, Recovered)> {
+        Wal::recover(vfs, dir.join(WAL_DIR_NAME), checkpoint_lsn, 0, true)
+    }
+
+    fn recover(
+        vfs: Arc<dyn Vfs>,
+        wal_dir: PathBuf,
+        checkpoint_lsn: u64,
+        preallocate_bytes: u64,
+        read_only: bool,
+    ) -> Result<(Wal, Recovered)> {
+        let outcome = recovery::recover(&*vfs, &wal_dir, checkpoint_lsn, read_only)?;
         let wal = Wal {
             vfs,
             dir: wal_dir,
             preallocate_bytes,
+            read_only,
+            doomed: outcome.doomed,
             writer: Mutex::new(None),
             state: RwLock::new(State {
                 segments: outcome.segments,
@@ -206,11 +294,13 @@ impl Wal {
 
     /// Appends `frames` (`(lsn, payload)`, LSNs consecutive from `next_lsn()`: anything
     /// else is a bug and panics) as one batch: one `write_at`, then one `sync`, after
-    /// starting a new segment if the current one is full. Returns `Ok` only once the
-    /// batch is durable. An I/O error is returned as is, and from then on every append
+    /// starting a new segment if the current one is full or sealed. Returns `Ok` only
+    /// once the batch is durable. A full disk before anything was written is
+    /// `StorageFull` (not fail-stopped); a failed write or sync is `OutcomeUnknown`,
+    /// another failure before the write `FailStopped`, and from then on every append
     /// and `retain` fails with `Error::FailStopped` (reopen to recover). An empty batch
     /// is a no-op; a payload over `FRAME_PAYLOAD_BYTES_MAX` is `InvalidArgument`
-    /// (nothing written, not fail-stopped).
+    /// (nothing written, not fail-stopped). Read-only: `ReadOnly`.
     pub fn append_batch(&self, frames: &[(u64, &[u8])]) -> Result<()> {
         writer::append_batch(self, frames)
     }
@@ -220,7 +310,9 @@ impl Wal {
     /// even if it alone is larger. Only durable frames are read. Empty if nothing is
     /// after `after` (or `max_frames` is 0). `InvalidArgument` if frames right after
     /// `after` were already deleted by retention (so a change-feed reader never skips
-    /// frames without knowing). A frame failing its checksum is `WalCorrupted`.
+    /// frames without knowing). A frame failing its checksum, or one recovery found
+    /// damaged (rule 5), is `WalCorrupted`: the whole read fails, unless the frame
+    /// count limit ends it before that frame.
     pub fn read_after(
         &self,
         after: u64,
@@ -260,9 +352,9 @@ impl Wal {
     }
 
     /// Reads every frame of every segment and checks format, checksums and LSN
-    /// continuity, and that the directory holds exactly the segments the WAL knows.
-    /// Returns the problems as sentences (empty: clean). Modifies nothing; I/O errors
-    /// are returned as errors.
+    /// continuity, and that the directory holds exactly the segments the WAL knows;
+    /// damage recovery found (rules 5-7) is a problem too. Returns the problems as
+    /// sentences (empty: clean). Modifies nothing; I/O errors are returned as errors.
     pub fn verify(&self) -> Result<Vec<String>> {
         verify::verify(self)
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::frame::{self, FRAME_ALIGN, FRAME_HEADER_BYTES};
-use super::segment::read_range;
+use super::segment::{read_range, WalDamage};
 use super::{Frame, Wal};
 use crate::error::{Error, Result};
 use crate::vfs::VfsFile;
@@ -18,6 +18,8 @@ struct Piece {
     first_lsn: u64,
     /// Start of each frame, then the end of the last one.
     bounds: Vec<u64>,
+    /// The segment's damage (checkpointed frames found damaged at open).
+    damage: Vec<WalDamage>,
 }
 
 pub fn read_after(
@@ -38,6 +40,16 @@ pub fn read_after(
         let data = read_range(&*piece.file, &piece.path, start, end)?;
         for (k, window) in piece.bounds.windows(2).enumerate() {
             let lsn = piece.first_lsn + k as u64;
+            if let Some(damage) = piece.damage.iter().find(|d| d.lsns.contains(&lsn)) {
+                // Its size is unknown, so only a count limit can end the read before it.
+                if frames.len() == max_frames {
+                    return Ok(frames);
+                }
+                return Err(Error::WalCorrupted {
+                    segment: piece.name.clone(),
+                    offset: damage.offset,
+                });
+            }
             let rest = &data[(window[0] - start) as usize..(window[1] - start) as usize];
             // These bytes were verified at open or written by us; failing now is damage.
             let header = frame::check(rest)
@@ -105,6 +117,7 @@ fn plan(wal: &Wal, after: u64, max_frames: usize, max_bytes: usize) -> Result<Ve
                 file: Arc::clone(&segment.file),
                 first_lsn,
                 bounds,
+                damage: segment.damage.clone(),
             });
         }
         if full {

@@ -53,7 +53,9 @@ pub fn list_segments(vfs: &dyn Vfs, wal_dir: &Path) -> Result<Vec<(u64, String)>
 }
 
 /// One segment as the WAL knows it: only frames that are durable and were verified
-/// (at open, or written and synced by this process) are in it.
+/// (at open, or written and synced by this process) are in it, plus the checkpointed
+/// frames recovery found damaged or missing (`damage`), which keep their place in
+/// the index so that reading them fails instead of skipping them.
 pub struct Segment {
     pub name: String,
     pub path: PathBuf,
@@ -69,9 +71,38 @@ pub struct Segment {
     /// Length of the file as this process last made it (or found it): `bytes`, then
     /// zeros. Only the writer uses it, to know when to preallocate more.
     pub file_bytes: u64,
+    /// Damage recovery found here, oldest first (see the module docs of `wal`). A
+    /// segment holding any is sealed: no batch is ever appended to it.
+    pub damage: Vec<WalDamage>,
+}
+
+/// Checkpointed frames (`lsns`, possibly empty: then only bytes after the last frame)
+/// found damaged or missing at `offset` of `segment` when the WAL was opened. Their
+/// index entries point at `offset`; reading them is `Error::WalCorrupted`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalDamage {
+    pub segment: String,
+    pub offset: u64,
+    pub lsns: std::ops::Range<u64>,
 }
 
 impl Segment {
+    /// Whether new batches must go to a new segment: this one holds damage.
+    pub fn sealed(&self) -> bool {
+        !self.damage.is_empty()
+    }
+
+    /// Records `lsns` (the next LSNs of this segment) as damaged at `offset`, and
+    /// indexes each at `offset`.
+    pub fn add_damage(&mut self, lsns: std::ops::Range<u64>, offset: u64) {
+        assert_eq!(lsns.start, self.end_lsn(), "damage continues the segment's LSNs");
+        let at = u32::try_from(offset).expect("a segment's offsets fit in u32");
+        self.offsets.extend(std::iter::repeat_n(at, (lsns.end - lsns.start) as usize));
+        // Offsets never decrease and `bytes` is at or past every one of them.
+        self.bytes = self.bytes.max(offset);
+        self.damage.push(WalDamage { segment: self.name.clone(), offset, lsns });
+    }
+
     pub fn frame_count(&self) -> u64 {
         self.offsets.len() as u64
     }

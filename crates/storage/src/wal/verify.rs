@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::frame;
-use super::segment::{is_zero, parse_segment_name, read_all_into};
+use super::segment::{is_zero, parse_segment_name, read_all_into, WalDamage};
 use super::Wal;
 use crate::error::{Error, Result};
 use crate::vfs::VfsFile;
@@ -18,6 +18,7 @@ struct Snapshot {
     file: Arc<dyn VfsFile>,
     offsets: Vec<u32>,
     bytes: u64,
+    damage: Vec<WalDamage>,
 }
 
 pub fn verify(wal: &Wal) -> Result<Vec<String>> {
@@ -41,6 +42,7 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
                 file: Arc::clone(&s.file),
                 offsets: s.offsets.clone(),
                 bytes: s.bytes,
+                damage: s.damage.clone(),
             })
             .collect();
         (listed, snapshots)
@@ -54,6 +56,8 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
             None => problems.push(format!(
                 "WAL directory holds {name}, which is not a segment file"
             )),
+            // A read-only open leaves a torn tail's segments where they are.
+            Some(_) if wal.doomed.contains(name) => {}
             Some(first_lsn) if !known.contains(name.as_str()) => problems.push(format!(
                 "WAL segment file {name} is on disk but not part of the log \
                  (starts at LSN {first_lsn}; left by a failed append or copied in?)"
@@ -110,7 +114,12 @@ fn verify_segment(
         ));
     }
     read_all_into(&*snapshot.file, &snapshot.path, data)?;
-    if !newest && data.len() as u64 > snapshot.bytes && !is_zero(&data[snapshot.bytes as usize..]) {
+    for damage in &snapshot.damage {
+        problems.push(damage_problem(damage));
+    }
+    // A damaged segment may hold anything after its damage: reported above.
+    let damaged = !snapshot.damage.is_empty();
+    if !newest && !damaged && data.len() as u64 > snapshot.bytes && !is_zero(&data[snapshot.bytes as usize..]) {
         problems.push(format!(
             "WAL segment {name} holds bytes other than zeros after its last frame (byte {})",
             snapshot.bytes
@@ -121,6 +130,11 @@ fn verify_segment(
     let mut batch_start: Option<u64> = None;
     for (k, &offset) in snapshot.offsets.iter().enumerate() {
         let lsn = snapshot.first_lsn + k as u64;
+        if snapshot.damage.iter().any(|d| d.lsns.contains(&lsn)) {
+            // Reported once above; the frame after it starts a new run.
+            batch_start = None;
+            continue;
+        }
         let start = offset as usize;
         let end = snapshot
             .offsets
@@ -164,4 +178,21 @@ fn verify_segment(
         batch_start = Some(header.batch_start_lsn);
     }
     Ok(())
+}
+
+/// The sentence `verify` reports for damage recovery found (and kept).
+fn damage_problem(damage: &WalDamage) -> String {
+    let WalDamage { segment, offset, lsns } = damage;
+    if lsns.is_empty() {
+        return format!("WAL segment {segment}, byte {offset}: bytes other than zeros after its last frame");
+    }
+    let which = if lsns.end - lsns.start == 1 {
+        format!("frame of LSN {}", lsns.start)
+    } else {
+        format!("frames of LSN {} to {}", lsns.start, lsns.end - 1)
+    };
+    format!(
+        "WAL segment {segment}, byte {offset}: {which} damaged or missing (checkpointed: the \
+         data is intact, but the change feed cannot return them)"
+    )
 }

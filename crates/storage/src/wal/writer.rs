@@ -1,6 +1,13 @@
 //! Appending batches and retiring old segments: the only code that changes the WAL
 //! after open. Both run under the writer mutex; file I/O happens outside the state
 //! lock, and the state changes only after the I/O is durable.
+//!
+//! A batch's outcome is always known or said to be unknown (`docs/operations.md`,
+//! "Disk full"): space is allocated (zero-filled) BEFORE the batch's bytes are
+//! written, so a full file system fails the allocation, when nothing of the batch is
+//! in the file yet (`Error::StorageFull`, the WAL carries on). Once the batch's
+//! `write_at` started, a failure of it or of its `sync` leaves bytes that may or may
+//! not reach the disk: `Error::OutcomeUnknown`, and the WAL fail-stops.
 
 use std::sync::Arc;
 
@@ -21,6 +28,14 @@ enum Target {
     },
     /// Start a new segment named after the batch's first LSN.
     New,
+}
+
+/// Why a batch write failed, and what that says about its bytes.
+enum Failure {
+    /// Nothing of the batch reached the file (creating or preallocating failed).
+    NotWritten(Error),
+    /// The batch's `write_at` ran: its bytes may be in the file, durable or not.
+    MaybeWritten(Error),
 }
 
 /// What a durable batch write changed.
@@ -46,6 +61,9 @@ fn preallocation_target(step: u64, end: u64, file_bytes: u64) -> Option<u64> {
 }
 
 pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
+    if wal.read_only {
+        return Err(Error::ReadOnly("writing the WAL"));
+    }
     let mut failed = wal.lock_writer();
     if let Some(cause) = failed.as_ref() {
         return Err(Error::FailStopped(cause.clone()));
@@ -60,6 +78,7 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
         let current = state
             .segments
             .last()
+            .filter(|s| !s.sealed())
             .map(|s| (Arc::clone(&s.file), s.path.clone(), s.bytes, s.end_lsn(), s.file_bytes));
         (state.next_lsn, current)
     };
@@ -97,8 +116,8 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
     }
 
     let target = match current {
-        // Append only to a segment that continues at first_lsn, is not full, and
-        // keeps its offsets within u32.
+        // Append only to a segment that continues at first_lsn, is not full, keeps
+        // its offsets within u32, and is not sealed (holds no damage).
         Some((file, path, bytes, end_lsn, file_bytes))
             if end_lsn == first_lsn
                 && bytes < SEGMENT_BYTES_MAX
@@ -116,10 +135,19 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
     let written = write_durably(wal, target, first_lsn, &buf);
     let Written { new_segment, offset: base, file_bytes } = match written {
         Ok(done) => done,
-        Err(e) => {
+        // Nothing was written and the file system is only full: carry on.
+        Err(Failure::NotWritten(e @ Error::StorageFull { .. })) => return Err(e),
+        Err(Failure::NotWritten(e)) => {
+            // Nothing of this batch was written, but the device failed: stop.
+            let cause = e.to_string();
+            *failed = Some(cause.clone());
+            return Err(Error::FailStopped(cause));
+        }
+        Err(Failure::MaybeWritten(e)) => {
             // Fail-stop: after a failed write or fsync, what is durable is unknown.
-            *failed = Some(e.to_string());
-            return Err(e);
+            let cause = e.to_string();
+            *failed = Some(cause.clone());
+            return Err(Error::OutcomeUnknown(cause));
         }
     };
 
@@ -140,10 +168,12 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
     Ok(())
 }
 
-/// Writes the batch with one `write_at` and one `sync` (plus, for a new segment, its
-/// creation and a `sync_dir`; plus, when the batch runs past the preallocated space,
-/// an `allocate` of zeros that the same `sync` makes durable).
-fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> Result<Written> {
+/// Writes the batch with one `write_at` and one `sync`: for a new segment, create,
+/// allocate, write, sync, `sync_dir`; when the batch runs past the allocated space of
+/// the current one, an `allocate` of zeros first, which the same `sync` makes
+/// durable. A batch inside the allocated space only overwrites zeros, which needs no
+/// new space.
+fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> std::result::Result<Written, Failure> {
     let (file, path, offset, file_bytes, new) = match target {
         Target::Current { file, path, offset, file_bytes } => (file, path, offset, file_bytes, false),
         Target::New => {
@@ -151,29 +181,34 @@ fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> Resul
             let file = wal
                 .vfs
                 .open(&path, true)
-                .map_err(|e| Error::io("create WAL segment", &path, e))?;
+                .map_err(|e| Failure::NotWritten(Error::io_or_full("create WAL segment", &path, e)))?;
             (file, path, 0, 0, true)
         }
     };
     let end = offset + buf.len() as u64;
-    file.write_at(buf, offset)
-        .map_err(|e| Error::io("write WAL segment", &path, e))?;
-    let preallocate = preallocation_target(wal.preallocate_bytes, end, file_bytes);
-    let mut file_bytes = file_bytes.max(end);
-    if let Some(target) = preallocate {
-        file.allocate(target)
-            .map_err(|e| Error::io("preallocate WAL segment", &path, e))?;
+    let mut file_bytes = file_bytes;
+    if end > file_bytes {
+        let target = preallocation_target(wal.preallocate_bytes, end, file_bytes).unwrap_or(end);
+        if let Err(e) = file.allocate(target) {
+            if new {
+                // Best effort: an empty (or zero-filled) segment is harmless to
+                // recovery, and a later batch reopens the same name anyway.
+                let _ = wal.vfs.remove(&path);
+            }
+            return Err(Failure::NotWritten(Error::io_or_full("preallocate WAL segment", &path, e)));
+        }
         file_bytes = target;
     }
-    file.sync()
-        .map_err(|e| Error::io("sync WAL segment", &path, e))?;
+    let maybe = |op, e| Failure::MaybeWritten(Error::io(op, &path, e));
+    file.write_at(buf, offset).map_err(|e| maybe("write WAL segment", e))?;
+    file.sync().map_err(|e| maybe("sync WAL segment", e))?;
     if !new {
         return Ok(Written { new_segment: None, offset, file_bytes });
     }
     // The batch is only durable once the new file's name is.
     wal.vfs
         .sync_dir(&wal.dir)
-        .map_err(|e| Error::io("sync WAL directory", &wal.dir, e))?;
+        .map_err(|e| Failure::MaybeWritten(Error::io("sync WAL directory", &wal.dir, e)))?;
     let segment = Segment {
         name: segment_name(first_lsn),
         path,
@@ -182,11 +217,15 @@ fn write_durably(wal: &Wal, target: Target, first_lsn: u64, buf: &[u8]) -> Resul
         offsets: Vec::new(),
         bytes: 0,
         file_bytes: 0,
+        damage: Vec::new(),
     };
     Ok(Written { new_segment: Some(segment), offset: 0, file_bytes })
 }
 
 pub fn retain(wal: &Wal, checkpoint_lsn: u64, retention_bytes: u64) -> Result<()> {
+    if wal.read_only {
+        return Err(Error::ReadOnly("WAL retention"));
+    }
     let mut failed = wal.lock_writer();
     if let Some(cause) = failed.as_ref() {
         return Err(Error::FailStopped(cause.clone()));

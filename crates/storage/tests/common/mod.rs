@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod wal_files;
+pub mod wal_log;
 pub mod workload;
 
 use std::collections::BTreeMap;

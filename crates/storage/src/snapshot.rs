@@ -1,0 +1,143 @@
+//! Reading one version of the database: `Snapshot`, a consistent, immutable view as
+//! of one LSN, and what its reads return.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::btree::{self, TreeRoot, Value};
+use crate::database::Inner;
+use crate::error::Result;
+use crate::pager::Pager;
+use crate::version::Version;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeInfo {
+    pub name: Vec<u8>,
+    pub count: u64,
+    pub lsn: u64,
+}
+
+/// One difference between two versions of a tree: added (no `before`), removed (no
+/// `after`) or changed (both).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeDiff {
+    pub key: Arc<[u8]>,
+    pub before: Option<Arc<[u8]>>,
+    pub after: Option<Arc<[u8]>>,
+}
+
+/// A consistent, immutable view of the database as of one LSN.
+#[derive(Clone)]
+pub struct Snapshot {
+    inner: Arc<Inner>,
+    version: Arc<Version>,
+}
+
+impl Snapshot {
+    pub(crate) fn new(inner: Arc<Inner>, version: Arc<Version>) -> Snapshot {
+        Snapshot { inner, version }
+    }
+
+    pub fn lsn(&self) -> u64 {
+        self.version.lsn
+    }
+
+    fn check_open(&self) -> Result<()> {
+        self.inner.check_open()
+    }
+
+    fn tree(&self, name: &[u8]) -> Result<TreeRoot> {
+        self.check_open()?;
+        self.version.tree(&self.inner.pager, name)
+    }
+
+    pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Arc<[u8]>>> {
+        let root = self.tree(tree)?;
+        match btree::get(&self.inner.pager, &root, key)? {
+            Some(value) => self.inner.pager.read_value(&value).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Up to `limit` entries within the bounds, ascending or descending.
+    pub fn range(
+        &self,
+        tree: &[u8],
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Arc<[u8]>, Arc<[u8]>)>> {
+        let root = self.tree(tree)?;
+        let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
+        entries.into_iter().map(|(key, value)| Ok((key, self.inner.pager.read_value(&value)?))).collect()
+    }
+
+    /// Up to `limit` differences of `tree` from this version to `newer`, in key order,
+    /// and whether more exist. Subtrees the two share are skipped unread, so the cost
+    /// grows with the differences, not with the tree.
+    pub fn diff(&self, newer: &Snapshot, tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
+        let pager = &self.inner.pager;
+        let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(tree)?, limit)?;
+        let read = |value: &Value| pager.read_value(value);
+        let diffs = entries
+            .into_iter()
+            .map(|entry| {
+                Ok(match entry {
+                    btree::DiffEntry::Added { key, value } => TreeDiff { key, before: None, after: Some(read(&value)?) },
+                    btree::DiffEntry::Removed { key, value } => TreeDiff { key, before: Some(read(&value)?), after: None },
+                    btree::DiffEntry::Changed { key, before, after } => {
+                        TreeDiff { key, before: Some(read(&before)?), after: Some(read(&after)?) }
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((diffs, truncated))
+    }
+
+    /// Every tree of this version with its entry count and last-change LSN.
+    pub fn trees(&self) -> Result<Vec<TreeInfo>> {
+        self.check_open()?;
+        list_trees(&self.inner.pager, &self.version.trees)
+    }
+
+    pub fn tree_info(&self, name: &[u8]) -> Result<Option<TreeInfo>> {
+        self.check_open()?;
+        Ok(match btree::get(&self.inner.pager, &self.version.trees, name)? {
+            Some(Value::Tree(tree)) => Some(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn }),
+            _ => None,
+        })
+    }
+
+    /// Every pin with the LSN it was taken at (`count` is its number of trees).
+    pub fn pins(&self) -> Result<Vec<TreeInfo>> {
+        self.check_open()?;
+        list_trees(&self.inner.pager, &self.version.pins)
+    }
+
+    /// The version saved under pin `name`.
+    pub fn pin(&self, name: &[u8]) -> Result<Option<Snapshot>> {
+        self.check_open()?;
+        Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
+            inner: self.inner.clone(),
+            version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
+        }))
+    }
+}
+
+fn list_trees(pager: &Pager, table: &TreeRoot) -> Result<Vec<TreeInfo>> {
+    let mut out: Vec<TreeInfo> = Vec::new();
+    loop {
+        let last = out.last().map(|t| t.name.clone());
+        let lower = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let batch = btree::range(pager, table, lower, Bound::Unbounded, false, 1024)?;
+        if batch.is_empty() {
+            return Ok(out);
+        }
+        for (name, value) in batch {
+            if let Value::Tree(tree) = value {
+                out.push(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn });
+            }
+        }
+    }
+}
