@@ -13,7 +13,7 @@
 //   body            body.ts: UTF-8 text, 400 if ill-formed
 //   route           its own hooks (the tail's preHandler) and handler
 import websocket from '@fastify/websocket'
-import { createServer } from 'node:http'
+import { createServer, maxHeaderSize } from 'node:http'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
@@ -97,6 +97,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // One spelling of every path before any hook and the router (plain requests and
     // WebSocket upgrades alike); a refused one is answered by the request guard.
     rewriteUrl: (request) => rewriteToCanonical(request),
+    // find-my-way answers a parameter over maxParamLength (default 100) with its own 414
+    // before any hook, so without the token check. No route has a pattern parameter;
+    // the request line can never exceed Node's header limit, so this never fires.
+    routerOptions: { maxParamLength: maxHeaderSize },
+    // What the router still refuses itself (nothing, with the canonical path and the
+    // limit above), in the documented error body.
+    frameworkErrors: (error, _request, reply) => sendError(reply, 'bad_request', error.message),
     // Timeouts and requests Node's parser refuses, in the documented JSON body.
     clientErrorHandler,
     // Our own 503 `shutting_down` below, in the documented body.
