@@ -191,7 +191,7 @@ export const openapi_document = {
             ...json({
               type: 'object',
               properties: { query: { type: 'string' }, text: { type: 'string' }, params: anyObject },
-              anyOf: [{ required: ['query'] }, { required: ['text'] }],
+              oneOf: [{ required: ['query'] }, { required: ['text'] }],
             }, { query: 'users | where age > $a | take 5', params: { a: 30 } }),
             'text/plain': { schema: { type: 'string' }, example: 'users | take 5' },
           },
