@@ -18,7 +18,7 @@ import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'openapi-fuzz-token-0123456789ab'
 const seed = '20261124'
-const examples_per_operation = '500'
+const examples_per_operation = '400'
 const checks = [
   'not_a_server_error',
   'status_code_conformance',
