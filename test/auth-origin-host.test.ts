@@ -71,6 +71,12 @@ t.test('a WebSocket upgrade from a hostile origin is refused before the upgrade 
   // The encoded spelling without a token is refused like the canonical one.
   const encoded = await upgrade(port, '/%61pi/v1/t/default/tail?after=0', { origin: `http://127.0.0.1:${port}` })
   t.equal(encoded.status, 401)
+  t.equal(encoded.closed, true)
+  // A refused spelling is 400 before the upgrade, token or not, and closed.
+  const dotted = await upgrade(port, `/api/v1/t/%2e%2e/t/default/tail?after=0&token=${token}`, { origin: `http://127.0.0.1:${port}` })
+  t.equal(dotted.status, 400)
+  t.equal(jsonBody(dotted)?.code, 'bad_request')
+  t.equal(dotted.closed, true)
   // With the token, from the server's own origin, the upgrade happens.
   const ok = await upgrade(port, `/api/v1/t/default/tail?after=0&token=${token}`, { origin: `http://localhost:${port}` }, 500)
   t.equal(ok.status, 101, 'the allowed upgrade')
