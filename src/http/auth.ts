@@ -68,7 +68,7 @@ export function authHook(token: string, throttle = new AuthThrottle()) {
     // Deny by default: the matched route decides, never the URL's spelling. Unknown
     // paths (fastify's 404 route) and unsupported methods need the token too.
     if (request.routeOptions.config.public === true) return
-    // Tails take the token only as ?token= (product.md 3): a header token never opens
+    // Tails take the token only as ?token= (docs/api.md): a header token never opens
     // a WebSocket, and is refused before the upgrade.
     if (request.ws === true && offersHeaderToken(request)) {
       return unauthorized(reply, 'a WebSocket takes the token only as ?token=')
