@@ -11,6 +11,9 @@ export const token_random_bytes = 32
 export const auth_failures_max = 20
 export const auth_failure_window_ms = 60_000
 
+/** Largest value an integer query-string parameter (`after`, `limit`, `wait_ms`) may hold: 15 digits, exact as a double. */
+export const query_int_param_max = 999_999_999_999_999
+
 /** Time a request may take before the server gives up on it (product.md 7). */
 export const request_timeout_ms = 60_000
 

@@ -2,6 +2,7 @@
 import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
+import { rawRequest, requestText } from './helpers/raw-http.js'
 import { spawnCli } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
 
@@ -34,7 +35,27 @@ t.test('serve prints the URL and a generated token, answers health, stops on SIG
   t.equal(await again.exited, 0, 'the lock was released; restart reuses the saved token')
 })
 
+t.test('serve --allowed-host adds a name the server answers to', async (t) => {
+  const dir = tempDir(t)
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--token', 'allowed-host-token-0123456789', '--allowed-host', 'TenantDB.lan', '--allowed-host', '::1'])
+  const [, port] = await server.waitFor(/url: http:\/\/127\.0\.0\.1:(\d+)\/api\/v1\n/)
+  const health = (host: string) => rawRequest(Number(port), requestText('GET', '/api/v1/health', host, { authorization: 'Bearer allowed-host-token-0123456789' }))
+  t.equal((await health(`tenantdb.lan:${port}`)).status, 200, 'the allowed name')
+  t.equal((await health(`[::1]:${port}`)).status, 200, 'an allowed address')
+  t.equal((await health(`127.0.0.1:${port}`)).status, 200, 'the listen address')
+  const other = await health(`other.lan:${port}`)
+  t.equal(other.status, 403, 'any other name')
+  t.match(other.body, /"code":"host_not_allowed"/)
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
 t.test('serve refuses bad arguments with usage and exit 2', async (t) => {
+  for (const args of [['serve', '--allowed-host', 'http://tenantdb.lan'], ['serve', '--allowed-host', 'tenantdb.lan:7070']]) {
+    const run = spawnCli(t, args)
+    t.equal(await run.exited, 2, args.join(' '))
+    t.match(run.stderr(), /--allowed-host must be a host name or IP address/, args.join(' '))
+  }
   for (const args of [['serve', '--port', 'http'], ['serve', '--bogus'], ['serve', '--schema', '/no/such.eel'], ['frobnicate']]) {
     const run = spawnCli(t, args)
     t.equal(await run.exited, 2, args.join(' '))

@@ -1,5 +1,6 @@
 // Cross-origin access over real HTTP (seed 4.7): the server's own origin and each
-// console origin are allowed, never `*`; preflights are answered without a token.
+// console origin are allowed, never `*`; preflights are answered without a token; any
+// other origin is refused with 403 before authentication (docs/api.md).
 import t from 'tap'
 import { api, startServer } from './helpers/http-server.js'
 
@@ -19,6 +20,8 @@ t.test('cors: allowed origins get the headers; others none; never *', async (t) 
   }
   for (const refused of ['http://evil.example', 'http://localhost:5174', `https://127.0.0.1:${port}`, 'null']) {
     const res = await call('/api/v1/health', { headers: { origin: refused } })
+    t.equal(res.status, 403, refused)
+    t.equal(res.body.code, 'origin_not_allowed', refused)
     t.equal(res.headers.get('access-control-allow-origin'), null, refused)
     t.equal(res.headers.get('access-control-expose-headers'), null, refused)
   }
@@ -41,7 +44,8 @@ t.test('cors: preflight from an allowed origin is answered without a token; othe
   t.equal(ok.headers.get('access-control-expose-headers'), 'Authorization, Content-Type, X-Service-Token, Service-Snapshot')
   t.equal((await preflight(origin, '/api/v1/health')).status, 204, 'the server\'s own origin')
   const evil = await preflight('http://evil.example')
-  t.equal(evil.status, 401, 'a refused origin gets no preflight answer, only auth')
+  t.equal(evil.status, 403, 'a refused origin gets no preflight answer')
+  t.match(await evil.json(), { code: 'origin_not_allowed' })
   t.equal(evil.headers.get('access-control-allow-origin'), null)
   const bare = await fetch(`${origin}/api/v1/health`, { method: 'OPTIONS', headers: { origin: consoleOrigin } })
   t.equal(bare.status, 401, 'an OPTIONS that is not a preflight still needs the token')

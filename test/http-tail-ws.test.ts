@@ -3,22 +3,19 @@
 // gap; the collection filter; and every refusal happening BEFORE the upgrade, as a plain
 // HTTP status: 401 without ?token= or with a header token, 404, 400, 410.
 import { createRequire } from 'node:module'
-import type { Socket } from 'node:net'
 import t from 'tap'
 import type { Test } from 'tap'
-import websocket from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
 import type { TailEvent } from '../src/cdc/index.js'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Database, type OpenOptions } from '../src/database/index.js'
-import { buildServer, type ServerOptions } from '../src/http/index.js'
-import { close_codes, tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from '../src/http/routes/tail-ws.js'
+import { buildServer } from '../src/http/index.js'
+import { close_codes, type TailWebSocketOptions } from '../src/http/routes/tail-ws.js'
 import { encodeCommitHeader } from '../src/query/commit-header.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'tail-token-0123456789abcdefghijk'
-const tail_path = '/api/v1/t/:tenant/tail'
 const schema = `collection items { id: int primary, v: int }
 collection notes { id: int primary, text: string }`
 
@@ -37,9 +34,9 @@ export interface WsClient {
 const WebSocket = createRequire(import.meta.url)('ws') as new (url: string, options?: { headers?: Record<string, string> }) => WsClient
 
 /**
- * A real server on 127.0.0.1 over a real database. buildServer is given the database;
- * while server.ts does not register the tail route yet, the test registers it the way
- * server.ts is to (see the route file's header).
+ * A real server on 127.0.0.1 over a real database, closed when the test ends. Refused
+ * upgrades are closed by the server itself (the WebSocket plugin is registered before
+ * every hook that can refuse one), so no connection is left for the test to end.
  */
 export async function startTailServer(t: Test, wsOptions: TailWebSocketOptions = {}, openOptions: OpenOptions = {}): Promise<{ db: Database; app: FastifyInstance; origin: string; ws: string }> {
   const dir = tempDir(t)
@@ -47,30 +44,9 @@ export async function startTailServer(t: Test, wsOptions: TailWebSocketOptions =
   writeFileSync(schemaFile, schema)
   const db = await Database.open(join(dir, 'db'), { ...openOptions, schema: [schemaFile] })
   t.teardown(() => db.close())
-  const options = { token, schema: [], db, tailWebSocket: wsOptions }
-  const app = await buildServer(options as ServerOptions)
-  if (!app.hasRoute({ method: 'GET', url: tail_path })) {
-    if (!app.hasPlugin('@fastify/websocket')) {
-      // Registered after buildServer's auth hook, the plugin would not mark an upgrade
-      // the auth hook refuses, and would leave its socket open: close it here.
-      // (server.ts must register the plugin BEFORE the auth hook.)
-      app.addHook('onResponse', async (request) => {
-        if (request.raw.headers.upgrade !== undefined && !request.raw.socket.destroyed) request.raw.socket.destroy()
-      })
-      await app.register(websocket, tailWebSocketPluginOptions)
-    }
-    app.route({ method: 'GET', url: tail_path, handler: async (_request, reply) => reply.code(404).send({ error: 'no poll here', code: 'not_found' }), ...tailWebSocket(db, wsOptions) })
-  }
+  const app = await buildServer({ token, schema: [], db, tailWebSocket: wsOptions })
   await app.listen({ host: '127.0.0.1', port: 0 })
-  // An upgrade refused by the auth hook (registered before the plugin, as buildServer
-  // does today) leaves its connection open; end every connection at teardown.
-  const sockets = new Set<Socket>()
-  app.server.on('connection', (socket: Socket) => { sockets.add(socket); socket.once('close', () => sockets.delete(socket)) })
-  t.teardown(async () => {
-    const closing = app.close()
-    for (const socket of sockets) socket.destroy()
-    await closing
-  })
+  t.teardown(() => app.close())
   const address = app.server.address()
   if (address === null || typeof address !== 'object') throw new Error('server has no address')
   return { db, app, origin: `http://127.0.0.1:${address.port}`, ws: `ws://127.0.0.1:${address.port}` }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { normaliseOrigin } from '../http/cors.js'
+import { normaliseHostName, normaliseOrigin } from '../http/origin-policy.js'
 import { UsageError } from './usage-error.js'
 
 export interface ServeOptions {
@@ -10,6 +10,8 @@ export interface ServeOptions {
   token: string | undefined
   /** Origins allowed cross-origin access besides the server's own (repeatable). */
   consoleOrigins: string[]
+  /** Host names the server answers besides its listen address (repeatable). */
+  allowedHosts: string[]
 }
 
 export const default_port = 7070
@@ -26,6 +28,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         schema: { type: 'string', multiple: true, default: [] },
         token: { type: 'string' },
         'console-origin': { type: 'string', multiple: true, default: [] },
+        'allowed-host': { type: 'string', multiple: true, default: [] },
       },
       strict: true,
       allowPositionals: false,
@@ -41,6 +44,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     schema: values.schema,
     token: values.token,
     consoleOrigins: values['console-origin'].map(parseOrigin),
+    allowedHosts: values['allowed-host'].map(parseAllowedHost),
   }
 }
 
@@ -48,6 +52,12 @@ function parseOrigin(text: string): string {
   const origin = normaliseOrigin(text)
   if (origin === null) throw new UsageError(`--console-origin must be an origin like http://localhost:5173, got '${text}'`)
   return origin
+}
+
+function parseAllowedHost(text: string): string {
+  const name = normaliseHostName(text)
+  if (name === null) throw new UsageError(`--allowed-host must be a host name or IP address without scheme or port, like tenantdb.lan, got '${text}'`)
+  return name
 }
 
 function parsePort(text: string): number {

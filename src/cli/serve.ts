@@ -33,6 +33,7 @@ export async function serve(argv: string[]): Promise<void> {
       db,
       token: token.token,
       consoleOrigins: options.consoleOrigins,
+      allowedHosts: options.allowedHosts,
       logger: { level: process.env.LOG_LEVEL ?? 'info', stream: log_destination },
     })
     await migrateAtStart(db, (tenant, reason) => app.log.warn({ tenant, reason }, 'migration blocked'))

@@ -2,12 +2,15 @@ export const usage = `usage: tenantdb <command> [options]
 
 commands:
   serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
-        [--console-origin URL]...
+        [--console-origin URL]... [--allowed-host NAME]...
         serve DIR (default ./data, or TENANTDB_DIR) over HTTP on HOST:PORT
         (default 127.0.0.1:7070, or TENANTDB_PORT). The token comes from --token,
         SERVICE_TOKEN, DIR/service.token, or is generated into DIR/service.token.
-        Cross-origin access is allowed from the server's own origin and each
-        --console-origin (e.g. http://localhost:5173). SIGTERM/SIGINT stop it
+        Requests must name the server in Host: its listen address (for loopback
+        also localhost, 127.0.0.1, [::1]; for 0.0.0.0 or :: every local address)
+        or an --allowed-host (e.g. tenantdb.lan). Requests from a browser origin
+        other than the server's own or an --console-origin (e.g.
+        http://localhost:5173) are refused with 403. SIGTERM/SIGINT stop it
         cleanly: in-flight requests finish, new ones get 503, exit 0.
 
   compact DIR [TENANT]

@@ -18,9 +18,13 @@ export const error_statuses = {
   migration_blocked: 400,
   query_timeout: 400,
   unauthorized: 401,
+  origin_not_allowed: 403,
+  host_not_allowed: 403,
   unknown_tenant: 404,
   unknown_snapshot: 404,
   not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
   // A lost first-committer-wins race (nothing was changed; retrying is safe). The
   // query route answers it with 400 and `conflict: true` instead, as every failure of
   // a query (seed 7).
@@ -31,6 +35,7 @@ export const error_statuses = {
   payload_too_large: 413,
   tenant_suspended: 423,
   rate_limited: 429,
+  headers_too_large: 431,
   storage_error: 500,
   internal: 500,
   shutting_down: 503,

@@ -1,16 +1,33 @@
-// The fastify server: a thin layer over a Database (product.md 1). Hooks (shutdown,
-// CORS, auth), the one error mapping, and the routes. It holds no state of its own
+// The fastify server: a thin layer over a Database (product.md 1). The canonical
+// path, the hooks, the one error mapping, and the routes. It holds no state of its own
 // beyond what it is given and whether it is closing.
+//
+// What a request meets, in order (docs/architecture.md "The HTTP layer"):
+//   rewriteUrl      canonical-path.ts: one spelling of the path, or a refusal mark
+//   onRequest       @fastify/websocket marks an upgrade (request.ws)
+//                   request-guard.ts: 400 refused path, 403 host, 403 origin
+//                   503 shutting_down
+//                   cors.ts: CORS headers; an allowed preflight is answered (204)
+//                   auth.ts: 401/429 unless the matched route is public
+//                   route-methods.ts: 405 (with Allow) or 404 when no route matched
+//   body            body.ts: UTF-8 text, 400 if ill-formed
+//   route           its own hooks (the tail's preHandler) and handler
 import websocket from '@fastify/websocket'
-import { createServer } from 'node:http'
+import { createServer, maxHeaderSize } from 'node:http'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
 import { authHook } from './auth.js'
+import { textBodies } from './body.js'
+import { rewriteToCanonical } from './canonical-path.js'
+import { clientErrorHandler } from './client-errors.js'
 import { corsHook } from './cors.js'
 import { mapError } from './error-mapping.js'
 import { sendError } from './errors.js'
-import { log_serializers } from './log.js'
+import { log_serializers, pathOnly } from './log.js'
+import { OriginPolicy } from './origin-policy.js'
+import { requestGuardHook } from './request-guard.js'
+import { routeMissingHook } from './route-methods.js'
 import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
 import { openapiRoutes } from './routes/openapi.js'
@@ -38,6 +55,8 @@ export interface ServerOptions {
   schema?: readonly SchemaFile[]
   /** Origins allowed cross-origin access besides the server's own (--console-origin). */
   consoleOrigins?: readonly string[]
+  /** Host names the server answers besides its listen address and loopback names (--allowed-host). */
+  allowedHosts?: readonly string[]
   /** Tuning of the tail WebSocket (slow-consumer thresholds, ping interval); tests shorten them. */
   tailWebSocket?: TailWebSocketOptions
   /** A pino logger configuration, or false for none. */
@@ -62,18 +81,31 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { db } = options
+  const requestTimeoutMs = options.requestTimeoutMs ?? request_timeout_ms
   const app = Fastify({
     logger: options.logger === undefined || options.logger === false
       ? false
       : { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: log_serializers },
     bodyLimit: body_bytes_max,
-    requestTimeout: options.requestTimeoutMs ?? request_timeout_ms,
+    requestTimeout: requestTimeoutMs,
     // Node checks request timeouts only every connectionsCheckingInterval (30 s by
     // default); checking at a quarter of the timeout makes the limit hold.
     serverFactory: (handler) => createServer({
-      requestTimeout: options.requestTimeoutMs ?? request_timeout_ms,
-      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor((options.requestTimeoutMs ?? request_timeout_ms) / 4))),
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestTimeoutMs / 4))),
     }, handler),
+    // One spelling of every path before any hook and the router (plain requests and
+    // WebSocket upgrades alike); a refused one is answered by the request guard.
+    rewriteUrl: (request) => rewriteToCanonical(request),
+    // find-my-way answers a parameter over maxParamLength (default 100) with its own 414
+    // before any hook, so without the token check. No route has a pattern parameter;
+    // the request line can never exceed Node's header limit, so this never fires.
+    routerOptions: { maxParamLength: maxHeaderSize },
+    // What the router still refuses itself (nothing, with the canonical path and the
+    // limit above), in the documented error body.
+    frameworkErrors: (error, _request, reply) => sendError(reply, 'bad_request', error.message),
+    // Timeouts and requests Node's parser refuses, in the documented JSON body.
+    clientErrorHandler,
     // Our own 503 `shutting_down` below, in the documented body.
     return503OnClosing: false,
     logController: new OneLinePerRequest(),
@@ -87,10 +119,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   })
   registered_routes.set(app, routes)
 
-  // Every body reaches the routes as text: the query route treats a body that is not
-  // JSON as the query text, whatever its content type; the others parse JSON themselves.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  textBodies(app)
+
+  // First, so its onRequest hook marks an upgrade (request.ws) before any hook below
+  // can refuse it, and its onResponse hook then closes the refused upgrade's socket.
+  // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
+  await app.register(websocket, tailWebSocketPluginOptions)
+
+  const server = app.server
+  const policy = new OriginPolicy(() => {
+    const address = server.address()
+    return address !== null && typeof address === 'object' ? address : null
+  }, options.consoleOrigins ?? [], options.allowedHosts ?? [])
+  app.addHook('onRequest', requestGuardHook(policy))
 
   const closing = new AbortController()
   app.addHook('preClose', async () => { closing.abort() })
@@ -105,11 +146,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (closing.signal.aborted) reply.header('connection', 'close')
     return payload
   })
-  app.addHook('onRequest', corsHook(app, options.consoleOrigins ?? []))
+  app.addHook('onRequest', corsHook(policy))
   app.addHook('onRequest', authHook(options.token))
+  app.addHook('onRequest', routeMissingHook(app))
 
+  // Reached only if a route calls callNotFound: routeMissingHook answers the rest.
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+    sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
     const { status, body, log } = mapError(error, { query: request.routeOptions.url === query_path })
@@ -117,8 +160,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.code(status).type('application/json; charset=utf-8').send(body)
   })
 
-  // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
-  await app.register(websocket, tailWebSocketPluginOptions)
   await app.register(healthRoutes(db))
   await app.register(tenantRoutes(db))
   await app.register(queryRoutes(db))
@@ -127,7 +168,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))
   await app.register(consoleRoutes(options.consoleDir))
   // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
-  // and its hooks, which do nothing for a plain request).
+  // and its preHandler, which does nothing for a plain request).
   app.route({ method: 'GET', url: tail_path, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
   return app
 }

@@ -3,12 +3,21 @@ import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { Database } from '../../src/database/index.js'
 import { buildServer, type ServerOptions } from '../../src/http/index.js'
+import { package_root } from '../../src/package-root.js'
 import { tempDir } from './temp-dir.js'
+
+/** A real database over examples/schema.eel in a temp dir, closed when the test ends. */
+export async function openExampleDatabase(t: Test): Promise<Database> {
+  const db = await Database.open(join(tempDir(t), 'db'), { schema: [join(package_root, 'examples', 'schema.eel')] })
+  t.teardown(() => db.close())
+  return db
+}
 
 export interface RunningServer {
   app: FastifyInstance
   /** e.g. http://127.0.0.1:43123 */
   origin: string
+  port: number
   db: Database
 }
 
@@ -28,7 +37,7 @@ export async function startServer(t: Test, options: Partial<ServerOptions> & { t
   t.teardown(() => app.close())
   const address = app.server.address()
   if (address === null || typeof address !== 'object') throw new Error('server has no address')
-  return { app, origin: `http://127.0.0.1:${address.port}`, db }
+  return { app, origin: `http://127.0.0.1:${address.port}`, port: address.port, db }
 }
 
 export interface ApiResponse {

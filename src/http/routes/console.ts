@@ -1,6 +1,7 @@
 // GET /console/…: the operator console's static files (product.md 6), built by
-// `npm run build:console` into dist/console/. They are outside /api, so loading them
-// needs no token; the page asks for the token and sends it with every API call.
+// `npm run build:console` into dist/console/. Their routes are the only ones
+// registered `public` (auth.ts): loading them needs no token; the page asks for the
+// token and sends it with every API call.
 //
 // Only a plain relative path of ordinary names is served: a segment that is empty,
 // `.`, `..`, hidden (leading dot) or holds a backslash or NUL is refused, and the
@@ -89,8 +90,8 @@ export function consoleRoutes(root: string = default_console_dir) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // Relative asset URLs in index.html resolve against the directory, so the page
     // must be loaded as /console/, not /console.
-    app.get(console_path, async (_request, reply) => reply.redirect(`${console_path}/`, 301))
-    app.get(`${console_path}/*`, async (request, reply) => {
+    app.get(console_path, { config: { public: true } }, async (_request, reply) => reply.redirect(`${console_path}/`, 301))
+    app.get(`${console_path}/*`, { config: { public: true } }, async (request, reply) => {
       const relative = (request.params as { '*': string })['*']
       return sendFile(reply, root, relative)
     })

@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { readTenant, TenantError } from '../../tenants/index.js'
+import { query_int_param_max } from '../../limits.js'
 import { HttpError } from '../errors.js'
 
 export type Query = Record<string, string | string[] | undefined>
@@ -22,14 +23,15 @@ export function stringParam(query: Query, name: string): string | undefined {
   return value
 }
 
-/** A non-negative integer parameter, or undefined when absent. */
-export function intParam(query: Query, name: string): number | undefined {
+/** A non-negative integer parameter of at most `max` (query_int_param_max), or undefined when absent. */
+export function intParam(query: Query, name: string, max = query_int_param_max): number | undefined {
   const text = stringParam(query, name)
   if (text === undefined) return undefined
   const value = Number(text)
-  if (!/^\d{1,15}$/.test(text) || !Number.isSafeInteger(value)) {
-    throw new HttpError('bad_request', `${name} must be a non-negative integer, got ${JSON.stringify(text)}`)
+  if (!/^\d+$/.test(text) || !(value <= query_int_param_max)) {
+    throw new HttpError('bad_request', `${name} must be a non-negative integer of at most ${query_int_param_max}, got ${JSON.stringify(text.slice(0, 40))}`)
   }
+  if (value > max) throw new HttpError('bad_request', `${name} may be at most ${max}, got ${value}`)
   return value
 }
 

@@ -28,6 +28,7 @@ export function parseQueryBody(raw: unknown): QueryRequest {
     throw new HttpError('bad_request', 'the body must be a JSON object {"query": "…", "params": {…}} or the query text itself')
   }
   const { query, text, params } = json as Record<string, unknown>
+  if (query !== undefined && text !== undefined) throw new HttpError('bad_request', 'the body may give "query" or "text", not both')
   const source = query ?? text
   if (typeof source !== 'string') throw new HttpError('bad_request', 'the body needs "query" (or "text"): the query text as a string')
   if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {

@@ -1,10 +1,12 @@
 // GET /api/v1/t/:tenant/tail without an upgrade: the HTTP poll form of the change tail
 // (seed 4.6, product.md 5) → {events, last_lsn, head_lsn}. `after` is exclusive;
-// `wait_ms` long-polls, ending early when the client goes away or the server closes.
+// `wait_ms` (at most tail_wait_ms_max; a larger value is refused, not lowered) long-polls,
+// ending early when the client goes away or the server closes.
 // The WebSocket form shares the path: server.ts registers this as the route's HTTP
 // handler next to the upgrade handler.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
+import { tail_wait_ms_max } from '../../limits.js'
 import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
@@ -15,7 +17,7 @@ export function tailPollRoute(db: Database, closing: AbortSignal) {
     const query = queryOf(request)
     const after = intParam(query, 'after')
     const limit = intParam(query, 'limit')
-    const wait_ms = intParam(query, 'wait_ms')
+    const wait_ms = intParam(query, 'wait_ms', tail_wait_ms_max)
     const collection = stringParam(query, 'collection')
     requireActiveTenant(db, tenant)
     const gone = new AbortController()

@@ -7,9 +7,11 @@
 //   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', handler: poll, ...tailWebSocket(db) })
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
-// response: the auth hook's 401 (no or wrong token), 401 for a token offered in a header
-// (product.md 3: tails take only `?token=`), 404 unknown tenant, 400 bad `after`,
-// 410 expired `after`. To make the 404/400/410 exact, the subscription itself is opened
+// response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
+// or wrong token, or a token offered in a header: product.md 3, WebSockets take only
+// `?token=`), 404 unknown tenant, 400 bad `after`, 410 expired `after`. A refused
+// upgrade's connection is closed by @fastify/websocket's onResponse hook, which
+// server.ts makes run by registering the plugin before every other hook. To make the 404/400/410 exact, the subscription itself is opened
 // in the route's preHandler (it throws at once for a bad `after`) and handed to the
 // socket once upgraded; it is closed when the connection closes, upgraded or not.
 //
@@ -26,12 +28,11 @@
 //         `after` (or after = oldest_lsn - 1) accepting the gap.
 // The client should keep the `lsn` of the last event it processed and reconnect with
 // `?after=<lsn>`: `after` is exclusive, so nothing is duplicated and nothing is missed.
-import type { FastifyRequest, preHandlerAsyncHookHandler, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { LsnExpiredError, type Subscription, type TailEvent } from '../../cdc/index.js'
 import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
-import { sendError } from '../errors.js'
 import { pathOnly } from '../log.js'
 import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
@@ -89,7 +90,7 @@ class SlowConsumer extends Error {}
 
 /**
  * The WebSocket half of the tail route: spread into the route options
- * (`{ wsHandler, onRequest, preHandler }`). The hooks do nothing for a plain HTTP
+ * (`{ wsHandler, preHandler }`). The hook does nothing for a plain HTTP
  * request (the poll), so the poll handler may share the route.
  */
 export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) {
@@ -97,17 +98,6 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
   const bufferedLow = options.buffered_bytes_low ?? tail_ws_buffered_bytes_low
   const stallMs = options.stall_ms_max ?? tail_ws_stall_ms_max
   const pingMs = options.ping_ms ?? tail_ws_ping_ms
-
-  // Tails take the token only as ?token= (product.md 3). The auth hook (earlier, global)
-  // has accepted one of the offered tokens; a request that also or only offers one in a
-  // header is refused here, so a header token never opens a tail.
-  const onRequest: onRequestAsyncHookHandler = async (request, reply) => {
-    if (request.ws !== true) return
-    if (request.headers.authorization !== undefined || request.headers['x-service-token'] !== undefined) {
-      reply.header('www-authenticate', 'Bearer')
-      return sendError(reply, 'unauthorized', 'a change-tail WebSocket takes the token only as ?token=')
-    }
-  }
 
   const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
     if (request.ws !== true) return
@@ -229,7 +219,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
     )
   }
 
-  return { onRequest, preHandler, wsHandler }
+  return { preHandler, wsHandler }
 }
 
 /**
