@@ -131,7 +131,11 @@ export const openapi_document = {
     '/api/v1/tenants': get('The tenant catalog', { type: 'object', properties: { tenants: { type: 'array', items: anyObject } } }),
     '/api/v1/t/{tenant}/collections': get('Collections with row estimates (applies pending migration)',
       { type: 'object', properties: { tenant: { type: 'string' }, collections: { type: 'array', items: anyObject } } },
-      { parameters: [tenantParam] }, { ...perTenant, ...suspended }),
+      { parameters: [tenantParam] }, {
+        ...perTenant,
+        ...suspended,
+        409: error('`conflict`: the pending migration this applies lost a race with another write of the tenant (nothing changed; retry)'),
+      }),
     '/api/v1/t/{tenant}/schema': get('Schema IR and fingerprint status (never migrates)',
       { type: 'object', properties: { fingerprint: { type: 'string' }, ir: {}, tenant: anyObject } },
       { parameters: [tenantParam] }, perTenant),
