@@ -7,8 +7,14 @@
 // there, every row seen after an earlier crash is still there, no row was invented,
 // every atomic block is all or nothing, `verify` is clean and the corruption total 0.
 //
-//   TENANTDB_HTTP_KILL9_CYCLES  cycles (default 200)
-//   TENANTDB_HTTP_KILL9_SEED    seed of the workload and kill delays (default fixed)
+//   TENANTDB_HTTP_KILL9_CYCLES     most cycles (default 200)
+//   TENANTDB_HTTP_KILL9_BUDGET_MS  time after which no new cycle starts (default 180 000)
+//   TENANTDB_HTTP_KILL9_SEED       seed of the workload and kill delays (default fixed)
+//
+// A cycle costs about 1.6 s (mostly the server's start) on an idle 2-core machine and
+// three times that when it is loaded, so the loop stops starting cycles once its time
+// budget is spent, and fails if that left fewer than `cycles_min` (a machine too slow
+// to test meaningfully is a failure, not a pass).
 //
 // Timing of the kill relative to the server's work is the scheduler's, so a seed
 // replays the same workload choices and delays, not the same interleaving.
@@ -22,6 +28,8 @@ import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const cycles = Number(process.env.TENANTDB_HTTP_KILL9_CYCLES ?? 200)
+const budget_ms = Number(process.env.TENANTDB_HTTP_KILL9_BUDGET_MS ?? 180_000)
+const cycles_min = Math.min(cycles, 30)
 const seed = Number(process.env.TENANTDB_HTTP_KILL9_SEED ?? 0x5eed_0001)
 const clients = 4
 const token = 'k9k9k9k9k9k9k9k9k9k9k9k9k9k9k9k9'
@@ -184,7 +192,8 @@ function check(model: Map<number, Row>, c: Cycle, found: Map<number, Row>): stri
 }
 
 t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
-  if (cycles > 200) t.setTimeout(cycles * 2_000)
+  // The default budget, a last cycle and the checks fit tap's 300 s; a longer one asks for more.
+  if (budget_ms > 180_000) t.setTimeout(budget_ms + 120_000)
   const dir = tempDir(t, 'tenantdb-kill9-')
   const dbDir = join(dir, 'db')
   const checkDir = join(dir, 'check')
@@ -203,7 +212,9 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
       `${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … ${problems.length - 20} more` : ''}`)
   }
 
-  for (let cycle = 0; cycle < cycles && !failed; cycle += 1) {
+  let done = 0
+  for (let cycle = 0; cycle < cycles && !failed && (cycle < cycles_min || Date.now() - started < budget_ms); cycle += 1) {
+    done = cycle + 1
     const cycleSeed = (seed + cycle * 0x9e3779b1) >>> 0
     const random = rng(cycleSeed)
     const killDelay = 5 + Math.floor(random() * 76)
@@ -279,12 +290,13 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
   }
 
   const elapsed = Date.now() - started
-  if (!failed) t.pass(`${cycles} cycles: 0 acknowledged writes lost, 0 partial blocks, verify clean, corruption 0`)
-  t.comment(`seed ${seed}; ${elapsed} ms total, ${(elapsed / cycles).toFixed(0)} ms/cycle ` +
-    `(start ${(totals.start_ms / cycles).toFixed(0)}, check ${(totals.check_ms / cycles).toFixed(0)}, killed ${(totals.killed_after_ms / cycles).toFixed(0)} ms after the first answer); ` +
+  if (!failed) t.pass(`${done} cycles: 0 acknowledged writes lost, 0 partial blocks, verify clean, corruption 0`)
+  t.ok(failed || done >= cycles_min, `at least ${cycles_min} cycles ran within the budget (${done} in ${elapsed} ms)`)
+  t.comment(`seed ${seed}; ${elapsed} ms total, ${(elapsed / done).toFixed(0)} ms/cycle ` +
+    `(start ${(totals.start_ms / done).toFixed(0)}, check ${(totals.check_ms / done).toFixed(0)}, killed ${(totals.killed_after_ms / done).toFixed(0)} ms after the first answer); ` +
     `${totals.acks}/${totals.requests} requests acknowledged; ${model.size} rows at the end; ` +
     `the server's own recoveries replayed ${totals.replayed_frames} WAL frames`)
-  t.ok(totals.acks > cycles, 'the clients had writes acknowledged (the loop did work)')
+  t.ok(totals.acks > done, 'the clients had writes acknowledged (the loop did work)')
 })
 
 t.test('R1: the checker flags a lost acknowledged write, a partial block, a lost row and a wrong value', async (t) => {
