@@ -8,9 +8,10 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use crate::btree::{node_codec, Key, Node, TreeRoot, Value};
 use crate::commit::{Commit, Op};
 use crate::database::{Database, Options};
-use crate::limits::PAGE_BYTES;
+use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, PAGE_BYTES};
 use crate::meta::Meta;
 use crate::page::{self, PageType};
 use crate::vfs::{SimVfs, Vfs};
@@ -153,6 +154,7 @@ fn page_slot(sample: &Sample) -> Seeds {
     let (_, branch, _) = slot_where(sample, PageType::Branch, |_| true);
     let (_, overflow, _) = slot_where(sample, PageType::Overflow, |_| true);
     let raw = page::encode(9, 3, PageType::Raw, b"raw bytes").expect("a raw page");
+    let at_limits = page::encode(5, 2, PageType::Leaf, &leaf_at_limits()).expect("a leaf fits its page");
     let mut flipped = leaf.clone();
     flipped[100] ^= 0x20;
     let mut bad_type = leaf.clone();
@@ -165,11 +167,25 @@ fn page_slot(sample: &Sample) -> Seeds {
         ("branch".into(), slot_input(0, &branch)),
         ("overflow".into(), slot_input(0, &overflow)),
         ("raw".into(), slot_input(0, &raw)),
+        ("leaf-at-limits".into(), slot_input(0, &at_limits)),
         ("broken-flipped-byte".into(), slot_input(0, &flipped)),
         ("broken-misdirected".into(), slot_input(2, &meta)),
         ("broken-zeroed".into(), vec![0]),
         ("sealed-unknown-type".into(), slot_input(1, &bad_type)),
     ]
+}
+
+/// A leaf at the limits: a key of `KEY_BYTES_MAX` bytes with an inline value of
+/// `INLINE_VALUE_BYTES_MAX`, then an empty tree reference (a shape the sample database
+/// has no page of).
+fn leaf_at_limits() -> Vec<u8> {
+    let entries = vec![
+        (Key::from(vec![b'k'; KEY_BYTES_MAX]), Value::Bytes(Arc::from(vec![b'v'; INLINE_VALUE_BYTES_MAX]))),
+        (Key::from(vec![b'z'; 1]), Value::Tree(TreeRoot::default())),
+    ];
+    let (page_type, payload) = node_codec::encode(&Node::Leaf(entries));
+    assert_eq!(page_type, PageType::Leaf);
+    payload
 }
 
 fn btree_node(sample: &Sample) -> Seeds {
@@ -182,6 +198,7 @@ fn btree_node(sample: &Sample) -> Seeds {
         ("leaf-overflow-ref".into(), with_header(&[0], &overflow_ref)),
         ("root-set".into(), with_header(&[0], &root_set)),
         ("branch".into(), with_header(&[1], &branch)),
+        ("leaf-at-limits".into(), with_header(&[0], &leaf_at_limits())),
         ("broken-truncated-leaf".into(), with_header(&[0], &leaf[..leaf.len() - 1])),
         ("broken-leaf-as-branch".into(), with_header(&[1], &leaf)),
     ]
