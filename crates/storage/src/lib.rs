@@ -9,6 +9,9 @@ mod checksum;
 mod commit;
 mod corruption_log;
 mod database;
+/// Decoder properties for the fuzz targets and the replay test; not a storage API.
+#[doc(hidden)]
+pub mod decoders;
 mod dir_lock;
 mod error;
 mod group_commit;

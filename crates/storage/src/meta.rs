@@ -20,7 +20,7 @@
 
 use crate::btree::{DiskLoc, NodeRef, TreeRoot};
 use crate::error::{CorruptionKind, Error, Result};
-use crate::limits::{META_SLOTS, PAGE_BYTES};
+use crate::limits::{META_SLOTS, PAGE_BYTES, PAGE_NO_MAX};
 use crate::page::PageType;
 use crate::page_file::PageFile;
 
@@ -59,7 +59,7 @@ impl Meta {
         self.generation % META_SLOTS
     }
 
-    fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(META_BYTES);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -73,7 +73,7 @@ impl Meta {
         bytes
     }
 
-    fn decode(bytes: &[u8]) -> Option<Meta> {
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Meta> {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
         if bytes.len() != META_BYTES
@@ -87,10 +87,10 @@ impl Meta {
             generation: u64_at(16),
             page_count: u64_at(24),
             checkpoint_lsn: u64_at(32),
-            trees: decode_tree(&bytes[40..72]),
-            pins: decode_tree(&bytes[72..104]),
+            trees: decode_tree(&bytes[40..72])?,
+            pins: decode_tree(&bytes[72..104])?,
         };
-        (meta.page_count >= META_SLOTS).then_some(meta)
+        (META_SLOTS..=PAGE_NO_MAX).contains(&meta.page_count).then_some(meta)
     }
 
     /// Writes this record into its slot. The caller syncs.
@@ -148,14 +148,19 @@ fn encode_tree(out: &mut Vec<u8>, tree: &TreeRoot) {
     out.extend_from_slice(&tree.lsn.to_le_bytes());
 }
 
-fn decode_tree(bytes: &[u8]) -> TreeRoot {
+/// `None` for an empty tree (root page 0) with a nonzero checksum: `encode_tree`
+/// writes 0 there, so those bytes were not written by it.
+fn decode_tree(bytes: &[u8]) -> Option<TreeRoot> {
     let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
-    let page = u64_at(0);
-    TreeRoot {
-        root: (page != 0).then(|| NodeRef::Disk(DiskLoc { page, checksum: u64_at(8) })),
+    let (page, checksum) = (u64_at(0), u64_at(8));
+    if page == 0 && checksum != 0 {
+        return None;
+    }
+    Some(TreeRoot {
+        root: (page != 0).then_some(NodeRef::Disk(DiskLoc { page, checksum })),
         count: u64_at(16),
         lsn: u64_at(24),
-    }
+    })
 }
 
 const _: () = assert!(META_BYTES == 40 + 2 * TREE_REF_BYTES);

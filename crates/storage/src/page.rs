@@ -30,9 +30,11 @@ const OFFSET_PAGE_NO: usize = 8;
 const OFFSET_LSN: usize = 16;
 const OFFSET_PAGE_TYPE: usize = 24;
 const OFFSET_FORMAT: usize = 25;
+const OFFSET_RESERVED: usize = 26;
 const OFFSET_PAYLOAD_LEN: usize = 28;
 
 const _: () = assert!(OFFSET_PAYLOAD_LEN + 4 == PAGE_HEADER_BYTES);
+const _: () = assert!(OFFSET_FORMAT + 1 == OFFSET_RESERVED && OFFSET_RESERVED + 2 == OFFSET_PAYLOAD_LEN);
 const _: () = assert!(PAGE_HEADER_BYTES == 32);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +115,13 @@ pub fn decode(expected_page_no: u64, slot: &[u8]) -> Result<Page> {
     // A checksummed slot with impossible fields was written by a buggy or foreign
     // writer; it is still corruption from the reader's point of view, never a panic.
     if slot[OFFSET_FORMAT] != FORMAT_VERSION || payload_len > PAGE_PAYLOAD_BYTES_MAX {
+        return Err(corrupted(CorruptionKind::Checksum));
+    }
+    // Bytes `encode` writes as zero (reserved field, unused payload tail) must be
+    // zero, so an accepted slot is exactly what `encode` writes for its fields.
+    let reserved = &slot[OFFSET_RESERVED..OFFSET_PAYLOAD_LEN];
+    let tail = &slot[PAGE_HEADER_BYTES + payload_len..];
+    if reserved.iter().chain(tail).any(|&b| b != 0) {
         return Err(corrupted(CorruptionKind::Checksum));
     }
     Ok(Page {

@@ -12,8 +12,8 @@
 //!
 //! | kind | bytes | fields                                                            |
 //! |-----:|------:|-------------------------------------------------------------------|
-//! |    0 | 4 + n | inline value: `len: u32`, `len` bytes                             |
-//! |    1 |    20 | overflow value: `first_page: u64`, `len: u32`, `hash: u64` (xxh3 of the value) |
+//! |    0 | 4 + n | inline value: `len: u32`, `len` bytes (n <= `INLINE_VALUE_BYTES_MAX`) |
+//! |    1 |    20 | overflow value: `first_page: u64`, `len: u32` (over `INLINE_VALUE_BYTES_MAX`, at most `VALUE_BYTES_MAX`), `hash: u64` (xxh3 of the value) |
 //! |    2 |    32 | tree value: `root_page: u64` (0 = empty tree), `root_checksum: u64`, `count: u64`, `lsn: u64` |
 //!
 //! Branch (page type 4):
@@ -37,11 +37,14 @@ use super::node::{
 };
 use crate::byte_reader::ByteReader;
 use crate::error::{CorruptionKind, Error, Result};
+use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, VALUE_BYTES_MAX};
 use crate::page::PageType;
 
 const KIND_INLINE: u8 = 0;
 const KIND_OVERFLOW: u8 = 1;
 const KIND_TREE: u8 = 2;
+/// The smallest leaf entry: an empty key and an empty inline value.
+const LEAF_ENTRY_BYTES_MIN: usize = 2 + 1 + 4;
 
 const _: () = assert!(LEAF_HEADER_BYTES == 3 && BRANCH_HEADER_BYTES == 3 && CHILD_REF_BYTES == 16);
 const _: () = assert!(OVERFLOW_REF_BYTES == 20 && TREE_REF_BYTES == 32);
@@ -58,7 +61,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
                 out.extend_from_slice(&(key.len() as u16).to_le_bytes());
                 match value {
                     Value::Bytes(bytes) => {
-                        assert!(bytes.len() <= crate::limits::INLINE_VALUE_BYTES_MAX, "large value not written to overflow");
+                        assert!(bytes.len() <= INLINE_VALUE_BYTES_MAX, "large value not written to overflow");
                         out.push(KIND_INLINE);
                         out.extend_from_slice(key);
                         out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
@@ -104,34 +107,55 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
 }
 
 /// Decodes a verified page's payload. Any inconsistency is corruption of `page`: a
-/// checksummed slot can still hold nonsense if a buggy or foreign writer made it.
+/// checksummed slot can still hold nonsense if a buggy or foreign writer made it. So
+/// besides the layout, what `encode` never writes is refused here, before anything
+/// uses it: counts the payload cannot hold, keys over `KEY_BYTES_MAX` or not in
+/// strictly ascending order, inline values over `INLINE_VALUE_BYTES_MAX`, overflow
+/// values outside `INLINE_VALUE_BYTES_MAX + 1..=VALUE_BYTES_MAX` (the pager sizes its
+/// read by that length), and an empty tree reference with a checksum.
 pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
     let bad = || Error::Corrupted { page, kind: CorruptionKind::Tree };
+    if !matches!(page_type, PageType::Leaf | PageType::Branch) {
+        return Err(Error::Corrupted { page, kind: CorruptionKind::PageType });
+    }
     let mut r = ByteReader::new(payload);
     let level = r.u8().ok_or_else(bad)?;
     let count = r.u16().ok_or_else(bad)? as usize;
     let node = match page_type {
         PageType::Leaf if level == 0 => {
-            let mut entries = Vec::with_capacity(count);
+            // The count is checked against the bytes left before it sizes anything.
+            if count > payload.len() / LEAF_ENTRY_BYTES_MIN {
+                return Err(bad());
+            }
+            let mut entries: Vec<(Key, Value)> = Vec::with_capacity(count);
             for _ in 0..count {
                 let key_len = r.u16().ok_or_else(bad)? as usize;
                 let kind = r.u8().ok_or_else(bad)?;
-                let key: Key = Arc::from(r.take(key_len).ok_or_else(bad)?);
+                let key = key_after(&mut r, key_len, entries.last().map(|(k, _)| k)).ok_or_else(bad)?;
                 let value = match kind {
                     KIND_INLINE => {
                         let len = r.u32().ok_or_else(bad)? as usize;
+                        if len > INLINE_VALUE_BYTES_MAX {
+                            return Err(bad());
+                        }
                         Value::Bytes(Arc::from(r.take(len).ok_or_else(bad)?))
                     }
-                    KIND_OVERFLOW => Value::Overflow {
-                        first_page: r.u64().ok_or_else(bad)?,
-                        len: r.u32().ok_or_else(bad)?,
-                        hash: r.u64().ok_or_else(bad)?,
-                    },
+                    KIND_OVERFLOW => {
+                        let first_page = r.u64().ok_or_else(bad)?;
+                        let len = r.u32().ok_or_else(bad)?;
+                        if !(INLINE_VALUE_BYTES_MAX + 1..=VALUE_BYTES_MAX).contains(&(len as usize)) {
+                            return Err(bad());
+                        }
+                        Value::Overflow { first_page, len, hash: r.u64().ok_or_else(bad)? }
+                    }
                     KIND_TREE => {
                         let root_page = r.u64().ok_or_else(bad)?;
                         let checksum = r.u64().ok_or_else(bad)?;
                         let count = r.u64().ok_or_else(bad)?;
                         let lsn = r.u64().ok_or_else(bad)?;
+                        if root_page == 0 && checksum != 0 {
+                            return Err(bad());
+                        }
                         let root = (root_page != 0).then_some(NodeRef::Disk(DiskLoc { page: root_page, checksum }));
                         Value::Tree(TreeRoot { root, count, lsn })
                     }
@@ -142,16 +166,19 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
             Node::Leaf(entries)
         }
         PageType::Branch if level >= 1 && count >= 1 => {
+            if count > payload.len() / CHILD_REF_BYTES {
+                return Err(bad());
+            }
             let mut children = Vec::with_capacity(count);
             for _ in 0..count {
                 let child_page = r.u64().ok_or_else(bad)?;
                 let checksum = r.u64().ok_or_else(bad)?;
                 children.push(NodeRef::Disk(DiskLoc { page: child_page, checksum }));
             }
-            let mut keys = Vec::with_capacity(count - 1);
+            let mut keys: Vec<Key> = Vec::with_capacity(count - 1);
             for _ in 0..count - 1 {
                 let key_len = r.u16().ok_or_else(bad)? as usize;
-                keys.push(Arc::from(r.take(key_len).ok_or_else(bad)?));
+                keys.push(key_after(&mut r, key_len, keys.last()).ok_or_else(bad)?);
             }
             Node::Branch { level, keys, children }
         }
@@ -161,4 +188,16 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
         return Err(bad());
     }
     Ok(node)
+}
+
+/// The next `key_len` bytes as a key, if within the key limit and above `previous`.
+fn key_after(r: &mut ByteReader, key_len: usize, previous: Option<&Key>) -> Option<Key> {
+    if key_len > KEY_BYTES_MAX {
+        return None;
+    }
+    let key = r.take(key_len)?;
+    if previous.is_some_and(|previous| **previous >= *key) {
+        return None;
+    }
+    Some(Arc::from(key))
 }
