@@ -21,6 +21,7 @@ mod meta;
 mod page;
 mod page_cache;
 mod page_file;
+mod space;
 mod pager;
 mod snapshot;
 mod version;

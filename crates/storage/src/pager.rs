@@ -19,6 +19,11 @@ use crate::page_file::{PageFile, PAGE_FILE_NAME};
 const OVERFLOW_HEADER_BYTES: usize = 8;
 const OVERFLOW_CHUNK_BYTES: usize = PAGE_PAYLOAD_BYTES_MAX - OVERFLOW_HEADER_BYTES;
 
+/// Slots the overflow chain of a value of `len` bytes takes.
+pub fn overflow_pages(len: usize) -> u64 {
+    len.div_ceil(OVERFLOW_CHUNK_BYTES).max(1) as u64
+}
+
 pub struct Pager {
     file: PageFile,
     next_page: AtomicU64,
@@ -123,7 +128,7 @@ impl Pager {
     /// Writes a large value to a chain of consecutive overflow pages.
     pub fn write_overflow(&self, bytes: &[u8], lsn: u64) -> Result<Value> {
         assert!(bytes.len() <= VALUE_BYTES_MAX, "value size checked before commit");
-        let pages = bytes.len().div_ceil(OVERFLOW_CHUNK_BYTES).max(1) as u64;
+        let pages = overflow_pages(bytes.len());
         let first = self.allocate(pages)?;
         for (i, chunk) in bytes.chunks(OVERFLOW_CHUNK_BYTES).enumerate() {
             let page = first + i as u64;
