@@ -1,97 +1,157 @@
-//! Checkpoint, part one: writing a version's in-memory nodes to fresh page slots.
+//! Checkpoint: writing a version's in-memory nodes to page slots, accounting for the
+//! space they take and free (`space/mod.rs` gives the steps and the invariants), and
+//! publishing a meta record naming them.
 //!
 //! Nodes are written children first, so a parent can record each child's page number
 //! and checksum. A node written once keeps its page (`MemNode::written`), so nodes
-//! shared by several versions or pins are written once. Pages reachable from the
-//! previous meta are never overwritten: new nodes always go to the allocator tip.
+//! shared by several versions or pins are written once. Slots come from the space map:
+//! the lowest free slot (one neither meta record on disk nor any reader can reach),
+//! else a new one at the tip.
 //!
-//! Part two, after the pages and the new meta are durable, is `swizzle`: replacing
-//! written in-memory nodes by disk references, so their memory is released and later
-//! reads go through the bounded page cache.
+//! After the pages and the new meta are durable, `swizzle` replaces written in-memory
+//! nodes by disk references, so their memory is released and later reads go through
+//! the bounded page cache.
 //!
-//! # A full disk abandons a checkpoint, and that is safe
+//! # A failed checkpoint leaves no trace
 //!
-//! When a slot write fails with ENOSPC/EDQUOT (`Error::StorageFull`), `write_version`
-//! stops and the checkpoint is abandoned without fail-stop (`database.rs`): no meta
-//! was written, so the durable state is the previous checkpoint plus the WAL, which
-//! still holds every frame after it. The checkpoint is retried later (after a later
-//! batch, or at close). Why that retry is sound:
-//! - The node whose write failed was not marked written (`MemNode::written` is set
-//!   only after its write returned), and its slot numbers are handed back to the
-//!   allocator (`Pager::unallocate`), so the retry writes it again.
-//! - Nodes written before the failure stay marked written and the retry reuses their
-//!   slots without writing them again. Their bytes were accepted by `write_at` (in the
-//!   page cache, dirty, not yet synced). The retry's `sync` (fdatasync of the whole
-//!   page file) runs before its meta is written and makes every completed write of
-//!   the file durable, those included, so the new meta never names a slot that is
-//!   not on disk. This needs only that no `sync` failed in between (a failed fsync
-//!   may drop dirty pages: that is fail-stop, never retried) and that a failed
-//!   `write_at` never undoes an earlier, completed one (it does not: ENOSPC refuses the
-//!   new blocks only). Until that meta exists nothing refers to those slots: they are
-//!   past the allocator tip of every durable meta, so a crash in between loses
-//!   nothing (recovery replays the WAL from the previous checkpoint).
+//! Every change to the books is made on a copy (`Attempt::books`) that the database
+//! installs only once the new meta record is durable. If anything fails before that
+//! (a full disk refusing a slot, an I/O error), the attempt clears the `written` mark
+//! of every node it wrote and drops its copy: the slots it wrote were free or past the
+//! tip of every record on disk, nothing refers to them, and a later checkpoint writes
+//! those nodes again. A full disk (`Error::StorageFull`) therefore abandons the
+//! checkpoint without stopping the database (`database.rs`); it is retried after a
+//! later batch or at close, and until then the WAL holds every commit since the last
+//! checkpoint.
 
 use std::sync::Arc;
 
-use crate::btree::{Node, NodeRef, TreeRoot, Value};
+use crate::btree::{MemNode, Node, NodeRef, TreeRoot, Value};
 use crate::error::Result;
-use crate::limits::INLINE_VALUE_BYTES_MAX;
-use crate::pager::Pager;
+use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
+use crate::meta::Meta;
+use crate::pager::{overflow_pages, Pager};
+use crate::release::release;
+use crate::space::SpaceMap;
+use crate::space_chain;
+use crate::space_trace::meta_references;
 use crate::version::Version;
 
-/// Writes every unwritten node reachable from `version` (its trees and its pins).
-/// Returns the number of pages written.
-pub fn write_version(pager: &Pager, version: &Version, lsn: u64) -> Result<u64> {
-    let mut pages = 0;
-    write_tree(pager, &version.trees, lsn, &mut pages)?;
-    write_tree(pager, &version.pins, lsn, &mut pages)?;
-    Ok(pages)
+/// A checkpoint made durable: the record now on disk and the books that go with it.
+pub struct Published {
+    pub meta: Meta,
+    pub books: SpaceMap,
+    pub pages_written: u64,
+    pub pages_released: u64,
 }
 
-fn write_tree(pager: &Pager, tree: &TreeRoot, lsn: u64, pages: &mut u64) -> Result<()> {
-    match &tree.root {
-        Some(root) => write_node(pager, root, lsn, pages),
-        None => Ok(()),
-    }
+/// How much releasing one checkpoint does (`space/mod.rs`, "Cost").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseBudget {
+    /// At least `SPACE_RELEASE_PAGES_MIN`, and twice the pages written, so releasing
+    /// keeps ahead of what churn allocates.
+    Bounded,
+    /// Everything queued (compaction).
+    All,
 }
 
-fn write_node(pager: &Pager, node: &NodeRef, lsn: u64, pages: &mut u64) -> Result<()> {
-    let NodeRef::Mem(mem) = node else { return Ok(()) };
-    if mem.written.get().is_some() {
-        return Ok(());
+/// Writes `version` and a meta record of the next generation after `previous`, with
+/// the books taken from `pager` and the readers' oldest epoch. On success the caller
+/// installs `books` and `meta`; on failure nothing of the attempt remains in memory.
+pub fn checkpoint(pager: &Pager, previous: &Meta, version: &Version, oldest_reader: Option<u64>, budget: ReleaseBudget) -> Result<Published> {
+    let generation = previous.generation + 1;
+    let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), pages: 0 };
+    attempt.books.promote(generation, oldest_reader);
+    let result = attempt.run(previous, version, generation, budget);
+    if result.is_err() {
+        for mem in &attempt.written {
+            mem.written.clear();
+        }
     }
-    let on_disk = match &mem.node {
-        Node::Leaf(entries) => {
-            let mut out = Vec::with_capacity(entries.len());
-            for (key, value) in entries {
-                let value = match value {
-                    Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
-                        let value = pager.write_overflow(bytes, lsn)?;
-                        *pages += (bytes.len() as u64).div_ceil(4056);
-                        value
-                    }
-                    Value::Tree(sub) => {
-                        write_tree(pager, sub, lsn, pages)?;
-                        value.clone()
-                    }
-                    other => other.clone(),
-                };
-                out.push((key.clone(), value));
-            }
-            Node::Leaf(out)
+    let (meta, pages_released) = result?;
+    Ok(Published { meta, books: attempt.books, pages_written: attempt.pages, pages_released })
+}
+
+struct Attempt<'a> {
+    pager: &'a Pager,
+    books: SpaceMap,
+    lsn: u64,
+    /// Nodes this attempt marked written, to unmark if it fails.
+    written: Vec<Arc<MemNode>>,
+    pages: u64,
+}
+
+impl Attempt<'_> {
+    fn run(&mut self, previous: &Meta, version: &Version, generation: u64, budget: ReleaseBudget) -> Result<(Meta, u64)> {
+        self.write_tree(&version.trees)?;
+        self.write_tree(&version.pins)?;
+        // The new record's references count before the old record's go, so whatever
+        // both reach never drops to zero on the way.
+        let mut meta = Meta { generation, page_count: 0, checkpoint_lsn: version.lsn, trees: version.trees.clone(), pins: version.pins.clone(), space: None };
+        for target in meta_references(&meta) {
+            self.books.reference(target.page());
         }
-        Node::Branch { level, keys, children } => {
-            for child in children {
-                write_node(pager, child, lsn, pages)?;
-            }
-            Node::Branch { level: *level, keys: keys.clone(), children: children.clone() }
+        for target in meta_references(previous) {
+            self.books.dereference(target);
         }
-    };
-    let loc = pager.write_node(on_disk, lsn)?;
-    *pages += 1;
-    // Only the checkpoint (serialised by its lock) writes nodes, so this is the first set.
-    let _ = mem.written.set(loc);
-    Ok(())
+        let limit = match budget {
+            ReleaseBudget::Bounded => SPACE_RELEASE_PAGES_MIN.max(self.pages.saturating_mul(2)),
+            ReleaseBudget::All => u64::MAX,
+        };
+        let released = release(self.pager, &mut self.books, generation, limit)?;
+        meta.space = Some(space_chain::write(self.pager.file(), &mut self.books, self.lsn)?);
+        meta.page_count = self.books.tip();
+        self.pager.sync()?;
+        meta.write(self.pager.file())?;
+        self.pager.sync()?;
+        Ok((meta, released))
+    }
+
+    fn write_tree(&mut self, tree: &TreeRoot) -> Result<()> {
+        match &tree.root {
+            Some(root) => self.write_node(root),
+            None => Ok(()),
+        }
+    }
+
+    fn write_node(&mut self, node: &NodeRef) -> Result<()> {
+        let NodeRef::Mem(mem) = node else { return Ok(()) };
+        if mem.written.get().is_some() {
+            return Ok(());
+        }
+        let on_disk = match &mem.node {
+            Node::Leaf(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for (key, value) in entries {
+                    let value = match value {
+                        Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
+                            let value = self.pager.write_overflow(&mut self.books, bytes, self.lsn)?;
+                            self.pages += overflow_pages(bytes.len());
+                            value
+                        }
+                        Value::Tree(sub) => {
+                            self.write_tree(sub)?;
+                            value.clone()
+                        }
+                        other => other.clone(),
+                    };
+                    out.push((key.clone(), value));
+                }
+                Node::Leaf(out)
+            }
+            Node::Branch { level, keys, children } => {
+                for child in children {
+                    self.write_node(child)?;
+                }
+                Node::Branch { level: *level, keys: keys.clone(), children: children.clone() }
+            }
+        };
+        let loc = self.pager.write_node(&mut self.books, on_disk, self.lsn)?;
+        self.pages += 1;
+        mem.written.set(loc);
+        self.written.push(mem.clone());
+        Ok(())
+    }
 }
 
 /// The same version with every written in-memory node replaced by its disk reference.
@@ -106,7 +166,7 @@ fn swizzle_tree(tree: &TreeRoot) -> TreeRoot {
 fn swizzle_node(node: &NodeRef) -> NodeRef {
     let NodeRef::Mem(mem) = node else { return node.clone() };
     if let Some(loc) = mem.written.get() {
-        return NodeRef::Disk(*loc);
+        return NodeRef::Disk(loc);
     }
     let rebuilt = match &mem.node {
         Node::Leaf(entries) => Node::Leaf(

@@ -14,19 +14,20 @@
 //! first; a failed check changes nothing) and queues it; the sync thread writes the
 //! queued commits as one WAL batch, fsyncs once, publishes the newest version to
 //! readers and completes each commit (`group_commit.rs`). A checkpoint writes the
-//! nodes of the newest durable version to fresh page slots, fsyncs, publishes a new
-//! meta record naming them and the checkpoint LSN, then lets the WAL drop segments
-//! that neither recovery nor tail retention needs. Opening reads the newest valid
-//! meta record and replays the frames after its checkpoint LSN.
+//! nodes of the newest durable version to slots no one can reach any more (`space/`),
+//! fsyncs, publishes a new meta record naming them, the space map and the checkpoint
+//! LSN, cuts off a free tail of the page file, then lets the WAL drop segments that
+//! neither recovery nor tail retention needs. Opening reads the newest valid meta
+//! record, its space map, and replays the frames after its checkpoint LSN.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::btree::{self, TreeCheck};
-use crate::checkpoint::{swizzle, write_version};
+use crate::checkpoint::{checkpoint, swizzle, Published, ReleaseBudget};
 use crate::commit::Commit;
 use crate::corruption_log::{CorruptionLog, CorruptionReport};
 use crate::error::{Error, Result};
@@ -34,9 +35,13 @@ use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, P
 use crate::histogram::Histogram;
 use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
+use crate::limits::PAGE_BYTES;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
+use crate::readers::Readers;
 use crate::snapshot::Snapshot;
+use crate::space::{SpaceMap, SpaceStats};
+use crate::{space_chain, space_trace};
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
 use crate::wal::{Frame, Wal};
@@ -90,6 +95,8 @@ pub struct Stats {
     pub open_micros: u64,
     pub fsync: Histogram,
     pub cache: CacheStats,
+    /// The page file's slots by state, as of the last checkpoint.
+    pub space: SpaceStats,
     pub corruption: Vec<CorruptionReport>,
     pub corruption_total: u64,
     pub db_dir: PathBuf,
@@ -100,6 +107,9 @@ pub struct VerifyReport {
     pub pages: u64,
     pub entries: u64,
     pub wal_problems: usize,
+    /// The slots by state in the space map checked (live and free disjoint, covering
+    /// the file, every count recounted).
+    pub space: SpaceStats,
     pub problems: Vec<String>,
 }
 
@@ -115,6 +125,11 @@ pub struct CloseReport {
 pub struct CheckpointStats {
     pub checkpoint_lsn: u64,
     pub pages_written: u64,
+    /// Slots whose last reference went away and were read to release what they held.
+    pub pages_released: u64,
+    /// The allocator tip after the checkpoint (it comes down when the file's free
+    /// tail is cut off).
+    pub page_count: u64,
 }
 
 struct Head {
@@ -132,6 +147,9 @@ pub(crate) struct Inner {
     head: Mutex<Head>,
     durable: Mutex<Arc<Version>>,
     meta: Mutex<Meta>,
+    /// `meta.generation`, read without its lock: a snapshot's epoch (`readers.rs`).
+    generation: AtomicU64,
+    pub(crate) readers: Arc<Readers>,
     checkpoint_lock: Mutex<()>,
     failed: Mutex<Option<String>>,
     read_only: bool,
@@ -191,7 +209,8 @@ impl Database {
                 (pages, newer)
             }
         };
-        let pager = Pager::new(pages, meta.page_count, options.cache_bytes, corruption.clone());
+        let pager = Pager::new(pages, SpaceMap::empty(meta.page_count), options.cache_bytes, corruption.clone());
+        pager.set_space(load_space(&pager, &meta, &corruption)?);
         let opened = if read_only {
             Wal::open_read_only(vfs.clone(), &dir, meta.checkpoint_lsn)
         } else {
@@ -229,7 +248,9 @@ impl Database {
             wal,
             head: Mutex::new(Head { version: version.clone(), next_lsn }),
             durable: Mutex::new(version),
+            generation: AtomicU64::new(meta.generation),
             meta: Mutex::new(meta),
+            readers: Arc::new(Readers::default()),
             checkpoint_lock: Mutex::new(()),
             failed: Mutex::new(None),
             read_only,
@@ -285,7 +306,9 @@ impl Database {
 
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::new(self.inner.clone(), self.inner.durable.lock().expect("durable lock").clone())
+        // The epoch first: never newer than the version taken after it (readers.rs).
+        let hold = self.inner.readers.hold(self.inner.generation.load(Ordering::SeqCst));
+        Snapshot::new(self.inner.clone(), self.inner.durable.lock().expect("durable lock").clone(), hold)
     }
 
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
@@ -304,8 +327,9 @@ impl Database {
     }
 
     /// Walks every page reachable from the newest version and its pins, and every WAL
-    /// frame, checking checksums and tree invariants. Damage found is also recorded
-    /// as corruption reports.
+    /// frame, checking checksums and tree invariants, and recounts the space map of
+    /// the last checkpoint against the pages it describes. Damage found is also
+    /// recorded as corruption reports.
     pub fn verify(&self) -> Result<VerifyReport> {
         let inner = &self.inner;
         inner.check_open()?;
@@ -313,12 +337,14 @@ impl Database {
         let mut check = TreeCheck::default();
         btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
         btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
+        let (space, space_problems) = inner.verify_space()?;
         let wal_problems = inner.wal.verify()?;
         let mut problems = crate::meta::check_slots(inner.pager.file());
         problems.extend(check.problems);
+        problems.extend(space_problems);
         let wal_count = wal_problems.len();
         problems.extend(wal_problems);
-        Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, problems })
+        Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, space, problems })
     }
 
     pub fn stats(&self) -> Result<Stats> {
@@ -340,6 +366,7 @@ impl Database {
             open_micros: inner.open_micros,
             fsync: inner.fsync.lock().expect("fsync lock").clone(),
             cache: inner.pager.cache_stats(),
+            space: inner.pager.space_stats(),
             corruption: inner.corruption.reports(),
             corruption_total: inner.corruption.total(),
             db_dir: inner.dir.clone(),
@@ -410,6 +437,10 @@ impl Inner {
     }
 
     fn checkpoint(&self) -> Result<CheckpointStats> {
+        self.checkpoint_with(ReleaseBudget::Bounded)
+    }
+
+    pub(crate) fn checkpoint_with(&self, budget: ReleaseBudget) -> Result<CheckpointStats> {
         if self.read_only {
             return Err(Error::ReadOnly("a checkpoint"));
         }
@@ -418,14 +449,31 @@ impl Inner {
             return Err(Error::FailStopped(cause));
         }
         let version = self.durable.lock().expect("durable lock").clone();
-        let pages_written = match write_version(&self.pager, &version, version.lsn) {
-            Ok(pages) => pages,
-            // A full disk while writing slots: abandoned, retried later. Why that is
-            // safe: checkpoint.rs, "A full disk abandons a checkpoint".
+        let previous = self.meta.lock().expect("meta lock").clone();
+        let published = match checkpoint(&self.pager, &previous, &version, self.readers.oldest(), budget) {
+            Ok(published) => published,
+            // A full disk while writing slots: abandoned, retried later; nothing of the
+            // attempt remains (checkpoint.rs, "A failed checkpoint leaves no trace").
             Err(err @ Error::StorageFull { .. }) => return Err(err),
             Err(err) => return Err(self.checkpoint_failed(err)),
         };
-        self.publish_checkpoint(&version).map_err(|err| self.checkpoint_failed(err))?;
+        let Published { meta, books, pages_written, pages_released } = published;
+        let page_count = meta.page_count;
+        let trimmed = page_count < previous.page_count;
+        let previous_checkpoint_lsn = previous.checkpoint_lsn;
+        {
+            // Installed together, so verify sees a record and the books that go with it.
+            let mut current = self.meta.lock().expect("meta lock");
+            self.pager.set_space(books);
+            self.generation.store(meta.generation, Ordering::SeqCst);
+            *current = meta;
+        }
+        // The free tail is cut off only once the record naming the shorter file is
+        // durable. Like any I/O error of a checkpoint but a full disk, a failure here
+        // stops the database (nothing acknowledged is lost: the record is durable).
+        if trimmed {
+            self.pager.file().truncate(page_count * PAGE_BYTES as u64).map_err(|err| self.checkpoint_failed(err))?;
+        }
         {
             let mut head = self.head.lock().expect("head lock");
             head.version = Arc::new(swizzle(&head.version));
@@ -434,37 +482,58 @@ impl Inner {
             let mut durable = self.durable.lock().expect("durable lock");
             *durable = Arc::new(swizzle(&durable));
         }
-        Ok(CheckpointStats { checkpoint_lsn: version.lsn, pages_written })
+        // If this meta slot is ever found damaged, open falls back to the previous
+        // one, so the WAL keeps every frame after the previous checkpoint too.
+        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
+        Ok(CheckpointStats { checkpoint_lsn: version.lsn, pages_written, pages_released, page_count })
     }
 
-    /// Any failure here or after a slot write other than a full disk: pages or meta
-    /// may be half written, so carry on only after recovery.
+    /// Any failure other than a full disk: pages or meta may be half written, so carry
+    /// on only after recovery.
     fn checkpoint_failed(&self, err: Error) -> Error {
         let cause = format!("checkpoint failed: {err}");
         self.fail_stop(cause.clone());
         Error::FailStopped(cause)
     }
 
-    /// Makes the written slots durable, then the meta naming them, then lets the WAL
-    /// drop what is no longer needed.
-    fn publish_checkpoint(&self, version: &Version) -> Result<()> {
-        self.pager.sync()?;
-        let mut meta = self.meta.lock().expect("meta lock");
-        let next = Meta {
-            generation: meta.generation + 1,
-            page_count: self.pager.page_count(),
-            checkpoint_lsn: version.lsn,
-            trees: version.trees.clone(),
-            pins: version.pins.clone(),
+    /// Recounts the space map of the current record against its pages. A reader hold
+    /// of the record's epoch keeps every slot it reaches from being reused meanwhile.
+    fn verify_space(self: &Inner) -> Result<(SpaceStats, Vec<String>)> {
+        let (meta, _hold) = {
+            let meta = self.meta.lock().expect("meta lock");
+            (meta.clone(), self.readers.hold(meta.generation))
         };
-        next.write(self.pager.file())?;
-        self.pager.sync()?;
-        // If this meta slot is ever found damaged, open falls back to the previous
-        // one, so the WAL keeps every frame after the previous checkpoint too.
-        let previous_checkpoint_lsn = std::mem::replace(&mut *meta, next).checkpoint_lsn;
-        drop(meta);
-        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)
+        let books = match meta.space {
+            Some(first) => match space_chain::load(self.pager.file(), first, meta.page_count) {
+                Ok(books) => books,
+                Err(err) if err.is_corruption() => return Ok((SpaceStats::default(), vec![format!("space map: {}", self.pager.report(err))])),
+                Err(err) => return Err(err),
+            },
+            // A record without a space map (format 1, never checkpointed since): the
+            // books open rebuilt are the ones to check.
+            None => self.pager.space(),
+        };
+        let checked = space_trace::check(&self.pager, &meta, &books)?;
+        Ok((books.stats(), checked.problems))
     }
+}
+
+/// The space map of `meta`: read from its chain, or rebuilt by tracing the live pages
+/// when the record has none (a format-1 directory, a new one) or the chain is damaged
+/// (reported as corruption; the rebuilt map is exact, since it is counted from the
+/// pages themselves).
+fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<SpaceMap> {
+    if let Some(first) = meta.space {
+        match space_chain::load(pager.file(), first, meta.page_count) {
+            Ok(map) => return Ok(map),
+            Err(err) if err.is_corruption() => {
+                record(corruption, err);
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    let (map, _problems) = space_trace::rebuild(pager, meta)?;
+    Ok(map)
 }
 
 impl BatchSink for Inner {

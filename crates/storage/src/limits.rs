@@ -61,6 +61,12 @@ pub const WAL_SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
 pub const WAL_BATCH_BYTES_MAX: usize = 1 << 30;
 const _: () = assert!(WAL_BATCH_BYTES_MAX as u64 + WAL_FRAME_PAYLOAD_BYTES_MAX as u64 * 2 <= WAL_SEGMENT_FILE_BYTES_MAX);
 
+/// Slots one checkpoint releases at least (reading each page once), when references
+/// were dropped; it releases twice the pages it wrote if that is more, so releasing
+/// keeps ahead of churn while a large drop is spread over several checkpoints
+/// (`space/mod.rs`, "Cost").
+pub const SPACE_RELEASE_PAGES_MIN: u64 = 4096;
+
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 

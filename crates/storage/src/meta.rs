@@ -7,16 +7,23 @@
 //! | offset | bytes | field          | meaning                                       |
 //! |-------:|------:|----------------|-----------------------------------------------|
 //! |      0 |     8 | magic          | ASCII `TENANTDB`                              |
-//! |      8 |     4 | format         | directory format version, currently 1         |
+//! |      8 |     4 | format         | directory format version, currently 2         |
 //! |     12 |     4 | page_bytes     | slot size the directory was created with      |
 //! |     16 |     8 | generation     | +1 per publish; the newest valid one wins     |
 //! |     24 |     8 | page_count     | allocator tip: pages 0..page_count exist      |
 //! |     32 |     8 | checkpoint_lsn | the pages hold every commit up to this LSN    |
 //! |     40 |    32 | trees          | root set: tree reference (below)              |
 //! |     72 |    32 | pins           | pin table: tree reference (below)             |
+//! |    104 |     8 | space_page     | first page of the space map chain (0: none)   |
+//! |    112 |     8 | space_checksum | that page's checksum                          |
 //!
 //! A tree reference is `root_page: u64` (0 = empty), `root_checksum: u64`,
 //! `count: u64`, `lsn: u64`, as in a leaf's tree value (`btree/node_codec.rs`).
+//!
+//! Format 1 (before free space was reused) is the same without the last two fields:
+//! it is read as a record with no space map, which open rebuilds by tracing the live
+//! pages (`space_trace.rs`); the next checkpoint writes format 2. A record of another
+//! format is not a valid record.
 
 use crate::btree::{DiskLoc, NodeRef, TreeRoot};
 use crate::error::{CorruptionKind, Error, Result};
@@ -25,8 +32,11 @@ use crate::page::PageType;
 use crate::page_file::PageFile;
 
 const MAGIC: &[u8; 8] = b"TENANTDB";
-const FORMAT_VERSION: u32 = 1;
-pub const META_BYTES: usize = 104;
+const FORMAT_VERSION: u32 = 2;
+/// The format before the space map; read, never written.
+const FORMAT_VERSION_1: u32 = 1;
+pub const META_BYTES: usize = 120;
+const META_BYTES_V1: usize = 104;
 const TREE_REF_BYTES: usize = 32;
 
 #[derive(Debug, Clone)]
@@ -36,6 +46,9 @@ pub struct Meta {
     pub checkpoint_lsn: u64,
     pub trees: TreeRoot,
     pub pins: TreeRoot,
+    /// The space map chain's first page (`space_chain.rs`); none in a format-1 record
+    /// or a new directory, whose space map open rebuilds by tracing.
+    pub space: Option<DiskLoc>,
 }
 
 impl Meta {
@@ -52,6 +65,7 @@ impl Meta {
             checkpoint_lsn: 0,
             trees: TreeRoot::default(),
             pins: TreeRoot::default(),
+            space: None,
         }
     }
 
@@ -69,18 +83,31 @@ impl Meta {
         bytes.extend_from_slice(&self.checkpoint_lsn.to_le_bytes());
         encode_tree(&mut bytes, &self.trees);
         encode_tree(&mut bytes, &self.pins);
+        bytes.extend_from_slice(&self.space.map_or(0, |l| l.page).to_le_bytes());
+        bytes.extend_from_slice(&self.space.map_or(0, |l| l.checksum).to_le_bytes());
         debug_assert_eq!(bytes.len(), META_BYTES);
         bytes
     }
 
     pub(crate) fn decode(bytes: &[u8]) -> Option<Meta> {
+        if bytes.len() < META_BYTES_V1 || &bytes[0..8] != MAGIC {
+            return None;
+        }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
-        if bytes.len() != META_BYTES
-            || &bytes[0..8] != MAGIC
-            || u32_at(8) != FORMAT_VERSION
-            || u32_at(12) as usize != PAGE_BYTES
-        {
+        let space = match (u32_at(8), bytes.len()) {
+            (FORMAT_VERSION, META_BYTES) => {
+                let (page, checksum) = (u64_at(104), u64_at(112));
+                // `encode` writes 0 and 0 for no space map.
+                if page == 0 && checksum != 0 {
+                    return None;
+                }
+                (page != 0).then_some(DiskLoc { page, checksum })
+            }
+            (FORMAT_VERSION_1, META_BYTES_V1) => None,
+            _ => return None,
+        };
+        if u32_at(12) as usize != PAGE_BYTES {
             return None;
         }
         let meta = Meta {
@@ -89,8 +116,13 @@ impl Meta {
             checkpoint_lsn: u64_at(32),
             trees: decode_tree(&bytes[40..72])?,
             pins: decode_tree(&bytes[72..104])?,
+            space,
         };
-        (META_SLOTS..=PAGE_NO_MAX).contains(&meta.page_count).then_some(meta)
+        let inside = |loc: Option<DiskLoc>| loc.is_none_or(|l| l.page >= META_SLOTS && l.page < meta.page_count);
+        let roots_inside = inside(meta.trees.root.as_ref().and_then(|r| r.disk_loc()))
+            && inside(meta.pins.root.as_ref().and_then(|r| r.disk_loc()))
+            && inside(meta.space);
+        ((META_SLOTS..=PAGE_NO_MAX).contains(&meta.page_count) && roots_inside).then_some(meta)
     }
 
     /// Writes this record into its slot. The caller syncs.
@@ -163,4 +195,5 @@ fn decode_tree(bytes: &[u8]) -> Option<TreeRoot> {
     })
 }
 
-const _: () = assert!(META_BYTES == 40 + 2 * TREE_REF_BYTES);
+const _: () = assert!(META_BYTES_V1 == 40 + 2 * TREE_REF_BYTES);
+const _: () = assert!(META_BYTES == META_BYTES_V1 + 16);

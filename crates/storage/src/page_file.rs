@@ -43,6 +43,11 @@ impl PageFile {
         Ok(PageFile { file: staged.file, path })
     }
 
+    /// Cuts the file to `bytes` (its free tail, once no record on disk reaches it).
+    pub fn truncate(&self, bytes: u64) -> Result<()> {
+        self.file.set_len(bytes).map_err(|e| Error::io("truncate", &self.path, e))
+    }
+
     pub fn len_bytes(&self) -> Result<u64> {
         self.file.len().map_err(|e| Error::io("stat", &self.path, e))
     }

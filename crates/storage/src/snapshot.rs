@@ -8,6 +8,7 @@ use crate::btree::{self, TreeRoot, Value};
 use crate::database::Inner;
 use crate::error::Result;
 use crate::pager::Pager;
+use crate::readers::ReaderHold;
 use crate::version::Version;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,11 +32,14 @@ pub struct TreeDiff {
 pub struct Snapshot {
     inner: Arc<Inner>,
     version: Arc<Version>,
+    /// Keeps the slots this version can reach from being reused while it lives
+    /// (`readers.rs`); shared by its clones and by the pinned versions read from it.
+    hold: Arc<ReaderHold>,
 }
 
 impl Snapshot {
-    pub(crate) fn new(inner: Arc<Inner>, version: Arc<Version>) -> Snapshot {
-        Snapshot { inner, version }
+    pub(crate) fn new(inner: Arc<Inner>, version: Arc<Version>, hold: Arc<ReaderHold>) -> Snapshot {
+        Snapshot { inner, version, hold }
     }
 
     pub fn lsn(&self) -> u64 {
@@ -121,6 +125,7 @@ impl Snapshot {
         Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
             inner: self.inner.clone(),
             version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
+            hold: self.hold.clone(),
         }))
     }
 }

@@ -66,7 +66,9 @@
 mod codec;
 mod map;
 mod range_set;
+mod references;
 
 pub use codec::{decode, encode};
 pub use map::{Ref, SpaceMap, SpaceStats};
 pub use range_set::RangeSet;
+pub use references::node_references;
