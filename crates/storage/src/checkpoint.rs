@@ -31,6 +31,7 @@ use crate::error::Result;
 use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
 use crate::meta::Meta;
 use crate::pager::{overflow_pages, Pager};
+use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
 use crate::space::SpaceMap;
 use crate::space_chain;
@@ -43,6 +44,8 @@ pub struct Published {
     pub books: SpaceMap,
     pub pages_written: u64,
     pub pages_released: u64,
+    /// The copies written of moved pages, for the versions in memory to follow.
+    pub moved: Option<Copies>,
 }
 
 /// How much releasing one checkpoint does (`space/mod.rs`, "Cost").
@@ -56,10 +59,26 @@ pub enum ReleaseBudget {
 }
 
 /// Writes `version` and a meta record of the next generation after `previous`, with
-/// the books taken from `pager` and the readers' oldest epoch. On success the caller
-/// installs `books` and `meta`; on failure nothing of the attempt remains in memory.
-pub fn checkpoint(pager: &Pager, previous: &Meta, version: &Version, oldest_reader: Option<u64>, budget: ReleaseBudget) -> Result<Published> {
+/// the books taken from `pager` and the readers' oldest epoch, moving the pages `moves`
+/// names into the lowest free slots (`relocate.rs`). On success the caller installs
+/// `books` and `meta`; on failure nothing of the attempt remains in memory.
+pub fn checkpoint(
+    pager: &Pager,
+    previous: &Meta,
+    version: &Version,
+    oldest_reader: Option<u64>,
+    budget: ReleaseBudget,
+    moves: Option<&Moves>,
+) -> Result<Published> {
     let generation = previous.generation + 1;
+    let (relocated, moved) = match moves {
+        Some(moves) => {
+            let (relocated, copies) = relocate(pager, version, moves)?;
+            (Some(relocated), Some(copies))
+        }
+        None => (None, None),
+    };
+    let version = relocated.as_ref().unwrap_or(version);
     let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), pages: 0 };
     attempt.books.promote(generation, oldest_reader);
     let result = attempt.run(previous, version, generation, budget);
@@ -69,7 +88,7 @@ pub fn checkpoint(pager: &Pager, previous: &Meta, version: &Version, oldest_read
         }
     }
     let (meta, pages_released) = result?;
-    Ok(Published { meta, books: attempt.books, pages_written: attempt.pages, pages_released })
+    Ok(Published { meta, books: attempt.books, pages_written: attempt.pages, pages_released, moved })
 }
 
 struct Attempt<'a> {

@@ -39,6 +39,7 @@ use crate::limits::PAGE_BYTES;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
 use crate::readers::Readers;
+use crate::relocate::{rebase, Moves};
 use crate::snapshot::Snapshot;
 use crate::space::{SpaceMap, SpaceStats};
 use crate::{space_chain, space_trace};
@@ -150,6 +151,9 @@ pub(crate) struct Inner {
     /// `meta.generation`, read without its lock: a snapshot's epoch (`readers.rs`).
     generation: AtomicU64,
     pub(crate) readers: Arc<Readers>,
+    /// The newest record's space map was damaged and rebuilt at open: `verify` says so
+    /// until a checkpoint writes the rebuilt one.
+    space_damage: Mutex<Option<String>>,
     checkpoint_lock: Mutex<()>,
     failed: Mutex<Option<String>>,
     read_only: bool,
@@ -210,7 +214,11 @@ impl Database {
             }
         };
         let pager = Pager::new(pages, SpaceMap::empty(meta.page_count), options.cache_bytes, corruption.clone());
-        pager.set_space(load_space(&pager, &meta, &corruption)?);
+        let (space, space_damage) = load_space(&pager, &meta, &corruption)?;
+        pager.set_space(space);
+        // The books count what they were built from: a rebuilt map does not count the
+        // record's chain (it waits as pending), so the record kept in memory names none.
+        let meta = if space_damage.is_some() { Meta { space: None, ..meta } } else { meta };
         let opened = if read_only {
             Wal::open_read_only(vfs.clone(), &dir, meta.checkpoint_lsn)
         } else {
@@ -251,6 +259,7 @@ impl Database {
             generation: AtomicU64::new(meta.generation),
             meta: Mutex::new(meta),
             readers: Arc::new(Readers::default()),
+            space_damage: Mutex::new(space_damage),
             checkpoint_lock: Mutex::new(()),
             failed: Mutex::new(None),
             read_only,
@@ -373,6 +382,10 @@ impl Database {
         })
     }
 
+    pub(crate) fn inner(&self) -> &Inner {
+        &self.inner
+    }
+
     pub fn dir(&self) -> &Path {
         &self.inner.dir
     }
@@ -437,10 +450,15 @@ impl Inner {
     }
 
     fn checkpoint(&self) -> Result<CheckpointStats> {
-        self.checkpoint_with(ReleaseBudget::Bounded)
+        self.checkpoint_with(ReleaseBudget::Bounded, None)
     }
 
-    pub(crate) fn checkpoint_with(&self, budget: ReleaseBudget) -> Result<CheckpointStats> {
+    #[cfg(test)]
+    pub(crate) fn current_meta(&self) -> Meta {
+        self.meta.lock().expect("meta lock").clone()
+    }
+
+    pub(crate) fn checkpoint_with(&self, budget: ReleaseBudget, moves: Option<&Moves>) -> Result<CheckpointStats> {
         if self.read_only {
             return Err(Error::ReadOnly("a checkpoint"));
         }
@@ -450,14 +468,14 @@ impl Inner {
         }
         let version = self.durable.lock().expect("durable lock").clone();
         let previous = self.meta.lock().expect("meta lock").clone();
-        let published = match checkpoint(&self.pager, &previous, &version, self.readers.oldest(), budget) {
+        let published = match checkpoint(&self.pager, &previous, &version, self.readers.oldest(), budget, moves) {
             Ok(published) => published,
             // A full disk while writing slots: abandoned, retried later; nothing of the
             // attempt remains (checkpoint.rs, "A failed checkpoint leaves no trace").
             Err(err @ Error::StorageFull { .. }) => return Err(err),
             Err(err) => return Err(self.checkpoint_failed(err)),
         };
-        let Published { meta, books, pages_written, pages_released } = published;
+        let Published { meta, books, pages_written, pages_released, moved } = published;
         let page_count = meta.page_count;
         let trimmed = page_count < previous.page_count;
         let previous_checkpoint_lsn = previous.checkpoint_lsn;
@@ -467,6 +485,7 @@ impl Inner {
             self.pager.set_space(books);
             self.generation.store(meta.generation, Ordering::SeqCst);
             *current = meta;
+            self.space_damage.lock().expect("space damage lock").take();
         }
         // The free tail is cut off only once the record naming the shorter file is
         // durable. Like any I/O error of a checkpoint but a full disk, a failure here
@@ -474,13 +493,19 @@ impl Inner {
         if trimmed {
             self.pager.file().truncate(page_count * PAGE_BYTES as u64).map_err(|err| self.checkpoint_failed(err))?;
         }
+        // The versions in memory follow moved pages to their copies, and refer to what
+        // was written by its page from now on.
+        let follow = |version: &Version| match &moved {
+            Some(copies) => swizzle(&rebase(version, copies)),
+            None => swizzle(version),
+        };
         {
             let mut head = self.head.lock().expect("head lock");
-            head.version = Arc::new(swizzle(&head.version));
+            head.version = Arc::new(follow(&head.version));
         }
         {
             let mut durable = self.durable.lock().expect("durable lock");
-            *durable = Arc::new(swizzle(&durable));
+            *durable = Arc::new(follow(&durable));
         }
         // If this meta slot is ever found damaged, open falls back to the previous
         // one, so the WAL keeps every frame after the previous checkpoint too.
@@ -509,31 +534,33 @@ impl Inner {
                 Err(err) if err.is_corruption() => return Ok((SpaceStats::default(), vec![format!("space map: {}", self.pager.report(err))])),
                 Err(err) => return Err(err),
             },
-            // A record without a space map (format 1, never checkpointed since): the
-            // books open rebuilt are the ones to check.
+            // A record without a space map (format 1, or a damaged one, not checkpointed
+            // since): the books open rebuilt are the ones to check.
             None => self.pager.space(),
         };
-        let checked = space_trace::check(&self.pager, &meta, &books)?;
-        Ok((books.stats(), checked.problems))
+        let mut problems = self.space_damage.lock().expect("space damage lock").iter().cloned().collect::<Vec<_>>();
+        problems.extend(space_trace::check(&self.pager, &meta, &books)?.problems);
+        Ok((books.stats(), problems))
     }
 }
 
 /// The space map of `meta`: read from its chain, or rebuilt by tracing the live pages
-/// when the record has none (a format-1 directory, a new one) or the chain is damaged
-/// (reported as corruption; the rebuilt map is exact, since it is counted from the
-/// pages themselves).
-fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<SpaceMap> {
+/// when the record has none (a format-1 directory, a new one) or the chain is damaged.
+/// Damage is recorded as corruption and returned (as a sentence for `verify`); the
+/// rebuilt map is exact, since it is counted from the pages themselves.
+fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<(SpaceMap, Option<String>)> {
+    let mut damage = None;
     if let Some(first) = meta.space {
         match space_chain::load(pager.file(), first, meta.page_count) {
-            Ok(map) => return Ok(map),
+            Ok(map) => return Ok((map, None)),
             Err(err) if err.is_corruption() => {
-                record(corruption, err);
+                damage = Some(format!("space map: {}; rebuilt from the pages at open", record(corruption, err)));
             }
             Err(err) => return Err(err),
         }
     }
     let (map, _problems) = space_trace::rebuild(pager, meta)?;
-    Ok(map)
+    Ok((map, damage))
 }
 
 impl BatchSink for Inner {

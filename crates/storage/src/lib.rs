@@ -7,6 +7,7 @@ mod byte_reader;
 mod checkpoint;
 mod checksum;
 mod commit;
+mod compact_space;
 mod corruption_log;
 mod database;
 /// Decoder properties for the fuzz targets and the replay test; not a storage API.
@@ -23,6 +24,7 @@ mod page_cache;
 mod page_file;
 mod readers;
 mod release;
+mod relocate;
 mod space;
 mod space_chain;
 mod space_trace;
@@ -33,6 +35,7 @@ pub mod vfs;
 pub mod wal;
 
 pub use commit::{Commit, Op};
+pub use compact_space::CompactReport;
 pub use corruption_log::CorruptionReport;
 pub use database::{CheckpointStats, CloseReport, Database, Options, Stats, VerifyReport};
 pub use snapshot::{Snapshot, TreeDiff, TreeInfo};

@@ -67,6 +67,10 @@ const _: () = assert!(WAL_BATCH_BYTES_MAX as u64 + WAL_FRAME_PAYLOAD_BYTES_MAX a
 /// (`space/mod.rs`, "Cost").
 pub const SPACE_RELEASE_PAGES_MIN: u64 = 4096;
 
+/// Free slots compaction leaves below its target beyond the live pages (or 1/256 of
+/// them if more), for the space map and the checkpoints that follow.
+pub const COMPACT_SLACK_PAGES_MIN: u64 = 16;
+
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 

@@ -35,12 +35,6 @@ impl Readers {
     }
 }
 
-impl ReaderHold {
-    pub fn epoch(&self) -> u64 {
-        self.epoch
-    }
-}
-
 impl Drop for ReaderHold {
     fn drop(&mut self) {
         let mut epochs = self.readers.lock();
@@ -69,7 +63,6 @@ mod tests {
         assert_eq!(readers.oldest(), Some(3));
         drop(b);
         assert_eq!(readers.oldest(), Some(5));
-        assert_eq!(c.epoch(), 5);
         drop(c);
         assert_eq!(readers.oldest(), None);
     }

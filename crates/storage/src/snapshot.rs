@@ -46,6 +46,10 @@ impl Snapshot {
         self.version.lsn
     }
 
+    pub(crate) fn version(&self) -> &Version {
+        &self.version
+    }
+
     fn check_open(&self) -> Result<()> {
         self.inner.check_open()
     }

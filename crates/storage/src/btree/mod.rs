@@ -19,6 +19,7 @@ pub use bulk::build;
 pub use cursor::range;
 pub use diff::{diff, DiffEntry};
 
+pub use loaded::load;
 pub use node::{DiskLoc, Key, MemNode, Node, NodeRef, TreeRoot, Value};
 pub use ops::{delete_owned, get, put_owned};
 pub use verify::{verify_tree, TreeCheck};

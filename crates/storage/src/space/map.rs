@@ -224,7 +224,7 @@ impl SpaceMap {
         pending: BTreeMap<u64, RangeSet>,
         releasing: Vec<Ref>,
     ) -> Option<SpaceMap> {
-        if tip < META_SLOTS || tip > PAGE_NO_MAX {
+        if !(META_SLOTS..=PAGE_NO_MAX).contains(&tip) {
             return None;
         }
         let within = |set: &RangeSet| set.ranges().next().is_none_or(|(s, _)| s >= META_SLOTS) && set.end() <= tip;

@@ -67,23 +67,6 @@ impl RangeSet {
         Some(start)
     }
 
-    /// Removes `page`; false when it was not in the set.
-    pub fn remove(&mut self, page: u64) -> bool {
-        let Some((&start, &end)) = self.ranges.range(..=page).next_back() else { return false };
-        if page >= end {
-            return false;
-        }
-        self.ranges.remove(&start);
-        if start < page {
-            self.ranges.insert(start, page);
-        }
-        if page + 1 < end {
-            self.ranges.insert(page + 1, end);
-        }
-        self.len -= 1;
-        true
-    }
-
     /// If the highest range ends at `end`, removes it and returns its start.
     pub fn pop_last_ending_at(&mut self, end: u64) -> Option<u64> {
         let (&start, &last_end) = self.ranges.iter().next_back()?;
@@ -106,15 +89,36 @@ impl RangeSet {
         self.ranges.iter().map(|(&s, &e)| (s, e))
     }
 
+    /// The highest page plus one, or 0 when empty.
+    pub fn end(&self) -> u64 {
+        self.ranges.iter().next_back().map_or(0, |(_, &e)| e)
+    }
+}
+
+#[cfg(test)]
+impl RangeSet {
+    /// Removes `page`; false when it was not in the set.
+    pub fn remove(&mut self, page: u64) -> bool {
+        let Some((&start, &end)) = self.ranges.range(..=page).next_back() else { return false };
+        if page >= end {
+            return false;
+        }
+        self.ranges.remove(&start);
+        if start < page {
+            self.ranges.insert(start, page);
+        }
+        if page + 1 < end {
+            self.ranges.insert(page + 1, end);
+        }
+        self.len -= 1;
+        true
+    }
+
     /// Every page, ascending.
     pub fn pages(&self) -> impl Iterator<Item = u64> + '_ {
         self.ranges().flat_map(|(s, e)| s..e)
     }
 
-    /// The highest page plus one, or 0 when empty.
-    pub fn end(&self) -> u64 {
-        self.ranges.iter().next_back().map_or(0, |(_, &e)| e)
-    }
 }
 
 #[cfg(test)]
