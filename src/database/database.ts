@@ -62,10 +62,15 @@ export class Database {
 
   /** The tenant `default` always exists. */
   async #ensureDefaultTenant(): Promise<void> {
-    const view = new TxnView(this.engine.snapshot())
-    if (readTenant(view, default_tenant) !== null) return
-    writeTenant(view, { name: default_tenant, state: 'active', created_at: new Date().toISOString(), parent: null })
-    await this.runner.commitView(default_tenant, view, 'catalog')
+    const snapshot = this.engine.lease()
+    try {
+      const view = new TxnView(snapshot)
+      if (readTenant(view, default_tenant) !== null) return
+      writeTenant(view, { name: default_tenant, state: 'active', created_at: new Date().toISOString(), parent: null })
+      await this.runner.commitView(default_tenant, view, 'catalog')
+    } finally {
+      this.engine.unlease(snapshot)
+    }
   }
 
   tenant(name: string): Tenant {

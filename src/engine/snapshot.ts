@@ -114,7 +114,16 @@ export class Snapshot {
     return mapSync(() => this.#native.pins()).map(toTreeInfo)
   }
 
-  /** The version saved under pin `name`, or null. */
+  /**
+   * Lets go of the version now: the page slots only it reaches may be reused, and any
+   * later read of this snapshot fails. (A snapshot never released is let go when the
+   * garbage collector takes it.)
+   */
+  release(): void {
+    this.#native.release()
+  }
+
+  /** The version saved under pin `name`, or null; release it when done. */
   pin(name: string): Snapshot | null {
     const pinned = mapSync(() => this.#native.pin(utf8(name)))
     return pinned === null || pinned === undefined ? null : new Snapshot(pinned)

@@ -76,7 +76,16 @@ export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest)
 }
 
 async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
-  const view = new TxnView(runner.engine.snapshot())
+  // Leased across the commit: its pages stay put until the operation ends.
+  const snapshot = runner.engine.lease()
+  try {
+    return await applyOp(runner, request, new TxnView(snapshot))
+  } finally {
+    runner.engine.unlease(snapshot)
+  }
+}
+
+async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
   const now = new Date()
   const name = request.op === 'fork' ? request.name : checkName(request.name, 'tenant')
   switch (request.op) {
@@ -96,11 +105,15 @@ async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Pro
         for (const tree of treesAtApply(runner, view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
       } else {
         const pinned = view.snapshot.pin(pinName(source, snapshotName))
-        if (pinned === null || readSnapshot(view, source, snapshotName) === null) {
-          throw new TenantError('unknown_snapshot', `tenant '${source}' has no snapshot '${snapshotName}'`)
+        try {
+          if (pinned === null || readSnapshot(view, source, snapshotName) === null) {
+            throw new TenantError('unknown_snapshot', `tenant '${source}' has no snapshot '${snapshotName}'`)
+          }
+          lsn = pinned.lsn
+          for (const tree of tenantTrees(pinned, source)) view.copyTreeFromPin(pinName(source, snapshotName), tree, retarget(tree, source, target))
+        } finally {
+          pinned?.release()
         }
-        lsn = pinned.lsn
-        for (const tree of tenantTrees(pinned, source)) view.copyTreeFromPin(pinName(source, snapshotName), tree, retarget(tree, source, target))
       }
       writeTenant(view, { name: target, state: 'active', created_at: now.toISOString(), parent: { tenant: source, snapshot: snapshotName, lsn } })
       view.dependsOn.add(tenantStateKey(source))

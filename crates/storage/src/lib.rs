@@ -41,6 +41,7 @@ pub use database::{CheckpointStats, CloseReport, Database, Options, Stats, Verif
 pub use snapshot::{Snapshot, TreeDiff, TreeInfo};
 pub use histogram::{Histogram, BUCKET_BOUNDS_MICROS};
 pub use pager::CacheStats;
+pub use space::SpaceStats;
 pub use wal::Frame;
 pub use error::{CorruptionKind, Error, Result};
 pub use page::{PageType, PAGE_HEADER_BYTES};
