@@ -32,7 +32,7 @@ t.test('compact prints the seed figures and keeps every row and snapshot readabl
   const { dir, schema } = await seeded(t)
   const run = spawnCli(t, ['compact', dir])
   t.equal(await run.exited, 0, run.stderr())
-  t.match(run.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms\n$/, '400 notes and 2 tags')
+  t.match(run.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms; page file \d+ → \d+ bytes\n$/, '400 notes and 2 tags')
   t.equal(run.stderr(), '', 'no progress line when stderr is not a terminal')
 
   const db = await Database.open(dir, { schema: [schema] })
@@ -49,7 +49,7 @@ t.test('compact prints the seed figures and keeps every row and snapshot readabl
 
   const other = spawnCli(t, ['compact', dir, 'staging'])
   t.equal(await other.exited, 0, other.stderr())
-  t.match(other.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms\n$/, 'a named tenant')
+  t.match(other.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms; page file \d+ → \d+ bytes\n$/, 'a named tenant')
   const verified = spawnCli(t, ['verify', dir])
   t.equal(await verified.exited, 0, `clean after compaction: ${verified.stdout()}`)
 })
@@ -71,7 +71,7 @@ t.test('verify is clean on a good directory and names the page of a flipped byte
   const { dir } = await seeded(t)
   const clean = spawnCli(t, ['verify', dir])
   t.equal(await clean.exited, 0, clean.stderr())
-  t.match(clean.stdout(), /^verified \d+ pages, \d+ entries, WAL frames: ok\n$/)
+  t.match(clean.stdout(), /^verified \d+ pages, \d+ entries, WAL frames: ok; page slots: \d+ live, \d+ free, \d+ pending, \d+ releasing\n$/)
 
   const page = flipByteInLeaf(join(dir, 'pages'), 'note-250')
   const damaged = spawnCli(t, ['verify', dir])

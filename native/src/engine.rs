@@ -58,6 +58,12 @@ impl Engine {
         Ok(())
     }
 
+    /// The generation of the newest meta record (a snapshot's `epoch` when taken now).
+    #[napi(getter)]
+    pub fn generation(&self) -> f64 {
+        self.db.generation() as f64
+    }
+
     /// The newest durable version. Synchronous: it clones a reference.
     #[napi]
     pub fn snapshot(&self) -> Snapshot {

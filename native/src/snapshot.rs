@@ -97,6 +97,13 @@ impl Snapshot {
         Ok(self.inner()?.lsn() as i64)
     }
 
+    /// The generation of the newest meta record when it was taken: while it lives, the
+    /// slots freed since cannot be reused.
+    #[napi(getter)]
+    pub fn epoch(&self) -> napi::Result<f64> {
+        Ok(self.inner()?.epoch() as f64)
+    }
+
     /// Lets go of the version now rather than when the object is collected: the
     /// slots only it reaches become reusable (`storage::Snapshot`). Later reads fail.
     #[napi]

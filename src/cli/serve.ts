@@ -25,7 +25,7 @@ export async function serve(argv: string[]): Promise<void> {
   // The banner and warnings are best effort: an output that fails (a full disk) must
   // not stop the server; the log destination says once that lines are being lost.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
-  const db = await openDatabase(options.dir, options.schema)
+  const db = await openDatabase(options.dir, options.schema, options.checkpointWalBytes)
   try {
     const dbDir = db.engine.stats().db_dir
     const token = await resolveToken({ flag: options.token, env: process.env.SERVICE_TOKEN, dir: dbDir })
@@ -81,9 +81,9 @@ function tokenBanner(token: ResolvedToken): string {
   return `${lines.join('\n')}\n`
 }
 
-async function openDatabase(dir: string, schema: string[]): Promise<Database> {
+async function openDatabase(dir: string, schema: string[], checkpointWalBytes: number | undefined): Promise<Database> {
   try {
-    return await Database.open(dir, { schema })
+    return await Database.open(dir, { schema, ...(checkpointWalBytes === undefined ? {} : { checkpointWalBytes }) })
   } catch (err) {
     if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)
     throw err

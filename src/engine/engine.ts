@@ -172,11 +172,7 @@ export class Engine {
     this.#native = handle
     this.#commits = commits
     // Forget the head before anyone awaiting a commit runs, so they read their write.
-    commits.onSettle = () => {
-      const old = this.#head
-      this.#head = undefined
-      if (old !== undefined && !this.#leases.has(old)) old.release()
-    }
+    commits.onSettle = () => this.#retireHead()
   }
 
   /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
@@ -212,8 +208,19 @@ export class Engine {
    * takes a `lease` instead.
    */
   snapshot(): Snapshot {
+    // A head taken before the last checkpoint holds that checkpoint's freed slots back
+    // (docs/format.md, "Space map"): it is replaced, with the same contents, by one of
+    // the current generation.
+    if (this.#head !== undefined && this.#head.epoch !== this.#native.generation) this.#retireHead()
     this.#head ??= new Snapshot(mapSync(() => this.#native.snapshot()))
     return this.#head
+  }
+
+  /** Forgets the head snapshot, releasing it at once unless a lease holds it. */
+  #retireHead(): void {
+    const old = this.#head
+    this.#head = undefined
+    if (old !== undefined && !this.#leases.has(old)) old.release()
   }
 
   /** The newest durable version, readable until `unlease`d (once per lease). */

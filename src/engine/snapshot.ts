@@ -40,9 +40,16 @@ export class Snapshot {
   readonly #native: NativeSnapshot
   /** A snapshot never changes, so its LSN is read across the binding once. */
   #lsn: number | undefined
+  #epoch: number | undefined
 
   constructor(handle: NativeSnapshot) {
     this.#native = handle
+  }
+
+  /** The generation of the newest meta record when it was taken (docs/format.md, "Space map"). */
+  get epoch(): number {
+    this.#epoch ??= mapSync(() => this.#native.epoch)
+    return this.#epoch
   }
 
   /** LSN of the last commit this snapshot contains. */

@@ -1,13 +1,15 @@
 //! Shrinking the page file to about what is live (`Database::compact_space`), so a
 //! directory ends close to a fresh load of its live data.
 //!
-//! 1. Three checkpoints release everything queued (no budget) and let what was freed
+//! 1. A checkpoint releases everything queued (no budget); once no reader holds an
+//!    older version (waiting up to `COMPACT_READER_WAIT`), two more let what was freed
 //!    age past both meta records (`space/mod.rs`: reused two generations later).
 //! 2. The target is the slots the live pages need, plus room for the space map.
 //! 3. Every page at or past the target, and every page above one (`relocate.rs`), is
 //!    copied by a checkpoint into the lowest free slots.
-//! 4. Two more checkpoints let the old copies age out, and the free tail of the file is
-//!    cut off (every checkpoint does that).
+//! 4. Once the readers are past the move (waiting again), two more checkpoints let the
+//!    old copies age out, and the free tail of the file is cut off (every checkpoint
+//!    does that).
 //!
 //! Slots a reader still holds (an older version in use) stay where they are and can
 //! keep the file longer; the next checkpoints after that reader finishes cut them off.
@@ -18,7 +20,7 @@
 use crate::checkpoint::ReleaseBudget;
 use crate::database::Database;
 use crate::error::Result;
-use crate::limits::{COMPACT_SLACK_PAGES_MIN, META_SLOTS};
+use crate::limits::{COMPACT_READER_WAIT, COMPACT_SLACK_PAGES_MIN, META_SLOTS};
 use crate::relocate::moves;
 
 /// What `compact_space` did.
@@ -32,6 +34,18 @@ pub struct CompactReport {
     pub page_count: u64,
 }
 
+impl crate::database::Inner {
+    /// Lets the slots released at `generation` become free: waits (bounded) for the
+    /// readers of older versions, then checkpoints twice.
+    fn age_past(&self, generation: u64) -> Result<()> {
+        self.readers.wait_for(generation, std::time::Instant::now() + COMPACT_READER_WAIT);
+        for _ in 0..2 {
+            self.checkpoint_with(ReleaseBudget::All, None)?;
+        }
+        Ok(())
+    }
+}
+
 impl Database {
     /// Releases what is no longer reachable and moves live pages down the file so its
     /// free tail can be cut off. Pins and readers keep every page they reach.
@@ -39,9 +53,8 @@ impl Database {
         let inner = self.inner();
         inner.check_open()?;
         let bytes_before = inner.pager.file().len_bytes()?;
-        for _ in 0..3 {
-            inner.checkpoint_with(ReleaseBudget::All, None)?;
-        }
+        let released = inner.checkpoint_with(ReleaseBudget::All, None)?;
+        inner.age_past(released.generation)?;
         let stats = inner.pager.space_stats();
         let target = META_SLOTS + stats.live + COMPACT_SLACK_PAGES_MIN.max(stats.live / 256);
         let mut pages_moved = 0;
@@ -52,10 +65,8 @@ impl Database {
             };
             pages_moved = found.nodes.len() as u64;
             if !found.is_empty() {
-                inner.checkpoint_with(ReleaseBudget::All, Some(&found))?;
-                for _ in 0..2 {
-                    inner.checkpoint_with(ReleaseBudget::All, None)?;
-                }
+                let moved = inner.checkpoint_with(ReleaseBudget::All, Some(&found))?;
+                inner.age_past(moved.generation)?;
             }
         }
         Ok(CompactReport { bytes_before, bytes_after: inner.pager.file().len_bytes()?, pages_moved, page_count: inner.pager.page_count() })

@@ -124,6 +124,8 @@ pub struct CloseReport {
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckpointStats {
+    /// The generation of the meta record it wrote.
+    pub generation: u64,
     pub checkpoint_lsn: u64,
     pub pages_written: u64,
     /// Slots whose last reference went away and were read to release what they held.
@@ -313,6 +315,12 @@ impl Database {
         receive.recv().expect("every commit completes")
     }
 
+    /// The generation of the newest meta record: a snapshot taken now has it as its
+    /// epoch, and one of an older epoch may keep slots from being reused (`readers.rs`).
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::SeqCst)
+    }
+
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
         // The epoch first: never newer than the version taken after it (readers.rs).
@@ -477,6 +485,7 @@ impl Inner {
         };
         let Published { meta, books, pages_written, pages_released, moved } = published;
         let page_count = meta.page_count;
+        let generation = meta.generation;
         let trimmed = page_count < previous.page_count;
         let previous_checkpoint_lsn = previous.checkpoint_lsn;
         {
@@ -510,7 +519,7 @@ impl Inner {
         // If this meta slot is ever found damaged, open falls back to the previous
         // one, so the WAL keeps every frame after the previous checkpoint too.
         self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
-        Ok(CheckpointStats { checkpoint_lsn: version.lsn, pages_written, pages_released, page_count })
+        Ok(CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, page_count })
     }
 
     /// Any failure other than a full disk: pages or meta may be half written, so carry

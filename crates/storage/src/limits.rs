@@ -71,6 +71,13 @@ pub const SPACE_RELEASE_PAGES_MIN: u64 = 4096;
 /// them if more), for the space map and the checkpoints that follow.
 pub const COMPACT_SLACK_PAGES_MIN: u64 = 16;
 
+/// How long compaction waits for readers of older versions to finish before it moves
+/// on (the slots they hold are then cut off by a later checkpoint instead).
+pub const COMPACT_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often a wait for readers looks again.
+pub const READER_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 

@@ -29,9 +29,29 @@ impl Readers {
         self.lock().keys().next().copied()
     }
 
+    /// Waits until no reader holds an epoch below `epoch`, or until `deadline`; true
+    /// when none does. Readers end on their own (a query finishing, a snapshot let go).
+    pub fn wait_for(&self, epoch: u64, deadline: std::time::Instant) -> bool {
+        loop {
+            if self.oldest().is_none_or(|oldest| oldest >= epoch) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(crate::limits::READER_POLL);
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, usize>> {
         // Nothing panics while holding it; a poisoned lock still holds sound counts.
         self.epochs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl ReaderHold {
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 }
 
@@ -63,7 +83,10 @@ mod tests {
         assert_eq!(readers.oldest(), Some(3));
         drop(b);
         assert_eq!(readers.oldest(), Some(5));
+        assert_eq!(c.epoch(), 5);
+        assert!(!readers.wait_for(6, std::time::Instant::now()), "epoch 5 is still held");
         drop(c);
         assert_eq!(readers.oldest(), None);
+        assert!(readers.wait_for(6, std::time::Instant::now()));
     }
 }

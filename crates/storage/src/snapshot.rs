@@ -46,6 +46,11 @@ impl Snapshot {
         self.version.lsn
     }
 
+    /// The generation of the newest meta record when this snapshot was taken.
+    pub fn epoch(&self) -> u64 {
+        self.hold.epoch()
+    }
+
     pub(crate) fn version(&self) -> &Version {
         &self.version
     }
