@@ -28,6 +28,7 @@ pub fn seeds(target: &str) -> Seeds {
         "wal_segments" => wal_segments(sample),
         "commit_payload" => commit_payload(sample),
         "meta_record" => meta_record(sample),
+        "space_map" => space_map(sample),
         _ => panic!("unknown fuzz target {target}"),
     }
 }
@@ -43,6 +44,8 @@ struct Sample {
     /// A segment of three batches (frames 1-3, 4, 5-6) and where each batch starts.
     batched_wal: Vec<u8>,
     batch_offsets: [usize; 3],
+    /// The space map the database's newest meta record names, as its chain holds it.
+    space_map: Vec<u8>,
 }
 
 fn sample() -> &'static Sample {
@@ -92,12 +95,18 @@ fn build_sample() -> Sample {
     db.close().expect("close the seed database");
 
     let pages = vfs.read_raw(&dir.join("pages")).expect("the page file");
+    let space_map = {
+        let file = crate::page_file::PageFile::open_read(&vfs, dir).expect("open the page file").expect("a page file");
+        let meta = Meta::read_newest(&file).expect("a meta record");
+        let (bytes, _) = crate::space_chain::read(&file, meta.space.expect("a checkpointed record names its space map"), meta.page_count).expect("the chain");
+        bytes
+    };
     let slots = pages.chunks(PAGE_BYTES).enumerate().map(|(i, s)| (i as u64, s.to_vec())).collect();
     let segment = vfs.read_raw(&dir.join("wal").join(format!("{:020}.wal", 1))).expect("the WAL segment");
     let database_wal = trim_zeros(&segment).to_vec();
     let payloads = super::wal_layout::frames(&database_wal).iter().map(|f| f.payload(&database_wal).to_vec()).collect();
     let (batched_wal, batch_offsets) = batched_wal();
-    Sample { slots, database_wal, payloads, batched_wal, batch_offsets }
+    Sample { slots, database_wal, payloads, batched_wal, batch_offsets, space_map }
 }
 
 fn batched_wal() -> (Vec<u8>, [usize; 3]) {
@@ -209,11 +218,38 @@ fn meta_record(sample: &Sample) -> Seeds {
     let [first, second] = Meta::initial();
     let mut bad_magic = newest.clone();
     bad_magic[0] = b't';
+    // The same record as a directory from before the space map holds it (format 1).
+    let mut format_1 = newest[..104].to_vec();
+    format_1[8..12].copy_from_slice(&1u32.to_le_bytes());
     vec![
+        ("format-1".into(), format_1),
         ("checkpointed".into(), newest),
         ("initial-0".into(), first.encode()),
         ("initial-1".into(), second.encode()),
         ("broken-magic".into(), bad_magic),
+    ]
+}
+
+fn space_map(sample: &Sample) -> Seeds {
+    let mut full = crate::space::RangeSet::new();
+    full.insert_range(5, 9);
+    full.insert(300);
+    let mut pending = std::collections::BTreeMap::new();
+    let mut held = crate::space::RangeSet::new();
+    held.insert_range(20, 23);
+    pending.insert(7, held);
+    let releasing = vec![
+        crate::space::Ref::Node(crate::btree::DiskLoc { page: 40, checksum: 9 }),
+        crate::space::Ref::Overflow { first_page: 41, len: 5000, hash: 3 },
+        crate::space::Ref::SpaceMap(crate::btree::DiskLoc { page: 400, checksum: 1 }),
+    ];
+    let busy = crate::space::SpaceMap::from_parts(500, vec![(10, 2), (11, 3)], full, pending, releasing).expect("a consistent map");
+    let busy = crate::space::encode(&busy);
+    vec![
+        ("database".into(), sample.space_map.clone()),
+        ("new".into(), crate::space::encode(&crate::space::SpaceMap::default())),
+        ("every-part".into(), busy.clone()),
+        ("broken-truncated".into(), busy[..busy.len() - 1].to_vec()),
     ]
 }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::range_set::RangeSet;
 use crate::btree::DiskLoc;
-use crate::limits::{META_SLOTS, PAGE_NO_MAX};
+use crate::limits::{META_SLOTS, PAGE_NO_MAX, VALUE_BYTES_MAX};
 
 /// One reference held by a page or by the meta record, by what it points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,11 +243,15 @@ impl SpaceMap {
                 return None;
             }
         }
+        let mut queued = std::collections::HashSet::with_capacity(map.releasing.len());
         let released_ok = map.releasing.iter().all(|r| {
             let page = r.page();
-            page >= META_SLOTS && page < tip && !unusable.contains(page) && !map.counts.contains_key(&page)
+            let sane_len = !matches!(r, Ref::Overflow { len, .. } if *len as usize > VALUE_BYTES_MAX);
+            sane_len && page >= META_SLOTS && page < tip && !unusable.contains(page) && !map.counts.contains_key(&page) && queued.insert(page)
         });
-        released_ok.then_some(map)
+        // Every slot is one thing at most: what is free, pending or queued fits the file.
+        let accounted = unusable.len().saturating_add(map.releasing.iter().map(release_pages).sum::<u64>());
+        (released_ok && accounted <= tip - META_SLOTS).then_some(map)
     }
 }
 
