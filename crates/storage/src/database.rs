@@ -245,7 +245,12 @@ impl Database {
             let commit = Commit::decode(&frame.payload).ok_or_else(|| {
                 record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 })
             })?;
-            version = version.apply(&pager, &commit, frame.lsn)?;
+            // A logged commit passed these checks when it was made: one that fails them
+            // now was damaged on disk (its frame checksum notwithstanding), not refused.
+            version = version.apply(&pager, &commit, frame.lsn).map_err(|err| match err {
+                Error::InvalidArgument(_) => record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 }),
+                other => other,
+            })?;
         }
         let next_lsn = wal.next_lsn();
         assert_eq!(next_lsn, version.lsn + 1, "the WAL's next LSN follows the last replayed commit");
