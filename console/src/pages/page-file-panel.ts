@@ -23,6 +23,6 @@ export function pageFilePanel(stats: Stats): HTMLElement {
       { key: 'pending', label: 'Pending', value: pages.pending, about: 'Reached by no version, held back for older readers or the older meta record (two checkpoints)' },
       { key: 'releasing', label: 'Releasing', value: pages.releasing, about: 'Unreferenced; a later checkpoint releases what they reference, then they are free' },
     ], { label: 'page file slots', unit: 'slots', empty: 'No slot written yet: commits stay in the WAL until the first checkpoint.' }),
-    h('p.help.page-file-help', null, 'Free slots are reused by the next checkpoints; pending ones wait until no older reader or older meta record can need them. Compact cuts a free tail off the file.'),
+    h('p.help.page-file-help', null, 'Free slots are reused by the next checkpoints; pending ones wait until no older reader or older meta record can need them. Compact moves live slots down and cuts the free tail off.'),
   ), { className: 'span-2', subtitle: '4 KiB slots by state' })
 }
