@@ -26,14 +26,18 @@
 
 use std::sync::Arc;
 
+use std::collections::HashSet;
+
 use crate::btree::{MemNode, Node, NodeRef, TreeRoot, Value};
 use crate::error::Result;
+use crate::journal::{Journal, JournalWriter};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
 use crate::meta::Meta;
-use crate::pager::{overflow_pages, Pager};
+use crate::page_file::{Direct, PageSink};
+use crate::pager::Pager;
 use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
-use crate::space::SpaceMap;
+use crate::space::{node_references, SpaceMap};
 use crate::space_chain;
 use crate::space_trace::meta_references;
 use crate::version::Version;
@@ -44,6 +48,8 @@ pub struct Published {
     pub books: SpaceMap,
     pub pages_written: u64,
     pub pages_released: u64,
+    /// Whether it wrote over slots it released itself, through the journal.
+    pub in_place: bool,
     /// The copies written of moved pages, for the versions in memory to follow.
     pub moved: Option<Copies>,
 }
@@ -51,44 +57,51 @@ pub struct Published {
 /// How much releasing one checkpoint does (`space/mod.rs`, "Cost").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReleaseBudget {
-    /// At least `SPACE_RELEASE_PAGES_MIN`, and twice the pages written, so releasing
+    /// At least `SPACE_RELEASE_PAGES_MIN`, and twice the pages to write, so releasing
     /// keeps ahead of what churn allocates.
     Bounded,
     /// Everything queued (compaction).
     All,
 }
 
-/// Writes `version` and a meta record of the next generation after `previous`, with
-/// the books taken from `pager` and the readers' oldest epoch, moving the pages `moves`
-/// names into the lowest free slots (`relocate.rs`). On success the caller installs
+/// What a checkpoint is asked to do.
+pub struct Plan<'a> {
+    pub previous: &'a Meta,
+    pub version: &'a Version,
+    /// The oldest epoch a reader holds (slots released since stay put for it).
+    pub oldest_reader: Option<u64>,
+    /// No reader holds a version older than `version`: slots the checkpoint releases
+    /// may be written over at once, through the journal.
+    pub in_place: bool,
+    pub budget: ReleaseBudget,
+    /// Pages to move down the file (`relocate.rs`).
+    pub moves: Option<&'a Moves>,
+}
+
+/// Writes `plan.version` and a meta record of the next generation after
+/// `plan.previous`, with the books taken from `pager`. On success the caller installs
 /// `books` and `meta`; on failure nothing of the attempt remains in memory.
-pub fn checkpoint(
-    pager: &Pager,
-    previous: &Meta,
-    version: &Version,
-    oldest_reader: Option<u64>,
-    budget: ReleaseBudget,
-    moves: Option<&Moves>,
-) -> Result<Published> {
-    let generation = previous.generation + 1;
-    let (relocated, moved) = match moves {
+pub fn checkpoint(pager: &Pager, journal: &Journal, plan: Plan<'_>) -> Result<Published> {
+    let generation = plan.previous.generation + 1;
+    let (relocated, moved) = match plan.moves {
         Some(moves) => {
-            let (relocated, copies) = relocate(pager, version, moves)?;
+            let (relocated, copies) = relocate(pager, plan.version, moves)?;
             (Some(relocated), Some(copies))
         }
         None => (None, None),
     };
-    let version = relocated.as_ref().unwrap_or(version);
-    let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), pages: 0 };
-    attempt.books.promote(generation, oldest_reader);
-    let result = attempt.run(previous, version, generation, budget);
+    let version = relocated.as_ref().unwrap_or(plan.version);
+    let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), new_pages: HashSet::new() };
+    attempt.books.promote(generation, plan.oldest_reader);
+    let result = attempt.run(journal, plan.previous, version, generation, plan.budget, plan.in_place);
     if result.is_err() {
         for mem in &attempt.written {
             mem.written.clear();
         }
     }
-    let (meta, pages_released) = result?;
-    Ok(Published { meta, books: attempt.books, pages_written: attempt.pages, pages_released, moved })
+    let (meta, pages_released, in_place) = result?;
+    let pages_written = attempt.new_pages.len() as u64;
+    Ok(Published { meta, books: attempt.books, pages_written, pages_released, in_place, moved })
 }
 
 struct Attempt<'a> {
@@ -97,43 +110,134 @@ struct Attempt<'a> {
     lsn: u64,
     /// Nodes this attempt marked written, to unmark if it fails.
     written: Vec<Arc<MemNode>>,
-    pages: u64,
+    /// Slots this attempt wrote: references to them are counted as they are made.
+    new_pages: HashSet<u64>,
+}
+
+/// Where this checkpoint's page images go, and (through the journal) where each is.
+enum Sink<'a> {
+    Direct(Direct<'a>),
+    Journal { writer: JournalWriter<'a>, entries: Vec<(u64, u64)> },
+}
+
+impl PageSink for Sink<'_> {
+    fn put(&mut self, page_no: u64, slot: &[u8]) -> Result<()> {
+        match self {
+            Sink::Direct(direct) => direct.put(page_no, slot),
+            Sink::Journal { writer, entries } => {
+                let offset = writer.page(page_no, slot)?;
+                entries.push((page_no, offset));
+                Ok(())
+            }
+        }
+    }
 }
 
 impl Attempt<'_> {
-    fn run(&mut self, previous: &Meta, version: &Version, generation: u64, budget: ReleaseBudget) -> Result<(Meta, u64)> {
-        self.write_tree(&version.trees)?;
-        self.write_tree(&version.pins)?;
-        // The new record's references count before the old record's go, so whatever
-        // both reach never drops to zero on the way.
+    fn run(
+        &mut self,
+        journal: &Journal,
+        previous: &Meta,
+        version: &Version,
+        generation: u64,
+        budget: ReleaseBudget,
+        in_place: bool,
+    ) -> Result<(Meta, u64, bool)> {
+        // 1. What the new version keeps of what is on disk counts first, so a slot both
+        //    records reach never drops to zero on the way.
         let mut meta = Meta { generation, page_count: 0, checkpoint_lsn: version.lsn, trees: version.trees.clone(), pins: version.pins.clone(), space: None };
-        for target in meta_references(&meta) {
-            self.books.reference(target.page());
+        let unwritten = self.count_kept(version);
+        let roots: Vec<NodeRef> = [&version.trees.root, &version.pins.root].into_iter().flatten().cloned().collect();
+        for root in roots.iter().filter_map(|r| r.disk_loc()) {
+            self.books.reference(root.page);
         }
+        // 2. The previous record's references go; what only it reached is released.
         for target in meta_references(previous) {
             self.books.dereference(target);
         }
         let limit = match budget {
-            ReleaseBudget::Bounded => SPACE_RELEASE_PAGES_MIN.max(self.pages.saturating_mul(2)),
+            ReleaseBudget::Bounded => SPACE_RELEASE_PAGES_MIN.max(unwritten.saturating_mul(2)),
             ReleaseBudget::All => u64::MAX,
         };
         let released = release(self.pager, &mut self.books, generation, limit)?;
-        meta.space = Some(space_chain::write(self.pager.file(), &mut self.books, self.lsn)?);
+        // 3. With no reader of an older version, those slots take this checkpoint's
+        //    pages at once; the current record still reaches them, so everything goes
+        //    through the journal first.
+        let in_place = in_place && self.books.reuse_released(generation) > 0;
+        let mut sink =
+            if in_place { Sink::Journal { writer: journal.begin(generation), entries: Vec::new() } } else { Sink::Direct(Direct(self.pager.file())) };
+        // 4. The new pages, each counting its references to pages written before it.
+        self.write_tree(&mut sink, &version.trees)?;
+        self.write_tree(&mut sink, &version.pins)?;
+        for root in roots.iter().filter_map(|r| r.disk_loc()).filter(|l| self.new_pages.contains(&l.page)) {
+            self.books.reference(root.page);
+        }
+        meta.space = Some(space_chain::write(&mut sink, &mut self.books, self.lsn)?);
         meta.page_count = self.books.tip();
-        self.pager.sync()?;
-        meta.write(self.pager.file())?;
-        self.pager.sync()?;
-        Ok((meta, released))
+        // 5. Durable: the pages, then the record in both slots.
+        let file = self.pager.file();
+        match sink {
+            Sink::Direct(_) => self.pager.sync()?,
+            Sink::Journal { writer, entries } => {
+                writer.finish(&meta)?;
+                // From here the checkpoint can be redone: the slots may be written over.
+                for (page, offset) in entries {
+                    file.write_slot(page, &journal.read_slot(offset)?)?;
+                }
+                self.pager.sync()?;
+            }
+        }
+        meta.publish(file)?;
+        if in_place {
+            journal.clear()?;
+        }
+        Ok((meta, released, in_place))
     }
 
-    fn write_tree(&mut self, tree: &TreeRoot) -> Result<()> {
+    /// Counts every reference that the nodes this checkpoint will write hold to pages
+    /// already on disk; returns how many such nodes there are.
+    fn count_kept(&mut self, version: &Version) -> u64 {
+        let mut seen = HashSet::new();
+        let mut stack: Vec<NodeRef> = [&version.trees.root, &version.pins.root].into_iter().flatten().cloned().collect();
+        let mut unwritten = 0;
+        while let Some(node) = stack.pop() {
+            let NodeRef::Mem(mem) = &node else { continue };
+            if mem.written.get().is_some() || !seen.insert(Arc::as_ptr(mem) as usize) {
+                continue;
+            }
+            unwritten += 1;
+            let keep = |child: &NodeRef, stack: &mut Vec<NodeRef>, books: &mut SpaceMap| match child.disk_loc() {
+                Some(loc) => books.reference(loc.page),
+                None => stack.push(child.clone()),
+            };
+            match &mem.node {
+                Node::Branch { children, .. } => {
+                    for child in children {
+                        keep(child, &mut stack, &mut self.books);
+                    }
+                }
+                Node::Leaf(entries) => {
+                    for (_, value) in entries {
+                        match value {
+                            Value::Overflow { first_page, .. } => self.books.reference(*first_page),
+                            Value::Tree(TreeRoot { root: Some(root), .. }) => keep(root, &mut stack, &mut self.books),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        unwritten
+    }
+
+    fn write_tree(&mut self, sink: &mut Sink<'_>, tree: &TreeRoot) -> Result<()> {
         match &tree.root {
-            Some(root) => self.write_node(root),
+            Some(root) => self.write_node(sink, root),
             None => Ok(()),
         }
     }
 
-    fn write_node(&mut self, node: &NodeRef) -> Result<()> {
+    fn write_node(&mut self, sink: &mut Sink<'_>, node: &NodeRef) -> Result<()> {
         let NodeRef::Mem(mem) = node else { return Ok(()) };
         if mem.written.get().is_some() {
             return Ok(());
@@ -144,12 +248,16 @@ impl Attempt<'_> {
                 for (key, value) in entries {
                     let value = match value {
                         Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
-                            let value = self.pager.write_overflow(&mut self.books, bytes, self.lsn)?;
-                            self.pages += overflow_pages(bytes.len());
+                            let (value, chain) = self.pager.write_overflow(&mut self.books, sink, bytes, self.lsn)?;
+                            // Each page of the chain but the first is referenced by the one before it.
+                            for &page in &chain[1..] {
+                                self.books.reference(page);
+                            }
+                            self.new_pages.extend(chain);
                             value
                         }
                         Value::Tree(sub) => {
-                            self.write_tree(sub)?;
+                            self.write_tree(sink, sub)?;
                             value.clone()
                         }
                         other => other.clone(),
@@ -160,13 +268,18 @@ impl Attempt<'_> {
             }
             Node::Branch { level, keys, children } => {
                 for child in children {
-                    self.write_node(child)?;
+                    self.write_node(sink, child)?;
                 }
                 Node::Branch { level: *level, keys: keys.clone(), children: children.clone() }
             }
         };
-        let loc = self.pager.write_node(&mut self.books, on_disk, self.lsn)?;
-        self.pages += 1;
+        // References to pages on disk before this checkpoint were counted up front.
+        let new: Vec<u64> = node_references(&on_disk).iter().map(|r| r.page()).filter(|p| self.new_pages.contains(p)).collect();
+        let loc = self.pager.write_node(&mut self.books, sink, on_disk, self.lsn)?;
+        for page in new {
+            self.books.reference(page);
+        }
+        self.new_pages.insert(loc.page);
         mem.written.set(loc);
         self.written.push(mem.clone());
         Ok(())

@@ -27,7 +27,8 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::btree::{self, TreeCheck};
-use crate::checkpoint::{checkpoint, swizzle, Published, ReleaseBudget};
+use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
+use crate::journal::Journal;
 use crate::commit::Commit;
 use crate::corruption_log::{CorruptionLog, CorruptionReport};
 use crate::error::{Error, Result};
@@ -38,7 +39,7 @@ use crate::meta::Meta;
 use crate::limits::PAGE_BYTES;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
-use crate::readers::Readers;
+use crate::readers::{OldestRead, Readers};
 use crate::relocate::{rebase, Moves};
 use crate::snapshot::Snapshot;
 use crate::space::{SpaceMap, SpaceStats};
@@ -130,6 +131,8 @@ pub struct CheckpointStats {
     pub pages_written: u64,
     /// Slots whose last reference went away and were read to release what they held.
     pub pages_released: u64,
+    /// It wrote over slots it released itself, through the journal (space/mod.rs).
+    pub in_place: bool,
     /// The allocator tip after the checkpoint (it comes down when the file's free
     /// tail is cut off).
     pub page_count: u64,
@@ -153,6 +156,8 @@ pub(crate) struct Inner {
     /// `meta.generation`, read without its lock: a snapshot's epoch (`readers.rs`).
     generation: AtomicU64,
     pub(crate) readers: Arc<Readers>,
+    /// The checkpoint journal (none when read-only: nothing is written).
+    journal: Option<Journal>,
     /// The newest record's space map was damaged and rebuilt at open: `verify` says so
     /// until a checkpoint writes the rebuilt one.
     space_damage: Mutex<Option<String>>,
@@ -195,10 +200,11 @@ impl Database {
         let lock = vfs.lock_dir(&dir, read_only)?;
         let corruption = Arc::new(CorruptionLog::open(vfs.clone(), &dir, !read_only)?);
         let existing = if read_only { PageFile::open_read(&*vfs, &dir)? } else { PageFile::open(&*vfs, &dir)? };
+        let journal = if read_only { Journal::open_read(&*vfs, &dir)? } else { Some(Journal::open(&*vfs, &dir)?) };
         let (pages, meta) = match existing {
             Some(pages) => {
-                let meta = Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?;
-                (pages, meta)
+                let (meta, stale) = Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?;
+                recover_checkpoint(pages, meta, stale, journal.as_ref(), read_only)?
             }
             None if read_only => {
                 return Err(Error::InvalidArgument(format!(
@@ -207,12 +213,12 @@ impl Database {
                 )));
             }
             None => {
-                let [older, newer] = Meta::initial();
+                let meta = Meta::initial();
                 let pages = PageFile::create(&*vfs, &dir, |pages| {
-                    older.write(pages)?;
-                    newer.write(pages)
+                    meta.write_slot(pages, 0)?;
+                    meta.write_slot(pages, 1)
                 })?;
-                (pages, newer)
+                (pages, meta)
             }
         };
         let pager = Pager::new(pages, SpaceMap::empty(meta.page_count), options.cache_bytes, corruption.clone());
@@ -266,6 +272,7 @@ impl Database {
             generation: AtomicU64::new(meta.generation),
             meta: Mutex::new(meta),
             readers: Arc::new(Readers::default()),
+            journal: if read_only { None } else { journal },
             space_damage: Mutex::new(space_damage),
             checkpoint_lock: Mutex::new(()),
             failed: Mutex::new(None),
@@ -329,8 +336,10 @@ impl Database {
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
         // The epoch first: never newer than the version taken after it (readers.rs).
-        let hold = self.inner.readers.hold(self.inner.generation.load(Ordering::SeqCst));
-        Snapshot::new(self.inner.clone(), self.inner.durable.lock().expect("durable lock").clone(), hold)
+        let epoch = self.inner.generation.load(Ordering::SeqCst);
+        let version = self.inner.durable.lock().expect("durable lock").clone();
+        let hold = self.inner.readers.hold(epoch, version.lsn, Some(&version));
+        Snapshot::new(self.inner.clone(), version, hold)
     }
 
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
@@ -479,16 +488,29 @@ impl Inner {
         if let Some(cause) = self.failed() {
             return Err(Error::FailStopped(cause));
         }
-        let version = self.durable.lock().expect("durable lock").clone();
+        let durable = self.durable.lock().expect("durable lock").clone();
         let previous = self.meta.lock().expect("meta lock").clone();
-        let published = match checkpoint(&self.pager, &previous, &version, self.readers.oldest(), budget, moves) {
+        // The version to write, and whether the slots it frees may take its pages at once
+        // (no reader holds an older version: space/mod.rs, "Writing in place"). The
+        // oldest version a reader holds is written instead of the newest when it is
+        // still newer than the last checkpoint, so that a reader one commit behind (the
+        // usual query in flight) does not keep every checkpoint from writing in place.
+        let (version, in_place) = match self.readers.oldest_read() {
+            None => (durable, true),
+            Some(oldest) if oldest.lsn >= durable.lsn => (durable, true),
+            Some(OldestRead { lsn, version: Some(version) }) if lsn > previous.checkpoint_lsn => (version, true),
+            Some(_) => (durable, false),
+        };
+        let plan = Plan { previous: &previous, version: &version, oldest_reader: self.readers.oldest(), in_place, budget, moves };
+        let journal = self.journal.as_ref().expect("a writable database has its journal");
+        let published = match checkpoint(&self.pager, journal, plan) {
             Ok(published) => published,
             // A full disk while writing slots: abandoned, retried later; nothing of the
             // attempt remains (checkpoint.rs, "A failed checkpoint leaves no trace").
             Err(err @ Error::StorageFull { .. }) => return Err(err),
             Err(err) => return Err(self.checkpoint_failed(err)),
         };
-        let Published { meta, books, pages_written, pages_released, moved } = published;
+        let Published { meta, books, pages_written, pages_released, in_place, moved } = published;
         let page_count = meta.page_count;
         let generation = meta.generation;
         let trimmed = page_count < previous.page_count;
@@ -524,7 +546,7 @@ impl Inner {
         // If this meta slot is ever found damaged, open falls back to the previous
         // one, so the WAL keeps every frame after the previous checkpoint too.
         self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
-        Ok(CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, page_count })
+        Ok(CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, in_place, page_count })
     }
 
     /// Any failure other than a full disk: pages or meta may be half written, so carry
@@ -540,7 +562,7 @@ impl Inner {
     fn verify_space(self: &Inner) -> Result<(SpaceStats, Vec<String>)> {
         let (meta, _hold) = {
             let meta = self.meta.lock().expect("meta lock");
-            (meta.clone(), self.readers.hold(meta.generation))
+            (meta.clone(), self.readers.hold(meta.generation, meta.checkpoint_lsn, None))
         };
         let books = match meta.space {
             Some(first) => match space_chain::load(self.pager.file(), first, meta.page_count) {
@@ -640,4 +662,37 @@ fn record(log: &CorruptionLog, err: Error) -> Error {
         _ => Ok(()),
     };
     err
+}
+
+/// Finishes a checkpoint an interruption left between its journal and its record
+/// (`journal.rs`): a complete journal newer than the newest valid record is written
+/// again, slots and record. Otherwise a slot holding an older record (a crash between
+/// the two writes of a publish, `meta.rs`) gets the newest, so both slots mirror it
+/// again. Read-only, nothing is written: the journal's pages are read in place of the
+/// slots' and its record is the one used.
+fn recover_checkpoint(pages: PageFile, meta: Meta, stale: bool, journal: Option<&Journal>, read_only: bool) -> Result<(PageFile, Meta)> {
+    let complete = match journal {
+        Some(journal) => journal.read()?.filter(|c| c.meta.generation > meta.generation).map(|c| (journal, c)),
+        None => None,
+    };
+    let Some((journal, complete)) = complete else {
+        if stale && !read_only {
+            meta.publish(&pages)?;
+        }
+        return Ok((pages, meta));
+    };
+    if read_only {
+        let mut overlay = std::collections::HashMap::with_capacity(complete.offsets.len());
+        for (&page, &offset) in &complete.offsets {
+            overlay.insert(page, journal.read_slot(offset)?);
+        }
+        return Ok((pages.with_overlay(overlay), complete.meta));
+    }
+    for (&page, &offset) in &complete.offsets {
+        pages.write_slot(page, &journal.read_slot(offset)?)?;
+    }
+    pages.sync()?;
+    complete.meta.publish(&pages)?;
+    journal.clear()?;
+    Ok((pages, complete.meta))
 }

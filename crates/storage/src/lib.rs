@@ -17,6 +17,7 @@ mod dir_lock;
 mod error;
 mod group_commit;
 mod histogram;
+mod journal;
 pub mod limits;
 mod meta;
 mod page;

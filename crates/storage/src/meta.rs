@@ -1,6 +1,9 @@
-//! The meta record, kept in two alternating slots (pages 0 and 1). A publish writes
-//! the slot that does not hold the newest record, so a torn meta write leaves the
-//! previous one intact; open picks the valid slot with the highest generation.
+//! The meta record, kept twice (pages 0 and 1, mirrors). A publish writes slot 0, syncs,
+//! then slot 1, syncs: a torn write leaves the other slot whole, and at rest both slots
+//! hold the same record, so one damaged slot loses nothing. Open picks the valid slot
+//! with the highest generation and, if the two differ (a crash between the writes),
+//! writes it into the other. (Format-1 directories alternated the slots; they read the
+//! same way.)
 //!
 //! Payload layout of a meta slot (little-endian, inside the page slot's payload):
 //!
@@ -52,10 +55,9 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// The records a new directory starts with: generation 0 in slot 0 and 1 in slot
-    /// 1, both empty, so both slots always hold a valid record until damaged.
-    pub fn initial() -> [Meta; 2] {
-        [Meta::empty(0), Meta::empty(1)]
+    /// The record a new directory starts with, in both slots.
+    pub fn initial() -> Meta {
+        Meta::empty(0)
     }
 
     fn empty(generation: u64) -> Meta {
@@ -67,10 +69,6 @@ impl Meta {
             pins: TreeRoot::default(),
             space: None,
         }
-    }
-
-    fn slot(&self) -> u64 {
-        self.generation % META_SLOTS
     }
 
     pub(crate) fn encode(&self) -> Vec<u8> {
@@ -125,30 +123,40 @@ impl Meta {
         ((META_SLOTS..=PAGE_NO_MAX).contains(&meta.page_count) && roots_inside).then_some(meta)
     }
 
-    /// Writes this record into its slot. The caller syncs.
-    pub fn write(&self, pages: &PageFile) -> Result<()> {
-        pages.write(self.slot(), self.checkpoint_lsn, PageType::Meta, &self.encode()).map(|_| ())
+    /// Writes this record into slot 0, syncs, then slot 1, syncs: durable in both
+    /// when it returns, and never torn in both.
+    pub fn publish(&self, pages: &PageFile) -> Result<()> {
+        for slot in 0..META_SLOTS {
+            self.write_slot(pages, slot)?;
+            pages.sync()?;
+        }
+        Ok(())
     }
 
-    /// Reads both slots and returns the newest valid record. A slot that fails
-    /// verification is skipped (a torn meta write looks the same); an I/O error is
-    /// returned, never taken for a bad slot.
-    pub fn read_newest(pages: &PageFile) -> Result<Meta> {
-        let mut newest: Option<Meta> = None;
+    /// Writes this record into one slot. The caller syncs.
+    pub fn write_slot(&self, pages: &PageFile, slot: u64) -> Result<()> {
+        pages.write(slot, self.checkpoint_lsn, PageType::Meta, &self.encode()).map(|_| ())
+    }
+
+    /// Reads both slots and returns the newest valid record, and whether the other slot
+    /// holds a valid but older record (a crash between the two writes of a publish,
+    /// which open repairs). A slot that fails verification is skipped (a torn write
+    /// looks the same) and left for `verify` to report; the next publish rewrites it.
+    /// An I/O error is returned, never taken for a bad slot.
+    pub fn read_newest(pages: &PageFile) -> Result<(Meta, bool)> {
+        let mut records: Vec<Meta> = Vec::new();
         for slot in 0..META_SLOTS {
-            let page = match pages.read(slot) {
-                Ok(page) => page,
-                Err(Error::Corrupted { .. }) => continue,
+            let record = match pages.read(slot) {
+                Ok(page) => (page.page_type == PageType::Meta).then(|| Meta::decode(&page.payload)).flatten(),
+                Err(Error::Corrupted { .. }) => None,
                 Err(err) => return Err(err),
             };
-            let Some(meta) = (page.page_type == PageType::Meta).then(|| Meta::decode(&page.payload)).flatten() else {
-                continue;
-            };
-            if meta.slot() == slot && newest.as_ref().is_none_or(|n| meta.generation > n.generation) {
-                newest = Some(meta);
-            }
+            records.extend(record);
         }
-        newest.ok_or(Error::Corrupted { page: 0, kind: CorruptionKind::Meta })
+        let newest = records.iter().max_by_key(|m| m.generation).cloned();
+        let newest = newest.ok_or(Error::Corrupted { page: 0, kind: CorruptionKind::Meta })?;
+        let stale = records.iter().any(|m| m.generation < newest.generation);
+        Ok((newest, stale))
     }
 }
 
@@ -163,7 +171,6 @@ pub fn check_slots(pages: &PageFile) -> Vec<String> {
                 Ok(page) if page.page_type != PageType::Meta => Some("not a meta slot".to_string()),
                 Ok(page) => match Meta::decode(&page.payload) {
                     None => Some("unreadable meta record".to_string()),
-                    Some(meta) if meta.slot() != slot => Some("meta record in the wrong slot".to_string()),
                     Some(_) => None,
                 },
             };

@@ -1,6 +1,6 @@
 //! The pager: allocates page slots from the space map (`space/`: a free slot, else one
-//! at the tip), writes nodes and overflow chains counting the references they hold,
-//! and loads verified nodes through the bounded cache. Every verification failure
+//! at the tip), writes nodes and overflow chains, and loads verified nodes through the
+//! bounded cache. Every verification failure
 //! becomes an `Error::Corrupted` naming the page and a persisted corruption report;
 //! the failing bytes are never returned.
 
@@ -12,10 +12,10 @@ use crate::checksum::checksum;
 use crate::corruption_log::CorruptionLog;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{PAGE_NO_MAX, VALUE_BYTES_MAX};
-use crate::page::{PageType, PAGE_PAYLOAD_BYTES_MAX};
+use crate::page::{self, PageType, PAGE_PAYLOAD_BYTES_MAX};
 use crate::page_cache::PageCache;
-use crate::page_file::{PageFile, PAGE_FILE_NAME};
-use crate::space::{node_references, SpaceMap, SpaceStats};
+use crate::page_file::{PageFile, PageSink, PAGE_FILE_NAME};
+use crate::space::{SpaceMap, SpaceStats};
 
 /// Overflow page payload: `next_page: u64` (0 on the last page), then value bytes.
 const OVERFLOW_HEADER_BYTES: usize = 8;
@@ -147,23 +147,22 @@ impl Pager {
         node_codec::decode(loc.page, page.page_type, &page.payload)
     }
 
-    /// Writes a node whose children and large values are already on disk, and counts
-    /// one reference for each of them.
-    pub fn write_node(&self, books: &mut SpaceMap, node: Node, lsn: u64) -> Result<DiskLoc> {
+    /// Writes a node whose children and large values are already on disk into a slot
+    /// of `books`, through `sink`. Counting the references it holds is the caller's.
+    pub fn write_node(&self, books: &mut SpaceMap, sink: &mut dyn PageSink, node: Node, lsn: u64) -> Result<DiskLoc> {
         let (page_type, payload) = node_codec::encode(&node);
         let [page] = Pager::allocate(books, 1)?[..] else { unreachable!("one slot was asked for") };
-        let checksum = self.file.write(page, lsn, page_type, &payload).inspect_err(|_| books.unallocate(page))?;
-        let loc = DiskLoc { page, checksum };
-        for target in node_references(&node) {
-            books.reference(target.page());
-        }
+        let slot = page::encode(page, lsn, page_type, &payload)?;
+        sink.put(page, &slot).inspect_err(|_| books.unallocate(page))?;
+        let loc = DiskLoc { page, checksum: page::slot_checksum(&slot) };
         self.cache.lock().expect("cache lock").insert(loc, Arc::new(node));
         Ok(loc)
     }
 
-    /// Writes a large value to a chain of overflow pages. The chain's pages after the
-    /// first are referenced by their predecessor; the first by the leaf that records it.
-    pub fn write_overflow(&self, books: &mut SpaceMap, bytes: &[u8], lsn: u64) -> Result<Value> {
+    /// Writes a large value to a chain of overflow pages, through `sink`; returns the
+    /// value as its leaf records it and the chain's slots (the first is referenced by
+    /// that leaf, each other by the one before it: the caller counts them).
+    pub fn write_overflow(&self, books: &mut SpaceMap, sink: &mut dyn PageSink, bytes: &[u8], lsn: u64) -> Result<(Value, Vec<u64>)> {
         assert!(bytes.len() <= VALUE_BYTES_MAX, "value size checked before commit");
         let pages = Pager::allocate(books, overflow_pages(bytes.len()))?;
         for (i, chunk) in bytes.chunks(OVERFLOW_CHUNK_BYTES).enumerate() {
@@ -171,12 +170,11 @@ impl Pager {
             let mut payload = Vec::with_capacity(OVERFLOW_HEADER_BYTES + chunk.len());
             payload.extend_from_slice(&next.to_le_bytes());
             payload.extend_from_slice(chunk);
-            self.file.write(pages[i], lsn, PageType::Overflow, &payload).inspect_err(|_| Pager::unallocate(books, &pages))?;
+            let slot = page::encode(pages[i], lsn, PageType::Overflow, &payload)?;
+            sink.put(pages[i], &slot).inspect_err(|_| Pager::unallocate(books, &pages))?;
         }
-        for &page in &pages[1..] {
-            books.reference(page);
-        }
-        Ok(Value::Overflow { first_page: pages[0], len: bytes.len() as u32, hash: checksum(bytes) })
+        let value = Value::Overflow { first_page: pages[0], len: bytes.len() as u32, hash: checksum(bytes) };
+        Ok((value, pages))
     }
 
     /// The slots of a large value's chain, in order, after verifying the value whole

@@ -16,8 +16,8 @@
 
 use crate::btree::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
-use crate::page::{PageType, PAGE_PAYLOAD_BYTES_MAX};
-use crate::page_file::PageFile;
+use crate::page::{self, PageType, PAGE_PAYLOAD_BYTES_MAX};
+use crate::page_file::{PageFile, PageSink};
 use crate::space::{self, SpaceMap};
 
 const HEADER_BYTES: usize = 16;
@@ -27,7 +27,7 @@ const CHUNK_BYTES: usize = PAGE_PAYLOAD_BYTES_MAX - HEADER_BYTES;
 /// the first by the meta record, each other by its predecessor) and returns where the
 /// chain starts. Gives the free tail of the file back first (`trim_free_tail`), so the
 /// map written is the one the file will have.
-pub fn write(file: &PageFile, books: &mut SpaceMap, lsn: u64) -> Result<DiskLoc> {
+pub fn write(sink: &mut dyn PageSink, books: &mut SpaceMap, lsn: u64) -> Result<DiskLoc> {
     let mut pages: Vec<u64> = Vec::new();
     // Taking slots only ever shortens the encoding (a free range shrinks or goes; the
     // tip is fixed-width), so this ends once the slots taken hold the bytes.
@@ -51,8 +51,9 @@ pub fn write(file: &PageFile, books: &mut SpaceMap, lsn: u64) -> Result<DiskLoc>
         payload.extend_from_slice(&next.page.to_le_bytes());
         payload.extend_from_slice(&next.checksum.to_le_bytes());
         payload.extend_from_slice(chunk);
-        let checksum = file.write(page, lsn, PageType::SpaceMap, &payload)?;
-        next = DiskLoc { page, checksum };
+        let slot = page::encode(page, lsn, PageType::SpaceMap, &payload)?;
+        sink.put(page, &slot)?;
+        next = DiskLoc { page, checksum: page::slot_checksum(&slot) };
     }
     Ok(next)
 }

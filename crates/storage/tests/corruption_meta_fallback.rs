@@ -1,10 +1,9 @@
-//! Corruption of the newest meta record while free slots are reused: open falls back
-//! to the older record (meta.rs), so every page that record reaches must still be
-//! intact, even when the newest record is lost in the middle of a checkpoint that was
-//! reusing slots (space/mod.rs: a slot is reused only two generations after it was
-//! freed). Crashes at every I/O operation of such a checkpoint, then a flipped byte
-//! in the newest record on disk: the database opens, holds every acknowledged commit
-//! (replayed from the WAL), and verifies clean apart from the damaged slot.
+//! Corruption of the newest meta record while a checkpoint writes over the slots it
+//! frees (space/mod.rs, "Writing in place"): crashes at every I/O operation of such a
+//! checkpoint, then a flipped byte in the newest record on disk. Open takes the other
+//! meta slot (mirrors, meta.rs) or finishes the checkpoint from its journal
+//! (journal.rs), so the database opens, holds every acknowledged commit (replayed from
+//! the WAL), and verifies clean apart from the damaged slot.
 
 mod common;
 
@@ -40,11 +39,10 @@ fn corruption_of_the_newest_meta_mid_checkpoint_falls_back_to_an_intact_record()
     let stats = db.checkpoint().unwrap();
     let after = clean.op_count();
     let content: Model = read_all(&db.snapshot());
-    let space = db.stats().unwrap().space;
-    assert!(space.free + space.pending > 0 && stats.pages_written > 0, "slots are being freed and reused: {space:?}");
+    assert!(stats.pages_released > 0 && stats.in_place, "the checkpoint writes over the slots it frees: {stats:?}");
     db.close().unwrap();
 
-    let mut checked = 0;
+    let (mut checked, mut redone) = (0, 0);
     for index in before..after {
         let vfs = SimVfs::new();
         let db = churned(&vfs);
@@ -59,13 +57,17 @@ fn corruption_of_the_newest_meta_mid_checkpoint_falls_back_to_an_intact_record()
         crashed.write_raw(&pages_path(), at as u64, &[file[at] ^ 0x01]);
 
         let context = format!("crash at op {index} ({before}..{after}), newest record damaged");
+        let journaled = !crashed.read_raw(&db_path().join("checkpoint.journal")).unwrap_or_default().is_empty();
         let db = Database::open(&db_path(), options(&crashed)).unwrap_or_else(|e| panic!("{context}: open failed: {e}"));
+        redone += u64::from(journaled && db.stats().unwrap().checkpoint_lsn > 0);
         assert_eq!(read_all(&db.snapshot()), content, "{context}: every acknowledged commit is there");
         let problems = db.verify().unwrap().problems;
+        // The damaged slot is reported, unless finishing the checkpoint from its journal
+        // wrote the record into both slots again.
         assert!(problems.iter().all(|p| p.starts_with(&format!("meta slot {slot}"))), "{context}: {problems:?}");
-        assert!(!problems.is_empty(), "{context}: the damaged slot is reported");
         db.close().unwrap();
         checked += 1;
     }
     assert!(checked > 20, "the checkpoint performs I/O: {checked} operations");
+    assert!(redone > 0, "some crashes left a journal behind (the checkpoint wrote through it)");
 }

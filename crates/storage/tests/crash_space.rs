@@ -55,6 +55,17 @@ fn script(seed: u64) -> Vec<Step> {
         };
         steps.push(step);
     }
+    // A tree loaded after another, then the first dropped: its slots, low in the file,
+    // come free while the second's lie above them, so compaction has pages to move.
+    for (tree, count) in [("low", 3000u64), ("high", 3000)] {
+        for chunk in (0..count).collect::<Vec<_>>().chunks(1000) {
+            let ops = chunk.iter().map(|k| Op::Put { tree: tree.as_bytes().into(), key: format!("{k:05}").into_bytes().into(), value: rng.bytes(80).into() }).collect();
+            steps.push(Step::Commit(commit(ops)));
+        }
+        steps.push(Step::Checkpoint);
+    }
+    steps.push(Step::Commit(commit(vec![Op::DropTree { tree: b"low".to_vec() }])));
+    steps.push(Step::Checkpoint);
     steps.push(Step::CompactSpace);
     steps
 }

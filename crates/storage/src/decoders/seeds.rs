@@ -97,7 +97,7 @@ fn build_sample() -> Sample {
     let pages = vfs.read_raw(&dir.join("pages")).expect("the page file");
     let space_map = {
         let file = crate::page_file::PageFile::open_read(&vfs, dir).expect("open the page file").expect("a page file");
-        let meta = Meta::read_newest(&file).expect("a meta record");
+        let (meta, _) = Meta::read_newest(&file).expect("a meta record");
         let (bytes, _) = crate::space_chain::read(&file, meta.space.expect("a checkpointed record names its space map"), meta.page_count).expect("the chain");
         bytes
     };
@@ -215,7 +215,8 @@ fn btree_node(sample: &Sample) -> Seeds {
 
 fn meta_record(sample: &Sample) -> Seeds {
     let (_, _, newest) = slot_where(sample, PageType::Meta, |_| true);
-    let [first, second] = Meta::initial();
+    let first = Meta::initial();
+    let second = Meta { generation: 1, ..first.clone() };
     let mut bad_magic = newest.clone();
     bad_magic[0] = b't';
     // The same record as a directory from before the space map holds it (format 1).

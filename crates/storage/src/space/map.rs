@@ -149,21 +149,28 @@ impl SpaceMap {
     }
 
     /// Makes the slots released at generation `g` free once a checkpoint of generation
-    /// `checkpoint` may overwrite them: `g + 2 <= checkpoint` (neither meta record on
-    /// disk reaches them) and no reader holds a version from before `g`.
+    /// `checkpoint` may overwrite them: `g < checkpoint` (the meta records on disk,
+    /// mirrors of the newest, do not reach them) and no reader holds a version from
+    /// before `g`.
     pub fn promote(&mut self, checkpoint: u64, oldest_reader_epoch: Option<u64>) {
         let reader_bound = oldest_reader_epoch.unwrap_or(u64::MAX);
-        let ready: Vec<u64> = self
-            .pending
-            .keys()
-            .copied()
-            .take_while(|&g| g.saturating_add(2) <= checkpoint && g <= reader_bound)
-            .collect();
+        let ready: Vec<u64> = self.pending.keys().copied().take_while(|&g| g < checkpoint && g <= reader_bound).collect();
         for g in ready {
             let set = self.pending.remove(&g).expect("listed above");
             let disjoint = self.free.absorb(set);
             assert!(disjoint, "a slot was pending and free at once");
         }
+    }
+
+    /// Makes the slots released at `generation` free at once, for the checkpoint of that
+    /// generation to write in place (through the journal: `space/mod.rs`, "Writing in
+    /// place"). Returns how many.
+    pub fn reuse_released(&mut self, generation: u64) -> u64 {
+        let Some(set) = self.pending.remove(&generation) else { return 0 };
+        let n = set.len();
+        let disjoint = self.free.absorb(set);
+        assert!(disjoint, "a slot was pending and free at once");
+        n
     }
 
     /// Gives the free slots at the end of the file back: the tip comes down to the
@@ -273,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn a_slot_is_reused_only_two_checkpoints_after_it_was_freed_and_after_older_readers() {
+    fn a_slot_is_reused_by_a_later_checkpoint_and_after_older_readers() {
         let mut map = SpaceMap::default();
         let a = map.allocate().unwrap();
         map.reference(a);
@@ -281,15 +288,18 @@ mod tests {
         map.dereference(node(a));
         assert_eq!(map.next_release(), Some(node(a)));
         map.released(&[a], 5);
-        map.promote(6, None);
-        assert_ne!(map.allocate(), Some(a), "generation 6 may not write what generation 5 freed");
+        map.promote(5, None);
+        assert_ne!(map.allocate(), Some(a), "checkpoint 5 may not write what it freed, but through the journal");
         let mut map2 = map.clone();
-        map.promote(7, Some(4));
+        let mut map3 = map.clone();
+        map.promote(6, Some(4));
         assert!(map.free().is_empty(), "a reader from epoch 4 may still reach it");
-        map.promote(7, Some(5));
-        assert_eq!(map.allocate(), Some(a), "free once both metas and every reader are past it");
-        map2.promote(7, None);
+        map.promote(6, Some(5));
+        assert_eq!(map.allocate(), Some(a), "free once the records on disk and every reader are past it");
+        map2.promote(6, None);
         assert!(map2.free().contains(a));
+        assert_eq!(map3.reuse_released(5), 1, "writing in place takes it at once");
+        assert!(map3.free().contains(a));
     }
 
     #[test]
@@ -327,7 +337,7 @@ mod tests {
             map.next_release();
         }
         map.released(&pages[3..], 1);
-        map.promote(3, None);
+        map.promote(2, None);
         assert_eq!(map.trim_free_tail(), Some(pages[3]));
         assert_eq!(map.tip(), pages[3]);
         assert_eq!(map.stats(), SpaceStats { tip: pages[3], free: 0, pending: 0, releasing: 0, live: 3 });
