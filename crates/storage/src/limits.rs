@@ -78,6 +78,11 @@ pub const COMPACT_READER_WAIT: std::time::Duration = std::time::Duration::from_s
 /// How often a wait for readers looks again.
 pub const READER_POLL: std::time::Duration = std::time::Duration::from_millis(10);
 
+/// How full a commit's repacking leaves the leaves it built (`btree/repack.rs`): full
+/// enough that a batched load leaves pages about as full as an ascending one, not so
+/// full that the next insert splits them again.
+pub const REPACK_FILL_PERCENT: usize = 90;
+
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 

@@ -13,6 +13,7 @@ mod loaded;
 mod node;
 pub mod node_codec;
 mod ops;
+mod repack;
 mod verify;
 
 pub use bulk::build;
@@ -22,4 +23,5 @@ pub use diff::{diff, DiffEntry};
 pub use loaded::load;
 pub use node::{DiskLoc, Key, MemNode, Node, NodeRef, TreeRoot, Value};
 pub use ops::{delete_owned, get, put_owned};
+pub use repack::repack_owned;
 pub use verify::{verify_tree, TreeCheck};

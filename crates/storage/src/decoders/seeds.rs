@@ -29,6 +29,7 @@ pub fn seeds(target: &str) -> Seeds {
         "commit_payload" => commit_payload(sample),
         "meta_record" => meta_record(sample),
         "space_map" => space_map(sample),
+        "checkpoint_journal" => checkpoint_journal(sample),
         _ => panic!("unknown fuzz target {target}"),
     }
 }
@@ -252,6 +253,29 @@ fn space_map(sample: &Sample) -> Seeds {
         ("every-part".into(), busy.clone()),
         ("broken-truncated".into(), busy[..busy.len() - 1].to_vec()),
     ]
+}
+
+/// Journals written by the real writer: one page, and the sample's first slots.
+fn checkpoint_journal(sample: &Sample) -> Seeds {
+    let vfs = SimVfs::new();
+    let dir = Path::new("/seed/journal");
+    vfs.create_dir_all(dir).expect("a directory");
+    let journal = crate::journal::Journal::open(&vfs, dir).expect("a journal");
+    let path = dir.join(crate::journal::JOURNAL_FILE_NAME);
+    let mut seeds = Seeds::new();
+    for (name, count) in [("one-page", 1), ("pages", 4)] {
+        let mut writer = journal.begin(9);
+        for (page, slot) in sample.slots.iter().skip(2).take(count) {
+            writer.page(*page, slot).expect("a journal entry");
+        }
+        writer.finish(&Meta { generation: 9, ..Meta::initial() }).expect("a finished journal");
+        let bytes = vfs.read_raw(&path).expect("the journal file");
+        if name == "pages" {
+            seeds.push(("broken-truncated".into(), bytes[..bytes.len() - 1].to_vec()));
+        }
+        seeds.push((name.into(), bytes));
+    }
+    seeds
 }
 
 fn commit_payload(sample: &Sample) -> Seeds {
