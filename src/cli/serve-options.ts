@@ -15,6 +15,8 @@ export interface ServeOptions {
   allowedHosts: string[]
   /** Checkpoint once this many WAL bytes follow the last one (the engine's default when absent). */
   checkpointWalBytes: number | undefined
+  /** WAL bytes kept after a checkpoint for the change tail to resume from (the engine's default when absent). */
+  tailRetentionBytes: number | undefined
 }
 
 export const default_port = 7070
@@ -33,6 +35,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         'console-origin': { type: 'string', multiple: true, default: [] },
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'checkpoint-wal-bytes': { type: 'string' },
+        'tail-retention-bytes': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -49,7 +52,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     token: values.token,
     consoleOrigins: values['console-origin'].map(parseOrigin),
     allowedHosts: values['allowed-host'].map(parseAllowedHost),
-    checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? env.TENANTDB_CHECKPOINT_WAL_BYTES),
+    checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? env.TENANTDB_CHECKPOINT_WAL_BYTES, checkpoint_wal_bytes_min),
+    tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? env.TENANTDB_TAIL_RETENTION_BYTES, 0),
   }
 }
 
@@ -65,11 +69,11 @@ function parseAllowedHost(text: string): string {
   return name
 }
 
-function parseBytes(flag: string, text: string | undefined): number | undefined {
+function parseBytes(flag: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined
   const bytes = Number(text)
-  if (!/^\d{1,15}$/.test(text) || bytes < checkpoint_wal_bytes_min) {
-    throw new UsageError(`${flag} must be a whole number of bytes, at least ${checkpoint_wal_bytes_min}, got '${text}'`)
+  if (!/^\d{1,15}$/.test(text) || bytes < min) {
+    throw new UsageError(`${flag} must be a whole number of bytes, at least ${min}, got '${text}'`)
   }
   return bytes
 }

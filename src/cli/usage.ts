@@ -3,6 +3,7 @@ export const usage = `usage: tenantdb <command> [options]
 commands:
   serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
         [--console-origin URL]... [--allowed-host NAME]... [--checkpoint-wal-bytes N]
+        [--tail-retention-bytes N]
         serve DIR (default ./data, or TENANTDB_DIR) over HTTP on HOST:PORT
         (default 127.0.0.1:7070, or TENANTDB_PORT). The token comes from --token,
         SERVICE_TOKEN, DIR/service.token, or is generated into DIR/service.token.
@@ -14,6 +15,9 @@ commands:
         cleanly: in-flight requests finish, new ones get 503, exit 0.
         --checkpoint-wal-bytes (or TENANTDB_CHECKPOINT_WAL_BYTES) checkpoints once
         that many WAL bytes follow the last checkpoint (default 64 MiB).
+        --tail-retention-bytes (or TENANTDB_TAIL_RETENTION_BYTES) keeps that many
+        checkpointed WAL bytes for change-tail consumers to resume from (default
+        256 MiB; 0 keeps only what recovery needs).
 
   compact DIR [TENANT]
         rewrite the live rows of TENANT (default 'default') into fresh pages, then

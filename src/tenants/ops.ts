@@ -86,6 +86,8 @@ async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Pro
     const op = typeof request === 'object' && request !== null ? JSON.stringify((request as { op?: unknown }).op) : 'none'
     throw new TenantError('bad_request', `unknown tenant operation ${op}; expected one of ${tenant_ops.join(', ')}`)
   }
+  // The page file as the caller saw it, before the compaction rewrites anything.
+  const bytes_before = request.op === 'compact' ? runner.engine.stats().page_file_bytes : 0
   // Leased across the commit: its pages stay put until the operation ends.
   const snapshot = runner.engine.lease()
   let result: OpResult
@@ -95,7 +97,7 @@ async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Pro
     runner.engine.unlease(snapshot)
   }
   // After the lease: compaction waits for readers of older versions, this one included.
-  return request.op === 'compact' ? compactFiles(runner, result) : result
+  return request.op === 'compact' ? compactFiles(runner, result, bytes_before) : result
 }
 
 async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
@@ -214,11 +216,12 @@ async function compact(runner: QueryRunner, view: TxnView, name: string): Promis
 /**
  * After a tenant's compaction, the page file's: what nothing reaches any more is
  * released and live pages move down so the free tail is cut off (docs/operations.md,
- * "Compacting"). The message gains the page file's size before and after.
+ * "Compacting"). The message gains the page file's size before the operation began
+ * and after it.
  */
-async function compactFiles(runner: QueryRunner, result: OpResult): Promise<OpResult> {
+async function compactFiles(runner: QueryRunner, result: OpResult, bytes_before: number): Promise<OpResult> {
   const space = await runner.engine.compactSpace()
-  return { ok: true, message: `${result.message}; page file ${space.bytes_before} → ${space.bytes_after} bytes` }
+  return { ok: true, message: `${result.message}; page file ${bytes_before} → ${space.bytes_after} bytes` }
 }
 
 /** `acme` or `acme@before`. */
