@@ -94,6 +94,8 @@ export class Database {
           return this.ops({ op: 'fork', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}`, target: statement.target })
         case 'snapshot':
           return this.ops({ op: 'snapshot', name: statement.name, target: statement.target })
+        case 'delete':
+          return this.ops({ op: 'delete', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}` })
         default:
           return this.ops({ op: statement.op, name: statement.name })
       }
