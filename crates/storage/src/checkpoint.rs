@@ -1,12 +1,15 @@
 //! Checkpoint: writing a version's in-memory nodes to page slots, accounting for the
 //! space they take and free (`space/mod.rs` gives the steps and the invariants), and
-//! publishing a meta record naming them.
+//! publishing a meta record naming them in both meta slots.
 //!
 //! Nodes are written children first, so a parent can record each child's page number
 //! and checksum. A node written once keeps its page (`MemNode::written`), so nodes
 //! shared by several versions or pins are written once. Slots come from the space map:
-//! the lowest free slot (one neither meta record on disk nor any reader can reach),
-//! else a new one at the tip.
+//! the lowest free slot, else a new one at the tip. Free slots are ones no record on
+//! disk and no reader can reach, plus, when the checkpoint writes in place, the slots
+//! it released itself: the record on disk still reaches those, so every page image and
+//! the new record then go to the journal, synced, before any slot is written
+//! (`journal.rs`; `space/mod.rs`, "Writing in place").
 //!
 //! After the pages and the new meta are durable, `swizzle` replaces written in-memory
 //! nodes by disk references, so their memory is released and later reads go through
@@ -23,13 +26,18 @@
 //! checkpoint without stopping the database (`database.rs`); it is retried after a
 //! later batch or at close, and until then the WAL holds every commit since the last
 //! checkpoint.
+//!
+//! That holds until the journal of an in-place checkpoint is complete. A failure after
+//! it, while its images are copied to their slots, may leave slots the record on disk
+//! reaches overwritten: the complete journal is then the only whole copy of the
+//! checkpoint, and open redoes it.
 
 use std::sync::Arc;
 
 use std::collections::HashSet;
 
 use crate::btree::{MemNode, Node, NodeRef, TreeRoot, Value};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::journal::{Journal, JournalWriter};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
 use crate::meta::Meta;
@@ -177,17 +185,29 @@ impl Attempt<'_> {
         // 5. Durable: the pages, then the record in both slots.
         let file = self.pager.file();
         match sink {
-            Sink::Direct(_) => self.pager.sync()?,
+            Sink::Direct(_) => {
+                self.pager.sync()?;
+                // A record half published (one slot new, one old) names pages the books
+                // would hand out again if the attempt were abandoned: never a retry.
+                meta.publish(file).map_err(|err| Error::FailStopped(format!("publishing the meta record failed ({err})")))?;
+            }
             Sink::Journal { writer, entries } => {
                 writer.finish(&meta)?;
-                // From here the checkpoint can be redone: the slots may be written over.
-                for (page, offset) in entries {
-                    file.write_slot(page, &journal.read_slot(offset)?)?;
+                // From here the checkpoint can be redone, and slots the record on disk
+                // reaches may be written over: a failure, a full disk included, must stop
+                // the database so that only the next open (redoing the journal) goes on.
+                let copied = (|| {
+                    for (page, offset) in entries {
+                        file.write_slot(page, &journal.read_slot(offset)?)?;
+                    }
+                    self.pager.sync()?;
+                    meta.publish(file)
+                })();
+                if let Err(err) = copied {
+                    return Err(Error::FailStopped(format!("an in-place checkpoint failed after its journal was complete ({err}); reopen the directory to redo it")));
                 }
-                self.pager.sync()?;
             }
         }
-        meta.publish(file)?;
         if in_place {
             journal.clear()?;
         }

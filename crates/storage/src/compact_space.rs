@@ -3,7 +3,8 @@
 //!
 //! 1. A checkpoint releases everything queued (no budget); once no reader holds an
 //!    older version (waiting up to `COMPACT_READER_WAIT`), two more let what was freed
-//!    age past both meta records (`space/mod.rs`: reused two generations later).
+//!    age past the meta record that still reached it (`space/mod.rs`: reused one
+//!    generation later; the second also frees what the first released).
 //! 2. The target is the slots the live pages need, plus room for the space map.
 //! 3. Every page at or past the target, and every page above one (`relocate.rs`), is
 //!    copied by a checkpoint into the lowest free slots.

@@ -9,15 +9,18 @@
 //! | `pages`          | `page_file.rs`      | page slots; slots 0 and 1 are meta slots  |
 //! | `wal/*.wal`      | `wal/`              | WAL segments                              |
 //! | `corruption.log` | `corruption_log.rs` | persisted corruption reports              |
+//! | `checkpoint.journal` | `journal.rs`    | page images of an in-place checkpoint     |
 //!
 //! Life of a commit: `commit` applies it to the head version in memory (checking it
 //! first; a failed check changes nothing) and queues it; the sync thread writes the
 //! queued commits as one WAL batch, fsyncs once, publishes the newest version to
 //! readers and completes each commit (`group_commit.rs`). A checkpoint writes the
-//! nodes of the newest durable version to slots no one can reach any more (`space/`),
-//! fsyncs, publishes a new meta record naming them, the space map and the checkpoint
-//! LSN, cuts off a free tail of the page file, then lets the WAL drop segments that
-//! neither recovery nor tail retention needs. Opening reads the newest valid meta
+//! unwritten nodes of the newest durable version (or of the oldest version a reader
+//! holds, when that is newer than the last checkpoint) to free slots, or through
+//! `checkpoint.journal` over the slots it frees itself (`space/mod.rs`, "Writing in
+//! place"), fsyncs, publishes a new meta record naming them, the space map and the
+//! checkpoint LSN in both meta slots, cuts off a free tail of the page file, then lets
+//! the WAL drop segments that neither recovery nor tail retention needs. Opening reads the newest valid meta
 //! record, its space map, and replays the frames after its checkpoint LSN.
 
 use std::path::{Path, PathBuf};
@@ -501,6 +504,12 @@ impl Inner {
             Some(OldestRead { lsn, version: Some(version) }) if lsn > previous.checkpoint_lsn => (version, true),
             Some(_) => (durable, false),
         };
+        // Never in place when pages move: a reader of the version written still reaches
+        // the moved pages' old slots (only head and durable follow the copies), so those
+        // slots must wait for it like any other. Nor while verify walks the current
+        // record's pages (a hold without a version): the slots this checkpoint frees are
+        // among them.
+        let in_place = in_place && moves.is_none() && !self.readers.record_held();
         let plan = Plan { previous: &previous, version: &version, oldest_reader: self.readers.oldest(), in_place, budget, moves };
         let journal = self.journal.as_ref().expect("a writable database has its journal");
         let published = match checkpoint(&self.pager, journal, plan) {
@@ -519,7 +528,6 @@ impl Inner {
             // Installed together, so verify sees a record and the books that go with it.
             let mut current = self.meta.lock().expect("meta lock");
             self.pager.set_space(books);
-            self.generation.store(meta.generation, Ordering::SeqCst);
             *current = meta;
             self.space_damage.lock().expect("space damage lock").take();
         }
@@ -543,8 +551,12 @@ impl Inner {
             let mut durable = self.durable.lock().expect("durable lock");
             *durable = Arc::new(follow(&durable));
         }
-        // If this meta slot is ever found damaged, open falls back to the previous
-        // one, so the WAL keeps every frame after the previous checkpoint too.
+        // Only now: a snapshot reads the generation (its epoch) before its version, so
+        // one of the new epoch always has a version that follows the moved pages. One of
+        // the old epoch with a new version only holds more back than it needs.
+        self.generation.store(generation, Ordering::SeqCst);
+        // The WAL keeps every frame after the previous checkpoint too: a crash between
+        // the two slot writes of a publish leaves the previous record in one of them.
         self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
         Ok(CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, in_place, page_count })
     }

@@ -2,8 +2,8 @@
 //! meta record still reaches (`space/mod.rs`, "Writing in place"). Every page of such
 //! a checkpoint, and its meta record, is first written here and synced; only then are
 //! the page slots written. If that is interrupted, the next open finds a complete
-//! journal newer than the meta records on disk and writes it again (redo), so the page
-//! file is never left between two versions.
+//! journal newer than the newest valid meta record and writes it again, slots and
+//! record (redo, `database.rs`), so the page file is never left between two versions.
 //!
 //! File `checkpoint.journal` in the database directory (little-endian):
 //!
@@ -18,12 +18,15 @@
 //! |    ... |  META_BYTES | meta      | the meta record's payload                          |
 //! |    ... |          8 | checksum   | xxh3 of the header followed by the xxh3 of the entries and the meta |
 //!
-//! A journal is *complete* when its length matches its header and its checksum holds;
-//! anything else (a crash while writing it) is ignored: no page slot had been written
-//! yet. A complete journal whose generation is not newer than the newest valid meta
+//! A journal is *complete* when its magic, format and page size are right, its length
+//! matches its page count, its checksum holds, no page appears twice, and its record
+//! decodes and carries the header's generation. Anything else (a crash while writing
+//! it) is ignored: no page slot had been written yet. The checksum covers every byte,
+//! so a journal torn anywhere, or mixed with an earlier one it was written over, fails
+//! it. A complete journal whose generation is not newer than the newest valid meta
 //! record was already applied (or superseded) and is ignored too. The file is cut to
-//! nothing once a checkpoint's meta record is durable in both slots; a crash before
-//! that cut is harmless for the same reason.
+//! nothing, unsynced, once a checkpoint's meta record is durable in both slots; a crash
+//! before that cut, or one that loses it, is harmless for the same reason.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

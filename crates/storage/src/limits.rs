@@ -3,7 +3,7 @@
 /// Size of one page slot on disk. Fixed for the life of a directory (recorded in meta).
 pub const PAGE_BYTES: usize = 4096;
 
-/// Number of meta slots at the head of the page file (alternated on every publish).
+/// Number of meta slots at the head of the page file (both hold the newest record: a publish writes slot 0, then slot 1).
 pub const META_SLOTS: u64 = 2;
 
 /// Largest page number the allocator hands out: 2^40 pages of 4 KiB is 4 PiB.

@@ -1,9 +1,11 @@
 //! The meta record, kept twice (pages 0 and 1, mirrors). A publish writes slot 0, syncs,
 //! then slot 1, syncs: a torn write leaves the other slot whole, and at rest both slots
 //! hold the same record, so one damaged slot loses nothing. Open picks the valid slot
-//! with the highest generation and, if the two differ (a crash between the writes),
-//! writes it into the other. (Format-1 directories alternated the slots; they read the
-//! same way.)
+//! with the highest generation and, if the other holds a valid older record (a crash
+//! between the writes), publishes the newest again so both hold it; a slot that fails
+//! its checks is left for `verify` to report and the next publish to rewrite. A
+//! read-only open writes nothing. (Format-1 directories alternated the slots; they
+//! read the same way.)
 //!
 //! Payload layout of a meta slot (little-endian, inside the page slot's payload):
 //!
@@ -23,10 +25,11 @@
 //! A tree reference is `root_page: u64` (0 = empty), `root_checksum: u64`,
 //! `count: u64`, `lsn: u64`, as in a leaf's tree value (`btree/node_codec.rs`).
 //!
-//! Format 1 (before free space was reused) is the same without the last two fields:
-//! it is read as a record with no space map, which open rebuilds by tracing the live
-//! pages (`space_trace.rs`); the next checkpoint writes format 2. A record of another
-//! format is not a valid record.
+//! Format 1 (before free space was reused) is the same without the last two fields
+//! (104 bytes): it is read as a record with no space map, which open rebuilds by
+//! tracing the live pages (`space_trace.rs`). Its slots hold different generations, so
+//! open publishes the newest again, as format 2 naming no space map; the next
+//! checkpoint writes one. A record of another format or length is not a valid record.
 
 use crate::btree::{DiskLoc, NodeRef, TreeRoot};
 use crate::error::{CorruptionKind, Error, Result};

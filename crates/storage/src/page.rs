@@ -49,7 +49,7 @@ pub enum PageType {
     Branch = 4,
     /// One page of a large value's chain (`btree/overflow.rs`).
     Overflow = 5,
-    /// One page of the space map's chain (`space/chain.rs`).
+    /// One page of the space map's chain (`space_chain.rs`).
     SpaceMap = 6,
 }
 

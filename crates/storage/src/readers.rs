@@ -1,9 +1,11 @@
 //! The readers in flight: for each, the generation of the newest meta record when it
 //! took its version (its epoch) and that version's LSN. A slot released at generation
-//! `g` is overwritten only once no reader of an epoch below `g` remains
-//! (`space/mod.rs`, "A slot a reader can reach"); a checkpoint writes in place only
-//! when no reader holds a version older than the one it writes ("Writing in place"),
-//! and to make that likely it checkpoints the oldest version read when it can.
+//! `g` becomes free only once no reader of an epoch below `g` remains (`space/mod.rs`,
+//! "A slot a reader can reach"); a checkpoint writes over the slots it releases itself
+//! only when no reader holds a version at an LSN below the one it writes ("Writing in
+//! place"), and to make that likely it writes the oldest version a reader holds when
+//! that one is newer than the last checkpoint. `verify` holds a meta record's epoch and
+//! checkpoint LSN without a version, while it reads that record's pages.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -22,6 +24,8 @@ struct Held {
     epochs: BTreeMap<u64, usize>,
     /// LSN of the version held → live holds, and one of those versions (weakly).
     versions: BTreeMap<u64, (usize, Weak<Version>)>,
+    /// Holds of a meta record's pages without a version (verify).
+    records: usize,
 }
 
 /// Keeps one epoch and one version held while it lives; clones of a `Snapshot`, and
@@ -31,6 +35,8 @@ pub struct ReaderHold {
     readers: Arc<Readers>,
     epoch: u64,
     lsn: u64,
+    /// A hold of a record's pages without a version.
+    record: bool,
 }
 
 /// The oldest version a reader holds.
@@ -52,7 +58,14 @@ impl Readers {
         if let Some(version) = version.filter(|_| entry.1.strong_count() == 0) {
             entry.1 = Arc::downgrade(version);
         }
-        Arc::new(ReaderHold { readers: self.clone(), epoch, lsn })
+        let record = version.is_none();
+        held.records += usize::from(record);
+        Arc::new(ReaderHold { readers: self.clone(), epoch, lsn, record })
+    }
+
+    /// Whether some hold reads a meta record's pages without a version (verify).
+    pub fn record_held(&self) -> bool {
+        self.lock().records > 0
     }
 
     /// The oldest epoch held, if any.
@@ -105,6 +118,10 @@ impl Drop for ReaderHold {
         *count -= 1;
         if *count == 0 {
             held.versions.remove(&self.lsn);
+        }
+        if self.record {
+            assert!(held.records > 0, "record holds and releases pair up");
+            held.records -= 1;
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Releasing references whose count reached zero (`space/mod.rs`, step 4): read the
+//! Releasing references whose count reached zero (`space/mod.rs`, step 3): read the
 //! page, verified as its referrer recorded it, drop every reference it holds, and
 //! record its slots as released. A page that fails verification is reported as
 //! corruption and its slot released, but the references it held are kept: a damaged

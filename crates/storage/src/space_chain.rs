@@ -21,6 +21,7 @@ use crate::page_file::{PageFile, PageSink};
 use crate::space::{self, SpaceMap};
 
 const HEADER_BYTES: usize = 16;
+const _: () = assert!(HEADER_BYTES == 8 + 8, "next_page, next_checksum");
 const CHUNK_BYTES: usize = PAGE_PAYLOAD_BYTES_MAX - HEADER_BYTES;
 
 /// Writes `books` (including the slots of the chain itself, counted as referenced:

@@ -168,3 +168,35 @@ fn compaction_shrinks_the_file_and_keeps_every_pin_readable() {
     assert_verified(&db, "reopened");
     db.close().unwrap();
 }
+
+#[test]
+fn a_reader_of_the_version_compaction_moves_reads_it_unchanged() {
+    // A cold cache, so the reader's reads go to the slots its version names.
+    let vfs = SimVfs::new();
+    let cold = Options { cache_bytes: 16 * 1024, ..options(&vfs) };
+    let db = open(&db_path(), &cold);
+    let mut rng = Rng::new(5);
+    load(&db, 30_000, &mut rng);
+    db.checkpoint().unwrap();
+    // The keys written first go: what stays lives at the end of the file.
+    for chunk in (0..27_000u64).collect::<Vec<_>>().chunks(1000) {
+        let ops = chunk.iter().map(|k| Op::Delete { tree: TREE.as_bytes().to_vec(), key: format!("key{k:08}").into_bytes() }).collect();
+        db.commit_sync(commit(ops)).unwrap();
+    }
+    db.checkpoint().unwrap();
+    db.close().unwrap();
+    let db = open(&db_path(), &cold);
+    // The reader holds the version the compaction writes (nothing committed since the
+    // last checkpoint): its pages move under it, and their old slots must wait for it.
+    let reader = db.snapshot();
+    let then = read_all(&reader);
+    let report = db.compact_space().unwrap();
+    assert!(report.pages_moved > 0, "pages moved: {report:?}");
+    assert_eq!(read_all(&reader), then, "the reader reads its version unchanged after the move");
+    load(&db, 2_000, &mut rng);
+    db.checkpoint().unwrap();
+    assert_eq!(read_all(&reader), then, "and after later checkpoints");
+    drop(reader);
+    assert_verified(&db, "after the reader");
+    db.close().unwrap();
+}

@@ -3,7 +3,7 @@
 //!
 //! Input: the file's bytes as they are, on the simulated file system. A journal that is
 //! accepted must be self-consistent (its record decodes and carries the header's
-//! generation, every entry is one slot), and any one byte of it changed must make it
+//! generation, every entry reads as one whole slot), and any one byte of it changed must make it
 //! refused: open must never redo a journal it did not write whole.
 
 use std::path::Path;
@@ -17,8 +17,9 @@ use crate::vfs::{SimVfs, Vfs};
 const DIR: &str = "/fuzz/db";
 
 pub fn check_checkpoint_journal(input: &[u8]) {
-    let Some(complete) = read(input) else { return };
-    assert!(complete.0.len() as u64 == complete.1, "an accepted journal lists each page once");
+    if read(input).is_none() {
+        return;
+    }
     // One byte changed anywhere: refused. (Sampled: every header and trailer byte, and
     // a few in between.)
     let positions: Vec<usize> = (0..input.len().min(40)).chain(input.len().saturating_sub(16)..input.len()).chain((0..input.len()).step_by(997)).collect();
@@ -29,8 +30,8 @@ pub fn check_checkpoint_journal(input: &[u8]) {
     }
 }
 
-/// The pages (number → slot bytes) and the page count of an accepted journal.
-fn read(bytes: &[u8]) -> Option<(Vec<(u64, usize)>, u64)> {
+/// The pages (number, slot bytes) of an accepted journal; each entry reads as one slot.
+fn read(bytes: &[u8]) -> Option<Vec<(u64, usize)>> {
     let vfs = SimVfs::new();
     let dir = Path::new(DIR);
     vfs.create_dir_all(dir).expect("the simulated directory");
@@ -47,6 +48,5 @@ fn read(bytes: &[u8]) -> Option<(Vec<(u64, usize)>, u64)> {
         assert_eq!(slot.len(), PAGE_BYTES);
         pages.push((page, slot.len()));
     }
-    let count = pages.len() as u64;
-    Some((pages, count))
+    Some(pages)
 }

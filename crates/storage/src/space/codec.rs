@@ -1,5 +1,5 @@
 //! The space map's bytes. A checkpoint writes them across a chain of `SpaceMap` pages
-//! (`space/chain.rs`) named by the meta record.
+//! (`space_chain.rs`) named by the meta record.
 //!
 //! Layout (little-endian; `v` is an unsigned LEB128 varint of at most 10 bytes):
 //!
