@@ -168,3 +168,9 @@ export const log_queue_bytes_max = 4 * 1024 * 1024
 export const log_retry_ms = 1000
 /** Time a clean stop waits for queued log lines to be written before it exits anyway. */
 export const log_flush_ms_max = 2000
+
+/**
+ * Smallest `--checkpoint-wal-bytes`: a checkpoint after every few commits is useful to
+ * test free space under crashes, one per commit only measures the disk.
+ */
+export const checkpoint_wal_bytes_min = 4096

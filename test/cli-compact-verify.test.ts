@@ -1,7 +1,7 @@
 // The real `tenantdb compact` and `tenantdb verify` commands on temporary directories
 // (product.md 2, seed 4.5). Run `npm run build:ts` first: the command runs from dist/.
 import { spawnSync } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
@@ -30,9 +30,12 @@ async function seeded(t: Test): Promise<{ dir: string; schema: string }> {
 
 t.test('compact prints the seed figures and keeps every row and snapshot readable', async (t) => {
   const { dir, schema } = await seeded(t)
+  const before = statSync(join(dir, 'pages')).size
   const run = spawnCli(t, ['compact', dir])
   t.equal(await run.exited, 0, run.stderr())
-  t.match(run.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms\n$/, '400 notes and 2 tags')
+  t.match(run.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms; page file \d+ → \d+ bytes\n$/, '400 notes and 2 tags')
+  const printed = /page file (\d+) → (\d+) bytes/.exec(run.stdout())
+  t.same(printed?.slice(1).map(Number), [before, statSync(join(dir, 'pages')).size], 'the bytes printed are the page file before the command and after it')
   t.equal(run.stderr(), '', 'no progress line when stderr is not a terminal')
 
   const db = await Database.open(dir, { schema: [schema] })
@@ -49,7 +52,7 @@ t.test('compact prints the seed figures and keeps every row and snapshot readabl
 
   const other = spawnCli(t, ['compact', dir, 'staging'])
   t.equal(await other.exited, 0, other.stderr())
-  t.match(other.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms\n$/, 'a named tenant')
+  t.match(other.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms; page file \d+ → \d+ bytes\n$/, 'a named tenant')
   const verified = spawnCli(t, ['verify', dir])
   t.equal(await verified.exited, 0, `clean after compaction: ${verified.stdout()}`)
 })
@@ -71,7 +74,7 @@ t.test('verify is clean on a good directory and names the page of a flipped byte
   const { dir } = await seeded(t)
   const clean = spawnCli(t, ['verify', dir])
   t.equal(await clean.exited, 0, clean.stderr())
-  t.match(clean.stdout(), /^verified \d+ pages, \d+ entries, WAL frames: ok\n$/)
+  t.match(clean.stdout(), /^verified \d+ pages, \d+ entries, WAL frames: ok; page slots: \d+ live, \d+ free, \d+ pending, \d+ releasing\n$/)
 
   const page = flipByteInLeaf(join(dir, 'pages'), 'note-250')
   const damaged = spawnCli(t, ['verify', dir])

@@ -50,11 +50,41 @@ t.test('serve --allowed-host adds a name the server answers to', async (t) => {
   t.equal(await server.exited, 0)
 })
 
+t.test('serve --tail-retention-bytes 0 keeps only the WAL recovery needs', async (t) => {
+  const dir = tempDir(t)
+  const token = 'tail-retention-token-0123456789'
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', 'examples/schema.eel', '--token', token, '--checkpoint-wal-bytes', '4096', '--tail-retention-bytes', '0'])
+  const [, url] = await server.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  // Whole WAL segments (16 MiB) are deleted, never the newest: write more than one.
+  const name = 'n'.repeat(900 * 1024)
+  let expired: Response | undefined
+  for (let id = 0; id < 40; id += 1) {
+    const insert = await fetch(`${url}/t/default/query`, { method: 'POST', headers, body: JSON.stringify({ query: 'insert users {id: $id, email: $email, name: $name}', params: { id, email: `u${id}@x`, name } }) })
+    t.equal(insert.status, 200, `insert ${id}`)
+    const tail = await fetch(`${url}/t/default/tail?after=0&limit=1`, { headers })
+    if (tail.status !== 200) {
+      expired = tail
+      break
+    }
+    await tail.body?.cancel()
+  }
+  t.equal(expired?.status, 410, 'the first commits are gone from the WAL')
+  t.match(await expired?.json(), { code: 'lsn_expired', oldest_lsn: Number })
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
 t.test('serve refuses bad arguments with usage and exit 2', async (t) => {
   for (const args of [['serve', '--allowed-host', 'http://tenantdb.lan'], ['serve', '--allowed-host', 'tenantdb.lan:7070']]) {
     const run = spawnCli(t, args)
     t.equal(await run.exited, 2, args.join(' '))
     t.match(run.stderr(), /--allowed-host must be a host name or IP address/, args.join(' '))
+  }
+  for (const args of [['serve', '--tail-retention-bytes', '1e6'], ['serve', '--checkpoint-wal-bytes', '4095']]) {
+    const run = spawnCli(t, args)
+    t.equal(await run.exited, 2, args.join(' '))
+    t.match(run.stderr(), /must be a whole number of bytes, at least/, args.join(' '))
   }
   for (const args of [['serve', '--port', 'http'], ['serve', '--bogus'], ['serve', '--schema', '/no/such.eel'], ['frobnicate']]) {
     const run = spawnCli(t, args)

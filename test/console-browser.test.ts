@@ -2,10 +2,12 @@
 // real server (real engine, real database in a temp dir), the test enters the token,
 // runs a query and sees rows with the plan hint, sees a diagnostic with line and
 // column, switches write mode on and creates, forks and deletes tenants, sees a live
-// tail event after an insert (and pause/resume losing nothing), views a diff, is asked
-// for the token again after a 401, sees corruption shown loudly, and uses the console
-// from another origin. It saves a
-// screenshot of each page into .tap/console-screenshots/ (printed below).
+// tail event after an insert (and pause/resume losing nothing), views a diff, drops
+// snapshots (refused without write mode, a stale one answered with the 404's sentence),
+// sees compact's whole message, sees the page file's slots as /stats reports them, is
+// asked for the token again after a 401, sees corruption shown loudly, and uses the
+// console from another origin. It saves a screenshot of each page into
+// .tap/console-screenshots/ (printed below).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -48,6 +50,31 @@ async function typeQuery(page: Page, text: string): Promise<void> {
   await page.keyboard.insertText(text)
 }
 
+async function dismissToasts(page: Page): Promise<void> {
+  while (await page.locator('.toast-close').count() > 0) await page.locator('.toast-close').first().click()
+}
+
+const grouped = new Intl.NumberFormat('en-US')
+const slot_states = ['live', 'free', 'pending', 'releasing'] as const
+
+interface RenderedPageFile {
+  title: string | null
+  tip: string | null
+  parts: Record<string, string | null>
+}
+
+/** The page file panel's figures as the page shows them, read at one moment (it redraws every 2 s). */
+function renderedPageFile(page: Page): Promise<RenderedPageFile> {
+  return page.evaluate((states) => {
+    const panel = document.querySelector('.page-file')
+    return {
+      title: panel?.querySelector('[data-bytes]')?.getAttribute('title') ?? null,
+      tip: panel?.querySelectorAll('dd')[1]?.textContent ?? null,
+      parts: Object.fromEntries(states.map((k) => [k, panel?.querySelector(`.legend-item[data-part="${k}"] .legend-value`)?.textContent ?? null])),
+    }
+  }, [...slot_states])
+}
+
 async function connect(page: Page, url: string, secret: string, apiBase?: string): Promise<void> {
   await page.goto(url)
   if (apiBase !== undefined) await page.fill('#api-base', apiBase)
@@ -59,6 +86,7 @@ t.test('the console in headless Chromium', async (t) => {
   const browser = await launchBrowser(t)
   const consoleDir = buildConsole(t)
   const { origin, query } = await exampleServer(t, consoleDir)
+  const call = api(origin, token)
   const page = await newPage(browser)
   const pageErrors: string[] = []
   page.on('pageerror', (error) => pageErrors.push(error.message))
@@ -195,6 +223,111 @@ t.test('the console in headless Chromium', async (t) => {
     t.match(await page.textContent('.changed-table'), /age/, 'Bo\'s age changed')
     t.match(await page.textContent('.changed-table'), /away/)
     t.comment(`diff: ${await screenshot(page, 'diff')}`)
+  })
+
+  await t.test('snapshots: drop needs write mode and the name typed; a stale row shows the 404', async (t) => {
+    for (const target of ['nightly', 'stale']) {
+      t.equal((await call('/api/v1/t/default/ops', { json: { op: 'snapshot', name: 'default', target } })).status, 200, `snapshot ${target} taken`)
+    }
+    await page.click('a.nav-link[href="#/tenants"]')
+    await page.waitForSelector('.detail-title:has-text("default")')
+    await page.waitForSelector('tr[data-snapshot="stale"]')
+    await dismissToasts(page)
+    if (await page.isChecked('#write-mode')) await page.click('label.switch')
+    const drop = page.locator('tr[data-snapshot="nightly"] button:has-text("Drop…")')
+    t.ok(await drop.isDisabled(), 'Drop is disabled while write mode is off')
+    t.match(await drop.getAttribute('title'), /Switch on write mode/)
+    await page.click('label.switch')
+    t.ok(await drop.isEnabled(), 'write mode enables it')
+
+    await drop.click()
+    await page.waitForSelector('dialog.modal[open]')
+    t.match(await page.textContent('dialog.modal'), /default@nightly/, 'the dialog names the snapshot')
+    await page.fill('#dialog-field-confirm', 'nightl')
+    await page.click('dialog.modal button[type=submit]')
+    t.ok(await page.isVisible('dialog.modal'), 'a name typed wrong drops nothing')
+    await page.fill('#dialog-field-confirm', 'nightly')
+    t.comment(`snapshot drop dialog: ${await screenshot(page, 'snapshot-drop-dialog')}`)
+    await page.click('dialog.modal button[type=submit]')
+    await page.waitForSelector('tr[data-snapshot="nightly"]', { state: 'detached' })
+    t.equal(await page.textContent('.toast.ok .toast-text'), 'dropped snapshot nightly of default', 'the server\'s message')
+    const names = (await call('/api/v1/t/default/snapshots')).body.snapshots.map((s: { name: string }) => s.name)
+    t.notOk(names.includes('nightly'), 'the server no longer lists it')
+    t.ok(names.includes('stale') && names.includes('before'), 'the other snapshots stay')
+
+    // Another client drops `stale` while the console still lists it.
+    t.equal((await call('/api/v1/t/default/ops', { json: { op: 'delete', name: 'default@stale' } })).status, 200)
+    const again = await call('/api/v1/t/default/ops', { json: { op: 'delete', name: 'default@stale' } })
+    t.equal(again.status, 404)
+    t.equal(again.body.code, 'unknown_snapshot')
+    await dismissToasts(page)
+    await page.click('tr[data-snapshot="stale"] button:has-text("Drop…")')
+    await page.fill('#dialog-field-confirm', 'stale')
+    await page.click('dialog.modal button[type=submit]')
+    await page.waitForSelector('.toast.error')
+    t.equal(await page.textContent('.toast.error .toast-text'), `drop failed: ${again.body.error} (404 unknown_snapshot)`, 'the 404\'s sentence')
+    await page.waitForSelector('tr[data-snapshot="stale"]', { state: 'detached' })
+    t.pass('the list is refreshed after the refusal')
+    t.comment(`snapshot drop refused: ${await screenshot(page, 'snapshot-drop-refused')}`)
+    await dismissToasts(page)
+  })
+
+  await t.test('compact: the toast shows the whole message, the page file\'s sizes included', async (t) => {
+    await page.click('.detail-head button:has-text("Compact…")')
+    await page.click('dialog.modal button[type=submit]')
+    await page.waitForSelector('.toast.ok')
+    const message = await page.textContent('.toast.ok .toast-text') ?? ''
+    const sizes = /^compacted: \d+ collections?, \d+ rows?, \d+ pages? in \d+ ms; page file (\d+) → (\d+) bytes$/.exec(message)
+    t.ok(sizes, `the whole message: ${message}`)
+    const stats = (await call('/api/v1/stats')).body
+    t.equal(Number(sizes?.[2]), stats.pages.file_bytes, 'the size after is the page file\'s now')
+    t.comment(`compact: ${await screenshot(page, 'compact-toast')}`)
+    await dismissToasts(page)
+  })
+
+  await t.test('overview: the page file panel shows /stats\' pages', async (t) => {
+    await page.click('a.nav-link[href="#/overview"]')
+    await page.waitForSelector('.page[data-loaded] .page-file')
+    const before = (await call('/api/v1/stats')).body.pages
+    t.ok(before.free + before.pending + before.releasing > 0, 'the drop and the compaction left slots that are not live')
+    // The panel shows what the server said at its last refresh: poll until that was an idle moment.
+    let shown: RenderedPageFile | null = null
+    let expected: RenderedPageFile | null = null
+    const deadline = Date.now() + 10_000
+    while (Date.now() < deadline) {
+      const stats = (await call('/api/v1/stats')).body
+      expected = {
+        title: `${grouped.format(stats.pages.file_bytes)} bytes`,
+        tip: grouped.format(stats.page_count),
+        parts: Object.fromEntries(slot_states.map((k) => [k, grouped.format(stats.pages[k])])),
+      }
+      shown = await renderedPageFile(page)
+      if (JSON.stringify(shown) === JSON.stringify(expected)) break
+      await page.waitForTimeout(250)
+    }
+    t.same(shown, expected, 'file size, allocator tip and every state\'s count match /stats')
+
+    const stats = (await call('/api/v1/stats')).body
+    const size = await page.textContent('.page-file [data-bytes]') ?? ''
+    const human = /^([\d.]+) (B|KiB|MiB|GiB)$/.exec(size)
+    t.ok(human, `the size in binary units: ${size}`)
+    const scaled = Number(human?.[1]) * 1024 ** ['B', 'KiB', 'MiB', 'GiB'].indexOf(human?.[2] ?? '')
+    t.ok(Math.abs(scaled - stats.pages.file_bytes) <= 0.05 * 1024 ** Math.max(0, ['B', 'KiB', 'MiB', 'GiB'].indexOf(human?.[2] ?? '')), 'and close to the exact size')
+
+    // The bar: one segment per non-empty state, as wide as its share.
+    const total = slot_states.reduce((sum, k) => sum + stats.pages[k], 0)
+    const widths = await page.evaluate(() => {
+      const bar = document.querySelector('.page-file .stacked-bar') as HTMLElement
+      const inner = bar.clientWidth - 4 // its padding
+      return Object.fromEntries([...bar.querySelectorAll<HTMLElement>('.segment')].map((s) => [s.dataset.part, s.getBoundingClientRect().width / inner]))
+    })
+    t.same(Object.keys(widths).sort(), slot_states.filter((k) => stats.pages[k] > 0).sort(), 'a segment for each state with slots')
+    for (const k of slot_states) {
+      if (stats.pages[k] / total < 0.1) continue
+      t.ok(Math.abs((widths[k] ?? 0) - stats.pages[k] / total) < 0.03, `${k}: ${widths[k]} of the bar for ${stats.pages[k]} of ${total} slots`)
+    }
+    t.match(await page.textContent('.page-file-help'), /Free slots are reused by the next checkpoints; pending ones wait/)
+    t.comment(`overview with the page file: ${await screenshot(page, 'overview-page-file')}`)
   })
 
   await t.test('a token the server no longer accepts brings back the token form, saying why', async (t) => {

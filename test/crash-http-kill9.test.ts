@@ -11,6 +11,10 @@
 //   TENANTDB_HTTP_KILL9_BUDGET_MS  time after which no new cycle starts (default 180 000)
 //   TENANTDB_HTTP_KILL9_SEED       seed of the workload and kill delays (default fixed)
 //
+// The server checkpoints every 16 KiB of WAL (`--checkpoint-wal-bytes`), so kills land
+// in checkpoints that free and reuse page slots too, and every check recounts the
+// space map (`verify`).
+//
 // A cycle costs about 1.6 s (mostly the server's start) on an idle 2-core machine and
 // three times that when it is loaded, so the loop stops starting cycles once its time
 // budget is spent, and fails if that left fewer than `cycles_min` (a machine too slow
@@ -32,6 +36,7 @@ const budget_ms = Number(process.env.TENANTDB_HTTP_KILL9_BUDGET_MS ?? 180_000)
 const cycles_min = Math.min(cycles, 30)
 const seed = Number(process.env.TENANTDB_HTTP_KILL9_SEED ?? 0x5eed_0001)
 const clients = 4
+const checkpoint_wal_bytes = 16 * 1024
 const token = 'k9k9k9k9k9k9k9k9k9k9k9k9k9k9k9k9'
 const schema = 'collection items { id: int primary, client: int, marker: int?, v: int }\n'
 
@@ -200,7 +205,7 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
   const schemaFile = join(dir, 'schema.eel')
   writeFileSync(schemaFile, schema)
   const model = new Map<number, Row>()
-  const totals = { requests: 0, acks: 0, start_ms: 0, check_ms: 0, killed_after_ms: 0, replayed_frames: 0 }
+  const totals = { requests: 0, acks: 0, start_ms: 0, check_ms: 0, killed_after_ms: 0, replayed_frames: 0, freed_slots: 0 }
   const started = Date.now()
   let failed = false
   const fail = (cycle: number, killDelay: number, c: Cycle | null, problems: string[]) => {
@@ -219,7 +224,7 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
     const random = rng(cycleSeed)
     const killDelay = 5 + Math.floor(random() * 76)
     const t0 = Date.now()
-    const server: CliProcess = spawnCli(t, ['serve', '--dir', dbDir, '--port', '0', '--schema', schemaFile, '--token', token], { LOG_LEVEL: 'warn' })
+    const server: CliProcess = spawnCli(t, ['serve', '--dir', dbDir, '--port', '0', '--schema', schemaFile, '--token', token, '--checkpoint-wal-bytes', String(checkpoint_wal_bytes)], { LOG_LEVEL: 'warn' })
     let url: string
     try {
       url = (await server.waitFor(/url: (http:\/\/\S+\/api\/v1)\n/))[1] as string
@@ -272,6 +277,7 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
     let found = new Map<number, Row>()
     try {
       const detail = db.healthDetail()
+      totals.freed_slots = Math.max(totals.freed_slots, detail.pages.free + detail.pages.pending + detail.pages.releasing)
       if (detail.corruption.total !== 0) problems.push(`corruption total ${detail.corruption.total}: ${JSON.stringify(detail.corruption.reports)}`)
       const verified = await db.engine.verify()
       problems.push(...verified.problems.map((p) => `verify: ${p}`))
@@ -297,6 +303,7 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
     `${totals.acks}/${totals.requests} requests acknowledged; ${model.size} rows at the end; ` +
     `the server's own recoveries replayed ${totals.replayed_frames} WAL frames`)
   t.ok(totals.acks > done, 'the clients had writes acknowledged (the loop did work)')
+  t.ok(totals.freed_slots > 0, `checkpoints freed page slots during the loop (up to ${totals.freed_slots} at once)`)
 })
 
 t.test('R1: the checker flags a lost acknowledged write, a partial block, a lost row and a wrong value', async (t) => {

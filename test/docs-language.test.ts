@@ -50,7 +50,7 @@ t.test('every eel-error example fails with the documented message', async (t) =>
 
 t.test('every tenant operation example parses', async (t) => {
   const lines = blocks(docs, 'eel-tenant').flatMap((b) => b.split('\n'))
-  t.equal(lines.length, 8)
+  t.equal(lines.length, 9)
   for (const line of lines) t.equal(parse(line, 'query').statements[0]?.kind, 'tenant_op', line)
 })
 

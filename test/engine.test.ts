@@ -42,7 +42,8 @@ t.test('an unusable path is an io error, not a crash', async (t) => {
 t.test('commits are atomic, durable, and visible in later snapshots only', async (t) => {
   const dir = tempDir(t)
   const engine = await Engine.open(dir)
-  const before = engine.snapshot()
+  // Held across the commit's await: leased (a plain snapshot() is for synchronous reads).
+  const before = engine.lease()
   const lsn = await engine.commit([
     { op: 'put', tree: 'users', key: bytes('a'), value: bytes('1') },
     { op: 'put', tree: 'users', key: bytes('b'), value: Buffer.alloc(5000, 7) },
@@ -50,6 +51,8 @@ t.test('commits are atomic, durable, and visible in later snapshots only', async
   ])
   t.equal(lsn, 1)
   t.equal(before.get('users', bytes('a')), null, 'an older snapshot is unchanged')
+  engine.unlease(before)
+  t.throws(() => before.get('users', bytes('a')), /released/, 'an unleased old version can no longer be read')
   const after = engine.snapshot()
   t.equal(after.lsn, 1)
   t.same(after.get('users', bytes('a')), bytes('1'))
@@ -162,7 +165,7 @@ t.test('corruption: a damaged page is a typed error naming it, and a persisted r
 t.test('diff: added, removed and changed entries between two snapshots', async (t) => {
   const engine = await Engine.open(tempDir(t))
   await engine.commit(['a', 'b', 'c'].map((k) => ({ op: 'put' as const, tree: 't', key: bytes(k), value: bytes(`${k}1`) })))
-  const before = engine.snapshot()
+  const before = engine.lease()
   await engine.commit([
     { op: 'delete', tree: 't', key: bytes('a') },
     { op: 'put', tree: 't', key: bytes('b'), value: bytes('b2') },
@@ -173,5 +176,6 @@ t.test('diff: added, removed and changed entries between two snapshots', async (
   t.same(entries.map((e) => [e.key.toString(), e.before?.toString() ?? null, e.after === null ? null : e.after.length]),
     [['a', 'a1', null], ['b', 'b1', 2], ['d', null, 3000]])
   t.equal(before.diff(engine.snapshot(), 't', 2).truncated, true)
+  engine.unlease(before)
   await engine.close()
 })

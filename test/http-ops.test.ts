@@ -24,7 +24,7 @@ t.test('ops: create, snapshot, fork (of head and of a snapshot), suspend, resume
   t.same((await op('acme', { op: 'resume', name: 'acme' })).body, { ok: true, message: 'resumed acme' })
   const compacted = await op('acme', { op: 'compact', name: 'ignored' })
   t.equal(compacted.status, 200)
-  t.match(compacted.body, { ok: true, message: /^compacted: \d+ collections, \d+ rows, \d+ pages in \d+ ms$/ })
+  t.match(compacted.body, { ok: true, message: /^compacted: \d+ collections, \d+ rows, \d+ pages in \d+ ms; page file \d+ → \d+ bytes$/ })
   t.match((await op('acme_test', { op: 'delete', name: 'acme_test' })).body, { ok: true, message: /^deleted acme_test/ })
   t.same((await call('/api/v1/tenants')).body.tenants.map((x: { name: string }) => x.name).sort(), ['acme', 'acme_old', 'beta', 'default'])
 })

@@ -205,9 +205,18 @@ t.test('examples/schema.eel', async (t) => {
 
 t.test('tenant operations', async (t) => {
   t.same(shape(one('tenant create acme')), { kind: 'tenant_op', op: 'create', name: 'acme' })
-  for (const op of ['suspend', 'resume', 'delete', 'compact'] as const) {
+  for (const op of ['suspend', 'resume', 'compact'] as const) {
     t.same(shape(one(`tenant ${op} acme`)), { kind: 'tenant_op', op, name: 'acme' })
   }
+  t.same(shape(one('tenant delete acme')), { kind: 'tenant_op', op: 'delete', name: 'acme', snapshot: null })
+  t.same(shape(one('tenant delete acme@before')), { kind: 'tenant_op', op: 'delete', name: 'acme', snapshot: 'before' })
+  let refused: unknown
+  try {
+    parse('tenant suspend acme@before', 'statement')
+  } catch (err) {
+    refused = err
+  }
+  t.match(refused, { diagnostics: [{ code: 'syntax_error', message: /unexpected '@'/ }] }, 'only delete and fork take a snapshot')
   t.same(shape(one('tenant fork acme as acme_test')), { kind: 'tenant_op', op: 'fork', name: 'acme', snapshot: null, target: 'acme_test' })
   t.same(shape(one('tenant fork acme@before as t2')), { kind: 'tenant_op', op: 'fork', name: 'acme', snapshot: 'before', target: 't2' })
   t.same(shape(one('tenant snapshot acme as before')), { kind: 'tenant_op', op: 'snapshot', name: 'acme', target: 'before' })

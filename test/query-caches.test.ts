@@ -19,7 +19,8 @@ const rejected = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) =
 t.test('head snapshot reuse: a settled commit is in the next snapshot, never a stale head', async (t) => {
   const engine = await Engine.open(tempDir(t))
   t.teardown(() => engine.close())
-  const first = engine.snapshot()
+  // Held across the commit: leased (engine.snapshot() is for reads within one turn).
+  const first = engine.lease()
   t.equal(engine.snapshot(), first, 'without a commit the head is shared')
   const lsn = await engine.commit([{ op: 'put', tree: 'kv', key: bytes('a'), value: bytes('1') }])
   const after = engine.snapshot()
@@ -27,6 +28,8 @@ t.test('head snapshot reuse: a settled commit is in the next snapshot, never a s
   t.equal(after.lsn, lsn)
   t.same(after.get('kv', bytes('a')), bytes('1'), 'the writer reads its write as soon as its commit resolves')
   t.equal(first.get('kv', bytes('a')), null, 'the old head is unchanged')
+  engine.unlease(first)
+  t.throws(() => first.get('kv', bytes('a')), /released/, 'once unleased, a replaced head is let go')
 
   // A commit in flight: whoever awaits it sees it, whatever was read meanwhile.
   const pending = engine.commit([{ op: 'put', tree: 'kv', key: bytes('b'), value: bytes('2') }])

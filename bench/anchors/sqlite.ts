@@ -2,6 +2,7 @@
 // prepared statements, one transaction for bulk work; a WITHOUT ROWID table keyed by
 // the same 24-byte keys with the same 150-byte values.
 import Sqlite from 'better-sqlite3'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Row } from '../harness/data.js'
 
@@ -9,6 +10,7 @@ export type Synchronous = 'FULL' | 'NORMAL'
 
 export class SqliteKv {
   readonly #db: Sqlite.Database
+  readonly #file: string
   readonly #insert: Sqlite.Statement<[string, string]>
   readonly #upsert: Sqlite.Statement<[string, string]>
   readonly #get: Sqlite.Statement<[string], { v: string }>
@@ -16,7 +18,8 @@ export class SqliteKv {
   readonly #all: Sqlite.Statement<[], { k: string; v: string }>
 
   constructor(dir: string, synchronous: Synchronous) {
-    this.#db = new Sqlite(join(dir, 'kv.sqlite'))
+    this.#file = join(dir, 'kv.sqlite')
+    this.#db = new Sqlite(this.#file)
     this.#db.pragma('journal_mode = WAL')
     this.#db.pragma(`synchronous = ${synchronous}`)
     this.#db.exec('CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID')
@@ -56,6 +59,20 @@ export class SqliteKv {
     let n = 0
     for (const row of this.#all.iterate()) if (row.v.length > 0) n += 1
     return n
+  }
+
+  /**
+   * Bytes of the database file itself, after its WAL was checkpointed into it and
+   * truncated (so the file holds everything, and the WAL file nothing).
+   */
+  fileBytes(): number {
+    this.#db.pragma('wal_checkpoint(TRUNCATE)')
+    return statSync(this.#file).size
+  }
+
+  /** SQLite's compaction: rebuilds the file without free pages. */
+  vacuum(): void {
+    this.#db.exec('VACUUM')
   }
 
   close(): void {

@@ -12,5 +12,6 @@ import { p09 } from './p09-http-point.js'
 import { p10 } from './p10-tail.js'
 import { p11 } from './p11-compaction.js'
 import { p12 } from './p12-memory.js'
+import { p13 } from './p13-space.js'
 
-export const workloads: readonly Workload[] = [p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12]
+export const workloads: readonly Workload[] = [p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13]

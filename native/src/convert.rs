@@ -42,10 +42,49 @@ impl From<storage::TreeInfo> for TreeInfo {
 pub struct CheckpointInfo {
     pub checkpoint_lsn: f64,
     pub pages_written: f64,
+    pub pages_released: f64,
+    pub page_count: f64,
 }
 
 pub fn checkpoint(stats: storage::CheckpointStats) -> CheckpointInfo {
-    CheckpointInfo { checkpoint_lsn: stats.checkpoint_lsn as f64, pages_written: stats.pages_written as f64 }
+    CheckpointInfo {
+        checkpoint_lsn: stats.checkpoint_lsn as f64,
+        pages_written: stats.pages_written as f64,
+        pages_released: stats.pages_released as f64,
+        page_count: stats.page_count as f64,
+    }
+}
+
+#[napi(object)]
+pub struct CompactInfo {
+    pub bytes_before: f64,
+    pub bytes_after: f64,
+    pub pages_moved: f64,
+    pub page_count: f64,
+}
+
+pub fn compact(report: storage::CompactReport) -> CompactInfo {
+    CompactInfo {
+        bytes_before: report.bytes_before as f64,
+        bytes_after: report.bytes_after as f64,
+        pages_moved: report.pages_moved as f64,
+        page_count: report.page_count as f64,
+    }
+}
+
+/// The page file's slots by state (`storage::SpaceStats`).
+#[napi(object)]
+pub struct SpaceInfo {
+    pub live: f64,
+    pub free: f64,
+    /// Unreachable, held back for the older meta record or a reader in flight.
+    pub pending: f64,
+    /// Unreachable, their own references not yet released.
+    pub releasing: f64,
+}
+
+fn space(s: storage::SpaceStats) -> SpaceInfo {
+    SpaceInfo { live: s.live as f64, free: s.free as f64, pending: s.pending as f64, releasing: s.releasing as f64 }
 }
 
 #[napi(object)]
@@ -63,11 +102,13 @@ pub fn close(report: storage::CloseReport) -> CloseInfo {
 pub struct VerifyInfo {
     pub pages: f64,
     pub entries: f64,
+    /// The slots of the space map checked (disjoint, covering the file, counts exact).
+    pub space: SpaceInfo,
     pub problems: Vec<String>,
 }
 
 pub fn verify(report: storage::VerifyReport) -> VerifyInfo {
-    VerifyInfo { pages: report.pages as f64, entries: report.entries as f64, problems: report.problems }
+    VerifyInfo { pages: report.pages as f64, entries: report.entries as f64, space: space(report.space), problems: report.problems }
 }
 
 #[napi(object)]
@@ -118,6 +159,7 @@ pub struct EngineStats {
     pub cache_hits: f64,
     pub cache_misses: f64,
     pub cache_bytes: f64,
+    pub space: SpaceInfo,
     pub corruption: Vec<CorruptionReport>,
     pub corruption_total: f64,
     pub db_dir: String,
@@ -146,6 +188,7 @@ pub fn stats(s: storage::Stats) -> EngineStats {
         cache_hits: s.cache.hits as f64,
         cache_misses: s.cache.misses as f64,
         cache_bytes: s.cache.bytes as f64,
+        space: space(s.space),
         corruption: s
             .corruption
             .into_iter()

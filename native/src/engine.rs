@@ -58,15 +58,28 @@ impl Engine {
         Ok(())
     }
 
+    /// The generation of the newest meta record (a snapshot's `epoch` when taken now).
+    #[napi(getter)]
+    pub fn generation(&self) -> f64 {
+        self.db.generation() as f64
+    }
+
     /// The newest durable version. Synchronous: it clones a reference.
     #[napi]
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { inner: self.db.snapshot() }
+        Snapshot::new(self.db.snapshot())
     }
 
     #[napi(ts_return_type = "Promise<CheckpointInfo>")]
     pub fn checkpoint(&self) -> AsyncTask<tasks::Checkpoint> {
         AsyncTask::new(tasks::Checkpoint(self.db.clone()))
+    }
+
+    /// Releases what no version reaches and moves live pages down the page file so its
+    /// free tail is cut off (`storage::Database::compact_space`).
+    #[napi(ts_return_type = "Promise<CompactInfo>")]
+    pub fn compact_space(&self) -> AsyncTask<tasks::CompactSpace> {
+        AsyncTask::new(tasks::CompactSpace(self.db.clone()))
     }
 
     #[napi(ts_return_type = "Promise<VerifyInfo>")]

@@ -12,11 +12,23 @@ use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
 
 use crate::convert::TreeInfo;
-use crate::error::IntoNapi;
+use crate::error::{to_napi, IntoNapi};
 
 #[napi]
 pub struct Snapshot {
-    pub(crate) inner: storage::Snapshot,
+    /// `None` once released: the slots the version reaches may then be reused, so a
+    /// read after that is refused rather than allowed to meet another page.
+    inner: Option<storage::Snapshot>,
+}
+
+impl Snapshot {
+    pub(crate) fn new(inner: storage::Snapshot) -> Snapshot {
+        Snapshot { inner: Some(inner) }
+    }
+
+    fn inner(&self) -> napi::Result<&storage::Snapshot> {
+        self.inner.as_ref().ok_or_else(|| to_napi(storage::Error::InvalidArgument("the snapshot was released".into())))
+    }
 }
 
 #[napi(object)]
@@ -61,7 +73,7 @@ impl Snapshot {
     /// Up to `limit` differences of `tree` from this snapshot to `newer`, in key order.
     #[napi]
     pub fn diff(&self, newer: &Snapshot, tree: Buffer, limit: u32) -> napi::Result<DiffBatch> {
-        let (diffs, truncated) = self.inner.diff(&newer.inner, &tree, limit as usize).into_napi()?;
+        let (diffs, truncated) = self.inner()?.diff(newer.inner()?, &tree, limit as usize).into_napi()?;
         let mut out = Vec::new();
         for d in diffs {
             out.extend_from_slice(&(d.key.len() as u32).to_le_bytes());
@@ -81,8 +93,22 @@ impl Snapshot {
 
     /// LSN of the last commit this snapshot contains.
     #[napi(getter)]
-    pub fn lsn(&self) -> i64 {
-        self.inner.lsn() as i64
+    pub fn lsn(&self) -> napi::Result<i64> {
+        Ok(self.inner()?.lsn() as i64)
+    }
+
+    /// The generation of the newest meta record when it was taken: while it lives, the
+    /// slots freed since cannot be reused.
+    #[napi(getter)]
+    pub fn epoch(&self) -> napi::Result<f64> {
+        Ok(self.inner()?.epoch() as f64)
+    }
+
+    /// Lets go of the version now rather than when the object is collected: the
+    /// slots only it reaches become reusable (`storage::Snapshot`). Later reads fail.
+    #[napi]
+    pub fn release(&mut self) {
+        self.inner = None;
     }
 
     /// Copies the value of `key` into `out` and returns its length; -1 when absent;
@@ -91,7 +117,7 @@ impl Snapshot {
     /// BufferSlice arguments take no references.
     #[napi]
     pub fn get_into(&self, tree: BufferSlice, key: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
-        let value = self.inner.get(&tree, &key).into_napi()?;
+        let value = self.inner()?.get(&tree, &key).into_napi()?;
         Ok(value.map_or(-1, |value| copy_into(&value, &mut out)))
     }
 
@@ -101,7 +127,7 @@ impl Snapshot {
         let lower = bound(&options.lower, options.lower_inclusive);
         let upper = bound(&options.upper, options.upper_inclusive);
         let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
-        let entries = self.inner.range(&tree, lower, upper, options.reverse.unwrap_or(false), limit).into_napi()?;
+        let entries = self.inner()?.range(&tree, lower, upper, options.reverse.unwrap_or(false), limit).into_napi()?;
         let bytes: usize = entries.iter().map(|(k, v)| 8 + k.len() + v.len()).sum();
         let mut out = Vec::with_capacity(bytes);
         for (key, value) in entries {
@@ -116,23 +142,23 @@ impl Snapshot {
     /// Every tree with its entry count and the LSN of its last change.
     #[napi]
     pub fn trees(&self) -> napi::Result<Vec<TreeInfo>> {
-        Ok(self.inner.trees().into_napi()?.into_iter().map(TreeInfo::from).collect())
+        Ok(self.inner()?.trees().into_napi()?.into_iter().map(TreeInfo::from).collect())
     }
 
     #[napi]
     pub fn tree_info(&self, name: Buffer) -> napi::Result<Option<TreeInfo>> {
-        Ok(self.inner.tree_info(&name).into_napi()?.map(TreeInfo::from))
+        Ok(self.inner()?.tree_info(&name).into_napi()?.map(TreeInfo::from))
     }
 
     /// Every pin; `count` is its number of trees, `lsn` the LSN it was taken at.
     #[napi]
     pub fn pins(&self) -> napi::Result<Vec<TreeInfo>> {
-        Ok(self.inner.pins().into_napi()?.into_iter().map(TreeInfo::from).collect())
+        Ok(self.inner()?.pins().into_napi()?.into_iter().map(TreeInfo::from).collect())
     }
 
     /// The version saved under pin `name`, or null.
     #[napi]
     pub fn pin(&self, name: Buffer) -> napi::Result<Option<Snapshot>> {
-        Ok(self.inner.pin(&name).into_napi()?.map(|inner| Snapshot { inner }))
+        Ok(self.inner()?.pin(&name).into_napi()?.map(Snapshot::new))
     }
 }

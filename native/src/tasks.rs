@@ -7,7 +7,7 @@ use napi::bindgen_prelude::Buffer;
 use napi::{Env, Task};
 
 use crate::completions::Completions;
-use crate::convert::{self, CheckpointInfo, CloseInfo, FrameBatch, VerifyInfo};
+use crate::convert::{self, CheckpointInfo, CloseInfo, CompactInfo, FrameBatch, VerifyInfo};
 use crate::engine::Engine;
 use crate::error::IntoNapi;
 
@@ -38,6 +38,19 @@ impl Task for Checkpoint {
     }
     fn resolve(&mut self, _env: Env, stats: Self::Output) -> napi::Result<CheckpointInfo> {
         Ok(convert::checkpoint(stats))
+    }
+}
+
+pub struct CompactSpace(pub Arc<storage::Database>);
+
+impl Task for CompactSpace {
+    type Output = storage::CompactReport;
+    type JsValue = CompactInfo;
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        self.0.compact_space().into_napi()
+    }
+    fn resolve(&mut self, _env: Env, report: Self::Output) -> napi::Result<CompactInfo> {
+        Ok(convert::compact(report))
     }
 }
 

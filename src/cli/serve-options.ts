@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { normaliseHostName, normaliseOrigin } from '../http/origin-policy.js'
+import { checkpoint_wal_bytes_min } from '../limits.js'
 import { UsageError } from './usage-error.js'
 
 export interface ServeOptions {
@@ -12,6 +13,10 @@ export interface ServeOptions {
   consoleOrigins: string[]
   /** Host names the server answers besides its listen address (repeatable). */
   allowedHosts: string[]
+  /** Checkpoint once this many WAL bytes follow the last one (the engine's default when absent). */
+  checkpointWalBytes: number | undefined
+  /** WAL bytes kept after a checkpoint for the change tail to resume from (the engine's default when absent). */
+  tailRetentionBytes: number | undefined
 }
 
 export const default_port = 7070
@@ -29,6 +34,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         token: { type: 'string' },
         'console-origin': { type: 'string', multiple: true, default: [] },
         'allowed-host': { type: 'string', multiple: true, default: [] },
+        'checkpoint-wal-bytes': { type: 'string' },
+        'tail-retention-bytes': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -45,6 +52,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     token: values.token,
     consoleOrigins: values['console-origin'].map(parseOrigin),
     allowedHosts: values['allowed-host'].map(parseAllowedHost),
+    checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? env.TENANTDB_CHECKPOINT_WAL_BYTES, checkpoint_wal_bytes_min),
+    tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? env.TENANTDB_TAIL_RETENTION_BYTES, 0),
   }
 }
 
@@ -58,6 +67,15 @@ function parseAllowedHost(text: string): string {
   const name = normaliseHostName(text)
   if (name === null) throw new UsageError(`--allowed-host must be a host name or IP address without scheme or port, like tenantdb.lan, got '${text}'`)
   return name
+}
+
+function parseBytes(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined
+  const bytes = Number(text)
+  if (!/^\d{1,15}$/.test(text) || bytes < min) {
+    throw new UsageError(`${flag} must be a whole number of bytes, at least ${min}, got '${text}'`)
+  }
+  return bytes
 }
 
 function parsePort(text: string): number {

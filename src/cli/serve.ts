@@ -11,7 +11,7 @@ import { SchemaError, SchemaReadError } from '../schema/index.js'
 import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
 import { LogDestination } from './log-destination.js'
-import { parseServeOptions } from './serve-options.js'
+import { parseServeOptions, type ServeOptions } from './serve-options.js'
 import { UsageError } from './usage-error.js'
 
 // Log lines go to stdout asynchronously: a synchronous write per request was a large
@@ -25,7 +25,7 @@ export async function serve(argv: string[]): Promise<void> {
   // The banner and warnings are best effort: an output that fails (a full disk) must
   // not stop the server; the log destination says once that lines are being lost.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
-  const db = await openDatabase(options.dir, options.schema)
+  const db = await openDatabase(options)
   try {
     const dbDir = db.engine.stats().db_dir
     const token = await resolveToken({ flag: options.token, env: process.env.SERVICE_TOKEN, dir: dbDir })
@@ -81,9 +81,14 @@ function tokenBanner(token: ResolvedToken): string {
   return `${lines.join('\n')}\n`
 }
 
-async function openDatabase(dir: string, schema: string[]): Promise<Database> {
+async function openDatabase(options: ServeOptions): Promise<Database> {
+  const { checkpointWalBytes, tailRetentionBytes } = options
   try {
-    return await Database.open(dir, { schema })
+    return await Database.open(options.dir, {
+      schema: options.schema,
+      ...(checkpointWalBytes === undefined ? {} : { checkpointWalBytes }),
+      ...(tailRetentionBytes === undefined ? {} : { tailRetentionBytes }),
+    })
   } catch (err) {
     if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)
     throw err

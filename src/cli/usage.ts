@@ -2,7 +2,8 @@ export const usage = `usage: tenantdb <command> [options]
 
 commands:
   serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
-        [--console-origin URL]... [--allowed-host NAME]...
+        [--console-origin URL]... [--allowed-host NAME]... [--checkpoint-wal-bytes N]
+        [--tail-retention-bytes N]
         serve DIR (default ./data, or TENANTDB_DIR) over HTTP on HOST:PORT
         (default 127.0.0.1:7070, or TENANTDB_PORT). The token comes from --token,
         SERVICE_TOKEN, DIR/service.token, or is generated into DIR/service.token.
@@ -12,15 +13,22 @@ commands:
         other than the server's own or an --console-origin (e.g.
         http://localhost:5173) are refused with 403. SIGTERM/SIGINT stop it
         cleanly: in-flight requests finish, new ones get 503, exit 0.
+        --checkpoint-wal-bytes (or TENANTDB_CHECKPOINT_WAL_BYTES) checkpoints once
+        that many WAL bytes follow the last checkpoint (default 64 MiB).
+        --tail-retention-bytes (or TENANTDB_TAIL_RETENTION_BYTES) keeps that many
+        checkpointed WAL bytes for change-tail consumers to resume from (default
+        256 MiB; 0 keeps only what recovery needs).
 
   compact DIR [TENANT]
-        rewrite the live rows of TENANT (default 'default') into fresh pages;
+        rewrite the live rows of TENANT (default 'default') into fresh pages, then
+        move the live pages down the page file and cut its free tail off;
         snapshots and forks stay readable. Prints the collection, row and page
-        counts and the elapsed milliseconds.
+        counts, the elapsed milliseconds and the page file's bytes before and after.
 
   verify DIR
-        check every page and WAL frame checksum and the tree invariants. Prints a
-        summary and exits 0 when clean; prints each problem and exits 1 when not.
+        check every page and WAL frame checksum, the tree invariants and the space
+        map (live and free page slots disjoint and covering the file). Reads only.
+        Prints a summary and exits 0 when clean; prints each problem and exits 1.
 
   compact and verify refuse a directory a running server holds (exit 2).
 

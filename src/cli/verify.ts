@@ -15,7 +15,10 @@ export async function verify(argv: string[]): Promise<void> {
   try {
     const report = await withStatus(`verifying ${dir}…`, () => engine.verify())
     if (report.problems.length === 0) {
-      process.stdout.write(`verified ${report.pages} pages, ${report.entries} entries, WAL frames: ok\n`)
+      const { live, free, pending, releasing } = report.space
+      // Reachable and free slots are disjoint and cover the file (docs/format.md, "Space map").
+      process.stdout.write(`verified ${report.pages} pages, ${report.entries} entries, WAL frames: ok; ` +
+        `page slots: ${live} live, ${free} free, ${pending} pending, ${releasing} releasing\n`)
       return
     }
     // One problem a line on stdout, so scripts can count or grep them.

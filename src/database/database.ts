@@ -6,7 +6,7 @@
 //   const page = await db.tenant('default').tail({ after: 0, collection: 'users' })
 //   await db.close()
 import { CommitNotifier } from '../cdc/index.js'
-import { Engine, type CloseReport, type EngineOptions } from '../engine/index.js'
+import { Engine, type CloseReport, type EngineOptions, type EngineStats } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
@@ -62,10 +62,15 @@ export class Database {
 
   /** The tenant `default` always exists. */
   async #ensureDefaultTenant(): Promise<void> {
-    const view = new TxnView(this.engine.snapshot())
-    if (readTenant(view, default_tenant) !== null) return
-    writeTenant(view, { name: default_tenant, state: 'active', created_at: new Date().toISOString(), parent: null })
-    await this.runner.commitView(default_tenant, view, 'catalog')
+    const snapshot = this.engine.lease()
+    try {
+      const view = new TxnView(snapshot)
+      if (readTenant(view, default_tenant) !== null) return
+      writeTenant(view, { name: default_tenant, state: 'active', created_at: new Date().toISOString(), parent: null })
+      await this.runner.commitView(default_tenant, view, 'catalog')
+    } finally {
+      this.engine.unlease(snapshot)
+    }
   }
 
   tenant(name: string): Tenant {
@@ -89,6 +94,8 @@ export class Database {
           return this.ops({ op: 'fork', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}`, target: statement.target })
         case 'snapshot':
           return this.ops({ op: 'snapshot', name: statement.name, target: statement.target })
+        case 'delete':
+          return this.ops({ op: 'delete', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}` })
         default:
           return this.ops({ op: statement.op, name: statement.name })
       }
@@ -130,6 +137,7 @@ export class Database {
       recovery: { replayed_frames: s.replayed_frames, open_micros: s.open_micros },
       fsync: { count: s.fsync.count, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
       page_count: s.page_count,
+      pages: pagesOf(s),
       db_dir: s.db_dir,
     }
   }
@@ -145,6 +153,7 @@ export class Database {
       db_dir: s.db_dir,
       tenants: listTenants(this.engine.snapshot()).length,
       cache: s.cache,
+      pages: pagesOf(s),
       uptime_s: Math.floor((Date.now() - this.#opened_ms) / 1000),
     }
   }
@@ -156,4 +165,13 @@ export class Database {
   close(): Promise<CloseReport> {
     return this.engine.close()
   }
+}
+
+/**
+ * The page file by its slots (docs/format.md, "Space map"): its size, the slots in use,
+ * the free ones a checkpoint reuses, and those freed but held back (for the older meta
+ * record, or a reader of an older version) or not yet released.
+ */
+function pagesOf(s: EngineStats): { file_bytes: number; live: number; free: number; pending: number; releasing: number } {
+  return { file_bytes: s.page_file_bytes, ...s.space }
 }

@@ -47,7 +47,11 @@ export class Tenant {
     const head = this.#db.engine.snapshot()
     requireActive(head, this.name)
     const snapshot = options.snapshot === undefined ? undefined : this.#pinned(head, options.snapshot)
-    return this.#db.runner.run(this.name, text, params, { time_ms_max: this.#db.query_time_ms_max, ...(snapshot === undefined ? {} : { snapshot }) })
+    try {
+      return await this.#db.runner.run(this.name, text, params, { time_ms_max: this.#db.query_time_ms_max, ...(snapshot === undefined ? {} : { snapshot }) })
+    } finally {
+      snapshot?.release()
+    }
   }
 
   /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */
@@ -101,7 +105,22 @@ export class Tenant {
     requireTenant(head, this.name)
     const from = this.#pinned(head, request.from)
     const toName = request.to ?? 'head'
-    const to = toName === 'head' ? head : this.#pinned(head, toName)
+    let to: Snapshot
+    try {
+      to = toName === 'head' ? head : this.#pinned(head, toName)
+    } catch (err) {
+      from.release()
+      throw err
+    }
+    try {
+      return this.#diff(request, from, to, toName)
+    } finally {
+      from.release()
+      if (to !== head) to.release()
+    }
+  }
+
+  #diff(request: DiffRequest, from: Snapshot, to: Snapshot, toName: string): DiffResult {
     let left = Math.max(1, Math.min(request.limit ?? 1000, 10_000))
     let truncated = false
     const collections: DiffResult['collections'] = {}
@@ -125,6 +144,7 @@ export class Tenant {
     return { from: { name: request.from, lsn: from.lsn }, to: { name: toName, lsn: to.lsn }, collections, truncated }
   }
 
+  /** The named snapshot's version, to be released by the caller. */
   #pinned(head: Snapshot, snapshot: string): Snapshot {
     const pinned = head.pin(pinName(this.name, snapshot))
     if (pinned === null) throw new TenantError('unknown_snapshot', `tenant '${this.name}' has no snapshot '${snapshot}'`)

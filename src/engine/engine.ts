@@ -34,6 +34,34 @@ export interface CorruptionReport {
   last_seen_ms: number
 }
 
+/** The page file's slots by state (docs/format.md, "Space map"). */
+export interface SpaceStats {
+  /** Slots in use by some version (the head, a pin, a fork, the space map itself). */
+  live: number
+  /** Slots a checkpoint may write now. */
+  free: number
+  /** Unreachable slots held back for the older meta record or a reader in flight. */
+  pending: number
+  /** Unreachable slots whose own references a later checkpoint releases. */
+  releasing: number
+}
+
+export interface CompactReport {
+  bytes_before: number
+  bytes_after: number
+  /** Live pages copied to lower slots. */
+  pages_moved: number
+  page_count: number
+}
+
+export interface CheckpointReport {
+  checkpoint_lsn: number
+  pages_written: number
+  pages_released: number
+  /** The allocator tip after it (it comes down when the free tail is cut off). */
+  page_count: number
+}
+
 export interface EngineStats {
   /** Allocator tip: pages 0..page_count exist in the page file. */
   page_count: number
@@ -56,6 +84,7 @@ export interface EngineStats {
     buckets: Array<{ le_micros: number | null; count: number }>
   }
   cache: { hits: number; misses: number; bytes: number }
+  space: SpaceStats
   corruption: CorruptionReport[]
   corruption_total: number
   /** Absolute path of the open database directory. */
@@ -131,12 +160,19 @@ export class Engine {
    * costs more than a point read, so queries share one while nothing was committed.
    */
   #head: Snapshot | undefined
+  /**
+   * Leases of snapshots (`lease`), each held across awaits. A snapshot keeps the page
+   * slots its version reaches from being reused until it is released (docs/format.md,
+   * "Space map"), so one nobody leases is released as soon as it stops being the head,
+   * instead of whenever the garbage collector finds it.
+   */
+  readonly #leases = new Map<Snapshot, number>()
 
   private constructor(handle: NativeEngine, commits: Commits) {
     this.#native = handle
     this.#commits = commits
     // Forget the head before anyone awaiting a commit runs, so they read their write.
-    commits.onSettle = () => { this.#head = undefined }
+    commits.onSettle = () => this.#retireHead()
   }
 
   /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
@@ -166,18 +202,72 @@ export class Engine {
     return new Promise((resolve, reject) => { commits.waiting.set(id, { resolve, reject }) })
   }
 
-  /** The newest durable version. */
+  /**
+   * The newest durable version, for reading within one synchronous stretch of code:
+   * it may be released once a later commit settles. Code that reads across an await
+   * takes a `lease` instead.
+   */
   snapshot(): Snapshot {
+    // A head taken before the last checkpoint holds that checkpoint's freed slots back
+    // (docs/format.md, "Space map"): it is replaced, with the same contents, by one of
+    // the current generation.
+    if (this.#head !== undefined && this.#head.epoch !== this.#native.generation) this.#retireHead()
     this.#head ??= new Snapshot(mapSync(() => this.#native.snapshot()))
     return this.#head
   }
 
-  checkpoint(): Promise<{ checkpoint_lsn: number; pages_written: number }> {
-    return mapAsync(this.#native.checkpoint()).then((c) => ({ checkpoint_lsn: c.checkpointLsn, pages_written: c.pagesWritten }))
+  /** Forgets the head snapshot, releasing it at once unless a lease holds it. */
+  #retireHead(): void {
+    const old = this.#head
+    this.#head = undefined
+    if (old !== undefined && !this.#leases.has(old)) old.release()
   }
 
-  /** Walks every reachable page and WAL frame; `problems` is empty when clean. */
-  verify(): Promise<{ pages: number; entries: number; problems: string[] }> {
+  /** The newest durable version, readable until `unlease`d (once per lease). */
+  lease(): Snapshot {
+    const snapshot = this.snapshot()
+    this.#leases.set(snapshot, (this.#leases.get(snapshot) ?? 0) + 1)
+    return snapshot
+  }
+
+  unlease(snapshot: Snapshot): void {
+    const count = this.#leases.get(snapshot)
+    if (count === undefined) throw new Error('unlease of a snapshot that is not leased')
+    if (count > 1) {
+      this.#leases.set(snapshot, count - 1)
+      return
+    }
+    this.#leases.delete(snapshot)
+    if (snapshot !== this.#head) snapshot.release()
+  }
+
+  checkpoint(): Promise<CheckpointReport> {
+    return mapAsync(this.#native.checkpoint()).then((c) => ({
+      checkpoint_lsn: c.checkpointLsn,
+      pages_written: c.pagesWritten,
+      pages_released: c.pagesReleased,
+      page_count: c.pageCount,
+    }))
+  }
+
+  /**
+   * Releases what no version reaches and moves live pages down the page file so its
+   * free tail is cut off. Slots a reader still holds stay until it finishes.
+   */
+  compactSpace(): Promise<CompactReport> {
+    return mapAsync(this.#native.compactSpace()).then((c) => ({
+      bytes_before: c.bytesBefore,
+      bytes_after: c.bytesAfter,
+      pages_moved: c.pagesMoved,
+      page_count: c.pageCount,
+    }))
+  }
+
+  /**
+   * Walks every reachable page and WAL frame, and recounts the space map; `problems`
+   * is empty when clean.
+   */
+  verify(): Promise<{ pages: number; entries: number; space: SpaceStats; problems: string[] }> {
     return mapAsync(this.#native.verify())
   }
 
@@ -207,6 +297,7 @@ export class Engine {
         buckets: s.fsync.buckets.map((b) => ({ le_micros: b.leMicros ?? null, count: b.count })),
       },
       cache: { hits: s.cacheHits, misses: s.cacheMisses, bytes: s.cacheBytes },
+      space: { live: s.space.live, free: s.space.free, pending: s.space.pending, releasing: s.space.releasing },
       corruption: s.corruption.map((r) => ({
         id: r.id,
         file: r.file,

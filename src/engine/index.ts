@@ -1,4 +1,4 @@
-export { Engine, type CloseReport, type EngineOptions, type EngineStats, type CorruptionReport, type Frame } from './engine.js'
+export { Engine, type CheckpointReport, type CloseReport, type CompactReport, type EngineOptions, type EngineStats, type CorruptionReport, type Frame, type SpaceStats } from './engine.js'
 export { EngineError, type EngineErrorCode } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
 export { decodeCommit, type Op, type CommitRecord } from './commit-codec.js'

@@ -40,9 +40,16 @@ export class Snapshot {
   readonly #native: NativeSnapshot
   /** A snapshot never changes, so its LSN is read across the binding once. */
   #lsn: number | undefined
+  #epoch: number | undefined
 
   constructor(handle: NativeSnapshot) {
     this.#native = handle
+  }
+
+  /** The generation of the newest meta record when it was taken (docs/format.md, "Space map"). */
+  get epoch(): number {
+    this.#epoch ??= mapSync(() => this.#native.epoch)
+    return this.#epoch
   }
 
   /** LSN of the last commit this snapshot contains. */
@@ -114,7 +121,16 @@ export class Snapshot {
     return mapSync(() => this.#native.pins()).map(toTreeInfo)
   }
 
-  /** The version saved under pin `name`, or null. */
+  /**
+   * Lets go of the version now: the page slots only it reaches may be reused, and any
+   * later read of this snapshot fails. (A snapshot never released is let go when the
+   * garbage collector takes it.)
+   */
+  release(): void {
+    this.#native.release()
+  }
+
+  /** The version saved under pin `name`, or null; release it when done. */
   pin(name: string): Snapshot | null {
     const pinned = mapSync(() => this.#native.pin(utf8(name)))
     return pinned === null || pinned === undefined ? null : new Snapshot(pinned)

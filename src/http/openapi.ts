@@ -41,6 +41,11 @@ const common: Json = {
   507: error('the disk is full: nothing of the request was written (`storage_full`)'),
 }
 const perTenant: Json = { ...common, 404: error('`unknown_tenant`') }
+const pagesSchema: Json = {
+  type: 'object',
+  description: 'the page file by its slots: file_bytes, live (in use), free (reusable now), pending (freed, held back for the older meta record or a reader), releasing (freed, references not yet released)',
+  properties: { file_bytes: { type: 'integer' }, live: { type: 'integer' }, free: { type: 'integer' }, pending: { type: 'integer' }, releasing: { type: 'integer' } },
+}
 /** Routes that read a request body. */
 const withBody: Json = { 413: error(`\`payload_too_large\` (a body over ${body_bytes_max} bytes)`) }
 /** Routes that write. */
@@ -118,6 +123,7 @@ export const openapi_document = {
         corruption: { type: 'object', properties: { total: { type: 'integer' }, reports: { type: 'array', items: anyObject } } },
         wal: { type: 'object', properties: { current_lsn: { type: 'integer' }, checkpoint_lsn: { type: 'integer' }, lag_bytes: { type: 'integer' }, bytes: { type: 'integer' } } },
         recovery: { type: 'object', properties: { replayed_frames: { type: 'integer' }, open_micros: { type: 'integer' } } },
+        pages: pagesSchema,
         fsync: anyObject, page_count: { type: 'integer' }, db_dir: { type: 'string' },
       },
     }),
@@ -125,7 +131,7 @@ export const openapi_document = {
       type: 'object',
       properties: {
         page_count: { type: 'integer' }, wal_bytes: { type: 'integer' }, checkpoint_lsn: { type: 'integer' },
-        corruption_count: { type: 'integer' }, db_dir: { type: 'string' }, tenants: {}, cache: anyObject, uptime_s: { type: 'number' },
+        corruption_count: { type: 'integer' }, db_dir: { type: 'string' }, tenants: {}, cache: anyObject, pages: pagesSchema, uptime_s: { type: 'number' },
       },
     }),
     '/api/v1/tenants': get('The tenant catalog', { type: 'object', properties: { tenants: { type: 'array', items: anyObject } } }),

@@ -153,7 +153,9 @@ export interface QueryDecl {
 // ---- Tenant operations (embedded `db.run` and `tenantdb query` only) ----
 
 export type TenantOp =
-  | { kind: 'tenant_op'; op: 'create' | 'suspend' | 'resume' | 'delete' | 'compact'; name: string; span: Span }
+  | { kind: 'tenant_op'; op: 'create' | 'suspend' | 'resume' | 'compact'; name: string; span: Span }
+  /** Deletes the tenant, or with `snapshot` drops that snapshot of it. */
+  | { kind: 'tenant_op'; op: 'delete'; name: string; snapshot: string | null; span: Span }
   | { kind: 'tenant_op'; op: 'fork'; name: string; snapshot: string | null; target: string; span: Span }
   | { kind: 'tenant_op'; op: 'snapshot'; name: string; target: string; span: Span }
 

@@ -128,7 +128,8 @@ function buildTenantOp(cx: Cst, node: SyntaxNode): TenantOp {
   switch (verb?.name) {
     case 'fork': return { kind: 'tenant_op', op: 'fork', name, snapshot, target: tenants[1] ?? '', span: at }
     case 'snapshot': return { kind: 'tenant_op', op: 'snapshot', name, target: snapshot ?? '', span: at }
-    case 'create': case 'suspend': case 'resume': case 'delete': case 'compact':
+    case 'delete': return { kind: 'tenant_op', op: 'delete', name, snapshot, span: at }
+    case 'create': case 'suspend': case 'resume': case 'compact':
       return { kind: 'tenant_op', op: verb.name, name, span: at }
     default: throw new Error('eel: malformed TenantStatement')
   }

@@ -108,11 +108,14 @@ export class QueryRunner {
     }
     const now = options.now ?? new Date(started)
     const examined = { rows: 0 }
-    const snapshot = options.snapshot ?? this.engine.snapshot()
-    if (options.snapshot === undefined) this.#guard.checkStatement(snapshot, tenant)
-    // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
-    const release = writes ? this.conflicts.begin(snapshot.lsn) : undefined
+    // Held across every await of the statement: its pages stay where they are until it ends.
+    const leased = options.snapshot === undefined ? this.engine.lease() : undefined
+    const snapshot = options.snapshot ?? (leased as Snapshot)
+    let release: (() => void) | undefined
     try {
+      if (leased !== undefined) this.#guard.checkStatement(snapshot, tenant)
+      // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
+      release = writes ? this.conflicts.begin(snapshot.lsn) : undefined
       const view = new TxnView(snapshot)
       const result = await execute(checked.statement, {
         view,
@@ -131,6 +134,7 @@ export class QueryRunner {
       throw asQueryConflict(err)
     } finally {
       release?.()
+      if (leased !== undefined) this.engine.unlease(leased)
     }
   }
 
@@ -173,20 +177,25 @@ export class QueryRunner {
     try {
       await this.#locks.run(tenant, async () => {
         if (this.#migrated.has(tenant)) return
-        const view = new TxnView(this.engine.snapshot())
-        // Migrating a deleted tenant would bring its meta tree back; the statement's own check reports it.
-        if (!this.#guard.exists(view.snapshot, tenant)) return
-        if (appliedSchema(view, tenant)?.fingerprint !== this.schema.fingerprint) {
-          const outcome = await migrate(view, tenant, this.schema.ir, this.schema.fingerprint, new Date())
-          if (outcome.blocked !== null) {
-            this.#blocked.set(tenant, outcome.blocked)
-            throw new QueryError('migration_blocked', outcome.blocked)
+        const snapshot = this.engine.lease()
+        try {
+          const view = new TxnView(snapshot)
+          // Migrating a deleted tenant would bring its meta tree back; the statement's own check reports it.
+          if (!this.#guard.exists(view.snapshot, tenant)) return
+          if (appliedSchema(view, tenant)?.fingerprint !== this.schema.fingerprint) {
+            const outcome = await migrate(view, tenant, this.schema.ir, this.schema.fingerprint, new Date())
+            if (outcome.blocked !== null) {
+              this.#blocked.set(tenant, outcome.blocked)
+              throw new QueryError('migration_blocked', outcome.blocked)
+            }
+            await this.#commitChecked(tenant, view.snapshot.lsn, view, encodeCommitHeader(tenant, new Date(), 'migration'))
+            // A rename or drop moved or removed counters: read them again from the migrated data.
+            this.autoIds.forget(tenant)
           }
-          await this.#commitChecked(tenant, view.snapshot.lsn, view, encodeCommitHeader(tenant, new Date(), 'migration'))
-          // A rename or drop moved or removed counters: read them again from the migrated data.
-          this.autoIds.forget(tenant)
+          this.#migrated.add(tenant)
+        } finally {
+          this.engine.unlease(snapshot)
         }
-        this.#migrated.add(tenant)
       })
     } catch (err) {
       throw asQueryConflict(err)

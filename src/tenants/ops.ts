@@ -22,6 +22,9 @@ export type TenantOpRequest =
   | { op: 'snapshot'; name: string; target: string }
   | { op: 'suspend' | 'resume' | 'delete' | 'compact'; name: string }
 
+/** Every operation `runTenantOp` knows; anything else is `bad_request`. */
+export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'suspend', 'resume', 'delete', 'compact']
+
 export interface OpResult {
   ok: true
   message: string
@@ -59,6 +62,9 @@ export function requireTenant(view: TxnView | Snapshot, name: string): Readonly<
 /** What a snapshot of `tenant` signals and a delete of it depends on. */
 const snapshotsKey = (tenant: string) => signalKey(`snapshots ${tenant}`)
 
+/** What dropping snapshot `name` of `tenant` writes and a fork from it depends on. */
+const snapshotKey = (tenant: string, name: string) => signalKey(`snapshot ${tenant}@${name}`)
+
 /** The tenant's record, if statements may run on it: it exists and is not suspended. */
 export function requireActive(snapshot: Snapshot, name: string): Readonly<TenantRecord> {
   const record = requireTenant(snapshot, name)
@@ -76,9 +82,27 @@ export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest)
 }
 
 async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
-  const view = new TxnView(runner.engine.snapshot())
+  if (typeof request !== 'object' || request === null || !tenant_ops.includes(request.op)) {
+    const op = typeof request === 'object' && request !== null ? JSON.stringify((request as { op?: unknown }).op) : 'none'
+    throw new TenantError('bad_request', `unknown tenant operation ${op}; expected one of ${tenant_ops.join(', ')}`)
+  }
+  // The page file as the caller saw it, before the compaction rewrites anything.
+  const bytes_before = request.op === 'compact' ? runner.engine.stats().page_file_bytes : 0
+  // Leased across the commit: its pages stay put until the operation ends.
+  const snapshot = runner.engine.lease()
+  let result: OpResult
+  try {
+    result = await applyOp(runner, request, new TxnView(snapshot))
+  } finally {
+    runner.engine.unlease(snapshot)
+  }
+  // After the lease: compaction waits for readers of older versions, this one included.
+  return request.op === 'compact' ? compactFiles(runner, result, bytes_before) : result
+}
+
+async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
   const now = new Date()
-  const name = request.op === 'fork' ? request.name : checkName(request.name, 'tenant')
+  const name = request.op === 'fork' || request.op === 'delete' ? request.name : checkName(request.name, 'tenant')
   switch (request.op) {
     case 'create': {
       if (readTenant(view, name) !== null) throw new TenantError('tenant_exists', `tenant '${name}' exists`)
@@ -96,14 +120,19 @@ async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Pro
         for (const tree of treesAtApply(runner, view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
       } else {
         const pinned = view.snapshot.pin(pinName(source, snapshotName))
-        if (pinned === null || readSnapshot(view, source, snapshotName) === null) {
-          throw new TenantError('unknown_snapshot', `tenant '${source}' has no snapshot '${snapshotName}'`)
+        try {
+          if (pinned === null || readSnapshot(view, source, snapshotName) === null) {
+            throw new TenantError('unknown_snapshot', `tenant '${source}' has no snapshot '${snapshotName}'`)
+          }
+          lsn = pinned.lsn
+          for (const tree of tenantTrees(pinned, source)) view.copyTreeFromPin(pinName(source, snapshotName), tree, retarget(tree, source, target))
+        } finally {
+          pinned?.release()
         }
-        lsn = pinned.lsn
-        for (const tree of tenantTrees(pinned, source)) view.copyTreeFromPin(pinName(source, snapshotName), tree, retarget(tree, source, target))
       }
       writeTenant(view, { name: target, state: 'active', created_at: now.toISOString(), parent: { tenant: source, snapshot: snapshotName, lsn } })
       view.dependsOn.add(tenantStateKey(source))
+      if (snapshotName !== null) view.dependsOn.add(snapshotKey(source, snapshotName))
       await runner.commitView(target, view, 'catalog')
       runner.forget(target)
       return { ok: true, message: `forked ${request.name} into ${target}` }
@@ -131,6 +160,8 @@ async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Pro
       return { ok: true, message: `${request.op === 'suspend' ? 'suspended' : 'resumed'} ${name}` }
     }
     case 'delete': {
+      const [tenant, snapshotName] = splitSource(name)
+      if (snapshotName !== null) return dropSnapshot(runner, view, tenant, snapshotName)
       if (name === default_tenant) throw new TenantError('bad_request', "the tenant 'default' cannot be deleted")
       requireTenant(view, name)
       const snapshots = listSnapshots(view.snapshot, name)
@@ -151,6 +182,22 @@ async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Pro
   }
 }
 
+/**
+ * Drops a named snapshot (`{"op":"delete","name":"acme@before"}`): its catalog record
+ * and its pin go, so the page slots only it held become reusable. A fork from it
+ * racing the drop loses one or the other with `conflict`.
+ */
+async function dropSnapshot(runner: QueryRunner, view: TxnView, tenant: string, name: string): Promise<OpResult> {
+  requireTenant(view, tenant)
+  if (readSnapshot(view, tenant, name) === null) throw new TenantError('unknown_snapshot', `tenant '${tenant}' has no snapshot '${name}'`)
+  removeSnapshot(view, tenant, name)
+  view.unpin(pinName(tenant, name))
+  view.extraKeys.add(snapshotKey(tenant, name))
+  view.extraKeys.add(snapshotsKey(tenant))
+  await runner.commitView(tenant, view, 'catalog')
+  return { ok: true, message: `dropped snapshot ${name} of ${tenant}` }
+}
+
 /** Seed 4.5: live rows into fresh pages; pins keep the pages they need. */
 async function compact(runner: QueryRunner, view: TxnView, name: string): Promise<OpResult> {
   const started = Date.now()
@@ -164,6 +211,17 @@ async function compact(runner: QueryRunner, view: TxnView, name: string): Promis
   const { pages_written } = await runner.engine.checkpoint()
   const ms = Date.now() - started
   return { ok: true, message: `compacted: ${collections.length} collections, ${rows} rows, ${pages_written} pages in ${ms} ms` }
+}
+
+/**
+ * After a tenant's compaction, the page file's: what nothing reaches any more is
+ * released and live pages move down so the free tail is cut off (docs/operations.md,
+ * "Compacting"). The message gains the page file's size before the operation began
+ * and after it.
+ */
+async function compactFiles(runner: QueryRunner, result: OpResult, bytes_before: number): Promise<OpResult> {
+  const space = await runner.engine.compactSpace()
+  return { ok: true, message: `${result.message}; page file ${bytes_before} → ${space.bytes_after} bytes` }
 }
 
 /** `acme` or `acme@before`. */

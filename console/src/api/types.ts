@@ -39,6 +39,23 @@ export interface FsyncBucket {
   count: number
 }
 
+/**
+ * `pages` of /health/detail and /stats: the page file by its 4 KiB slots. The allocator
+ * tip (`page_count`) also counts the two meta slots: page_count = 2 + live + free +
+ * pending + releasing.
+ */
+export interface PageSlots {
+  file_bytes: number
+  /** In use: the head, pins and snapshots, forks, the space map itself. */
+  live: number
+  /** Reusable by the next checkpoint. */
+  free: number
+  /** Reached by no version, held back for the older meta record or an older reader (two checkpoints). */
+  pending: number
+  /** Their last reference went away; a later checkpoint releases what they reference. */
+  releasing: number
+}
+
 export interface HealthDetail {
   ok: boolean
   corruption: { total: number; reports: CorruptionReport[] }
@@ -46,6 +63,7 @@ export interface HealthDetail {
   recovery: { replayed_frames: number; open_micros: number }
   fsync: { count: number; max_micros: number; buckets: FsyncBucket[] }
   page_count: number
+  pages: PageSlots
   db_dir: string
 }
 
@@ -57,6 +75,7 @@ export interface Stats {
   db_dir: string
   tenants: number
   cache: { hits: number; misses: number; bytes: number }
+  pages: PageSlots
   uptime_s: number
 }
 
@@ -111,6 +130,7 @@ export type TenantOp =
   | { op: 'create'; name: string }
   | { op: 'fork'; name: string; target: string }
   | { op: 'snapshot'; name: string; target: string }
+  /** `delete` of `tenant@snapshot` drops that snapshot. */
   | { op: 'suspend' | 'resume' | 'delete'; name: string }
   | { op: 'compact' }
 

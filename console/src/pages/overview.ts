@@ -1,5 +1,6 @@
 // Overview: is the server up, is any data damaged, how far the WAL is ahead of the
-// last checkpoint, what recovery cost at open, how long fsyncs take, and the stats.
+// last checkpoint, what recovery cost at open, how long fsyncs take, how the page
+// file's slots are used, and the stats.
 // Refreshes itself every two seconds (and stops when the page is left).
 import { describeError } from '../api/client.js'
 import type { CorruptionReport, Health, HealthDetail, Stats } from '../api/types.js'
@@ -9,6 +10,7 @@ import { bytes, clock, count, micros, percent, seconds, timestamp } from '../ui/
 import { fsyncChart, quantileBound } from '../ui/fsync-chart.js'
 import { badge, errorBox, keyValues, pageHeader, panel, tile } from '../ui/panel.js'
 import { table } from '../ui/table.js'
+import { pageFilePanel } from './page-file-panel.js'
 
 const refresh_ms = 2000
 
@@ -29,7 +31,7 @@ export function overviewPage(ctx: Context): Page {
   const problem = h('div')
   const body = h('div.overview')
   const element = h('div.page', null,
-    pageHeader('Overview', 'Liveness, corruption, the write-ahead log, recovery and fsync latency.', h('span.refresh', null, h('span.pulse', { 'aria-hidden': 'true' }), `Refreshes every ${refresh_ms / 1000} s · `, updated)),
+    pageHeader('Overview', 'Liveness, corruption, the write-ahead log, recovery, fsync latency and the page file.', h('span.refresh', null, h('span.pulse', { 'aria-hidden': 'true' }), `Refreshes every ${refresh_ms / 1000} s · `, updated)),
     problem,
     body,
   )
@@ -102,10 +104,11 @@ function render({ health, detail, stats }: Snapshot): Array<Node | null> {
         ['Cached', bytes(stats.cache.bytes), true],
       ])),
       panel('Storage', keyValues([
-        ['Pages (allocator tip)', count(stats.page_count), true],
-        ['WAL bytes', bytes(stats.wal_bytes), true],
+        ['Page file', bytes(stats.pages.file_bytes), true],
+        ['WAL', bytes(stats.wal_bytes), true],
         ['Database directory', h('code.path', null, detail.db_dir)],
-      ])),
+      ]), { subtitle: 'the files in the directory' }),
+      pageFilePanel(stats),
       panel('Corruption reports', corruptionTable(detail.corruption.reports), {
         className: corrupt ? 'span-2 danger' : 'span-2',
         subtitle: corrupt ? `${count(detail.corruption.total)} checksum failure${detail.corruption.total === 1 ? '' : 's'}, persisted across restarts` : 'persisted in the directory: a restart never hides one',

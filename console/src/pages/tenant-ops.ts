@@ -1,6 +1,7 @@
 // The tenant operations of seed 4.4 plus resume, each behind its dialog: create, fork
-// (from the head or a snapshot), snapshot, suspend, resume, compact, delete. What
-// cannot be undone or interrupts clients asks first; delete asks for the name typed.
+// (from the head or a snapshot), snapshot, suspend, resume, compact, delete, and
+// dropping a snapshot. What cannot be undone or interrupts clients asks first; delete
+// and drop ask for the name typed.
 import { describeError } from '../api/client.js'
 import type { SnapshotEntry, TenantOp } from '../api/types.js'
 import type { Context } from '../context.js'
@@ -12,14 +13,17 @@ import { toast } from '../ui/toast.js'
 export const name_pattern = '[a-z0-9][a-z0-9_\\-]{0,62}'
 const name_help = 'Lower-case letters, digits, _ and -; up to 63 characters.'
 
-/** Sends one operation on `tenant`'s path; true when the server accepted it. */
-async function send(ctx: Context, tenant: string, op: TenantOp): Promise<boolean> {
+/**
+ * Sends one operation on `tenant`'s path and shows the server's message, or its error
+ * sentence under `verb` ("drop failed: …"); true when the server accepted it.
+ */
+async function send(ctx: Context, tenant: string, op: TenantOp, verb: string = op.op): Promise<boolean> {
   try {
     const result = await ctx.api.ops(tenant, op)
     toast(result.message, 'ok')
     return true
   } catch (error) {
-    toast(`${op.op} failed: ${describeError(error)}`, 'error')
+    toast(`${verb} failed: ${describeError(error)}`, 'error')
     return false
   }
 }
@@ -82,7 +86,7 @@ export async function resumeTenant(ctx: Context, tenant: string): Promise<boolea
 export async function compactTenant(ctx: Context, tenant: string): Promise<boolean> {
   const ok = await confirmAction({
     title: `Compact ${tenant}?`,
-    body: 'Rewrites the tenant\'s live rows and indexes into fresh pages and checkpoints. Snapshots and forks stay readable; the files do not shrink. Commits wait while it runs.',
+    body: 'Rewrites the tenant\'s live rows and indexes into fresh pages and checkpoints, then moves live pages down the page file and cuts its free tail off; the result names the file\'s size before and after. Snapshots and forks stay readable. Commits wait while it runs.',
     confirmLabel: 'Compact',
   })
   return ok && send(ctx, tenant, { op: 'compact' })
@@ -97,4 +101,22 @@ export async function deleteTenant(ctx: Context, tenant: string, snapshotCount: 
     danger: true,
   })
   return values !== null && send(ctx, tenant, { op: 'delete', name: tenant })
+}
+
+/**
+ * Drops snapshot `snapshot` of `tenant` (`delete` of `tenant@snapshot`). True once it
+ * was sent, whatever the answer: a refusal (404 it is gone already, 409 a fork from it
+ * raced the drop) means the list on screen is stale too.
+ */
+export async function dropSnapshot(ctx: Context, tenant: string, snapshot: string): Promise<boolean> {
+  const values = await openDialog({
+    title: `Drop snapshot ${snapshot}?`,
+    body: h('p', null, 'This drops ', h('code', null, `${tenant}@${snapshot}`), ': it can no longer be queried, compared or forked from. It cannot be undone. The tenant and forks made from it are not affected; the page slots only it held are reused by later checkpoints.'),
+    fields: [{ name: 'confirm', label: `Type ${snapshot} to confirm`, pattern: snapshot, placeholder: snapshot }],
+    confirmLabel: 'Drop snapshot',
+    danger: true,
+  })
+  if (values === null) return false
+  await send(ctx, tenant, { op: 'delete', name: `${tenant}@${snapshot}` }, 'drop')
+  return true
 }

@@ -9,14 +9,14 @@ import { count, shortHash, timestamp } from '../ui/format.js'
 import { badge, errorBox, keyValues, pageHeader, panel } from '../ui/panel.js'
 import { table } from '../ui/table.js'
 import { writeButtons, type WriteButtons } from '../ui/write-button.js'
-import { compactTenant, createTenant, deleteTenant, forkTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
+import { compactTenant, createTenant, deleteTenant, dropSnapshot, forkTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
 
 export function tenantsPage(ctx: Context, args: string[]): Page {
   const buttons = writeButtons(ctx.writeMode)
   const selected = args[0] ?? ctx.tenant.value
   const list = h('div.tenant-list')
   const detail = h('div.tenant-detail')
-  const writeNote = h('div.callout.info.write-note', null, 'Write mode is off: tenant operations are disabled. Switch it on in the top bar to create, fork, snapshot, suspend, resume, compact or delete.')
+  const writeNote = h('div.callout.info.write-note', null, 'Write mode is off: tenant operations are disabled. Switch it on in the top bar to create, fork, snapshot, suspend, resume, compact or delete, or to drop a snapshot.')
   const stopNote = ctx.writeMode.subscribe((on) => { writeNote.hidden = on })
   writeNote.hidden = ctx.writeMode.value
 
@@ -165,6 +165,9 @@ function snapshotsView(ctx: Context, tenant: string, snapshots: unknown, buttons
         const target = await forkTenant(ctx, tenant, list, s.name)
         if (target !== null) nav.open(target)
       } }),
+      buttons.button({ label: 'Drop…', small: true, danger: true, onClick: async () => {
+        if (await dropSnapshot(ctx, tenant, s.name)) await nav.reload()
+      } }),
     ) },
-  ], list, { empty: 'No snapshots yet. Take one with Snapshot… (write mode).' })
+  ], list, { empty: 'No snapshots yet. Take one with Snapshot… (write mode).', rowAttributes: (s) => ({ dataset: { snapshot: s.name } }) })
 }

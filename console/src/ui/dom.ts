@@ -24,6 +24,9 @@ function setAttribute(element: HTMLElement, name: string, value: unknown): void 
     element.addEventListener(name.slice(2), value as EventListener)
   } else if (name === 'dataset' && typeof value === 'object') {
     Object.assign(element.dataset, value)
+  } else if (name === 'style' && typeof value === 'object') {
+    // CSS property names ('flex-grow', '--share'), set through the CSSOM.
+    for (const [property, setting] of Object.entries(value as Record<string, string>)) element.style.setProperty(property, setting)
   } else if (name === 'class') {
     element.className = `${element.className} ${String(value)}`.trim()
   } else if (name === 'value' || name === 'checked' || name === 'disabled' || name === 'selected') {

@@ -1,97 +1,309 @@
-//! Checkpoint, part one: writing a version's in-memory nodes to fresh page slots.
+//! Checkpoint: writing a version's in-memory nodes to page slots, accounting for the
+//! space they take and free (`space/mod.rs` gives the steps and the invariants), and
+//! publishing a meta record naming them in both meta slots.
 //!
 //! Nodes are written children first, so a parent can record each child's page number
 //! and checksum. A node written once keeps its page (`MemNode::written`), so nodes
-//! shared by several versions or pins are written once. Pages reachable from the
-//! previous meta are never overwritten: new nodes always go to the allocator tip.
+//! shared by several versions or pins are written once. Slots come from the space map:
+//! the lowest free slot, else a new one at the tip. Free slots are ones no record on
+//! disk and no reader can reach, plus, when the checkpoint writes in place, the slots
+//! it released itself: the record on disk still reaches those, so every page image and
+//! the new record then go to the journal, synced, before any slot is written
+//! (`journal.rs`; `space/mod.rs`, "Writing in place").
 //!
-//! Part two, after the pages and the new meta are durable, is `swizzle`: replacing
-//! written in-memory nodes by disk references, so their memory is released and later
-//! reads go through the bounded page cache.
+//! After the pages and the new meta are durable, `swizzle` replaces written in-memory
+//! nodes by disk references, so their memory is released and later reads go through
+//! the bounded page cache.
 //!
-//! # A full disk abandons a checkpoint, and that is safe
+//! # A failed checkpoint leaves no trace
 //!
-//! When a slot write fails with ENOSPC/EDQUOT (`Error::StorageFull`), `write_version`
-//! stops and the checkpoint is abandoned without fail-stop (`database.rs`): no meta
-//! was written, so the durable state is the previous checkpoint plus the WAL, which
-//! still holds every frame after it. The checkpoint is retried later (after a later
-//! batch, or at close). Why that retry is sound:
-//! - The node whose write failed was not marked written (`MemNode::written` is set
-//!   only after its write returned), and its slot numbers are handed back to the
-//!   allocator (`Pager::unallocate`), so the retry writes it again.
-//! - Nodes written before the failure stay marked written and the retry reuses their
-//!   slots without writing them again. Their bytes were accepted by `write_at` (in the
-//!   page cache, dirty, not yet synced). The retry's `sync` (fdatasync of the whole
-//!   page file) runs before its meta is written and makes every completed write of
-//!   the file durable, those included, so the new meta never names a slot that is
-//!   not on disk. This needs only that no `sync` failed in between (a failed fsync
-//!   may drop dirty pages: that is fail-stop, never retried) and that a failed
-//!   `write_at` never undoes an earlier, completed one (it does not: ENOSPC refuses the
-//!   new blocks only). Until that meta exists nothing refers to those slots: they are
-//!   past the allocator tip of every durable meta, so a crash in between loses
-//!   nothing (recovery replays the WAL from the previous checkpoint).
+//! Every change to the books is made on a copy (`Attempt::books`) that the database
+//! installs only once the new meta record is durable. If anything fails before that
+//! (a full disk refusing a slot, an I/O error), the attempt clears the `written` mark
+//! of every node it wrote and drops its copy: the slots it wrote were free or past the
+//! tip of every record on disk, nothing refers to them, and a later checkpoint writes
+//! those nodes again. A full disk (`Error::StorageFull`) therefore abandons the
+//! checkpoint without stopping the database (`database.rs`); it is retried after a
+//! later batch or at close, and until then the WAL holds every commit since the last
+//! checkpoint.
+//!
+//! That holds until the journal of an in-place checkpoint is complete. A failure after
+//! it, while its images are copied to their slots, may leave slots the record on disk
+//! reaches overwritten: the complete journal is then the only whole copy of the
+//! checkpoint, and open redoes it.
 
 use std::sync::Arc;
 
-use crate::btree::{Node, NodeRef, TreeRoot, Value};
-use crate::error::Result;
-use crate::limits::INLINE_VALUE_BYTES_MAX;
+use std::collections::HashSet;
+
+use crate::btree::{MemNode, Node, NodeRef, TreeRoot, Value};
+use crate::error::{Error, Result};
+use crate::journal::{Journal, JournalWriter};
+use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
+use crate::meta::Meta;
+use crate::page_file::{Direct, PageSink};
 use crate::pager::Pager;
+use crate::relocate::{relocate, Copies, Moves};
+use crate::release::release;
+use crate::space::{node_references, SpaceMap};
+use crate::space_chain;
+use crate::space_trace::meta_references;
 use crate::version::Version;
 
-/// Writes every unwritten node reachable from `version` (its trees and its pins).
-/// Returns the number of pages written.
-pub fn write_version(pager: &Pager, version: &Version, lsn: u64) -> Result<u64> {
-    let mut pages = 0;
-    write_tree(pager, &version.trees, lsn, &mut pages)?;
-    write_tree(pager, &version.pins, lsn, &mut pages)?;
-    Ok(pages)
+/// A checkpoint made durable: the record now on disk and the books that go with it.
+pub struct Published {
+    pub meta: Meta,
+    pub books: SpaceMap,
+    pub pages_written: u64,
+    pub pages_released: u64,
+    /// Whether it wrote over slots it released itself, through the journal.
+    pub in_place: bool,
+    /// The copies written of moved pages, for the versions in memory to follow.
+    pub moved: Option<Copies>,
 }
 
-fn write_tree(pager: &Pager, tree: &TreeRoot, lsn: u64, pages: &mut u64) -> Result<()> {
-    match &tree.root {
-        Some(root) => write_node(pager, root, lsn, pages),
-        None => Ok(()),
-    }
+/// How much releasing one checkpoint does (`space/mod.rs`, "Cost").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseBudget {
+    /// At least `SPACE_RELEASE_PAGES_MIN`, and twice the pages to write, so releasing
+    /// keeps ahead of what churn allocates.
+    Bounded,
+    /// Everything queued (compaction).
+    All,
 }
 
-fn write_node(pager: &Pager, node: &NodeRef, lsn: u64, pages: &mut u64) -> Result<()> {
-    let NodeRef::Mem(mem) = node else { return Ok(()) };
-    if mem.written.get().is_some() {
-        return Ok(());
-    }
-    let on_disk = match &mem.node {
-        Node::Leaf(entries) => {
-            let mut out = Vec::with_capacity(entries.len());
-            for (key, value) in entries {
-                let value = match value {
-                    Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
-                        let value = pager.write_overflow(bytes, lsn)?;
-                        *pages += (bytes.len() as u64).div_ceil(4056);
-                        value
-                    }
-                    Value::Tree(sub) => {
-                        write_tree(pager, sub, lsn, pages)?;
-                        value.clone()
-                    }
-                    other => other.clone(),
-                };
-                out.push((key.clone(), value));
-            }
-            Node::Leaf(out)
+/// What a checkpoint is asked to do.
+pub struct Plan<'a> {
+    pub previous: &'a Meta,
+    pub version: &'a Version,
+    /// The oldest epoch a reader holds (slots released since stay put for it).
+    pub oldest_reader: Option<u64>,
+    /// No reader holds a version older than `version`: slots the checkpoint releases
+    /// may be written over at once, through the journal.
+    pub in_place: bool,
+    pub budget: ReleaseBudget,
+    /// Pages to move down the file (`relocate.rs`).
+    pub moves: Option<&'a Moves>,
+}
+
+/// Writes `plan.version` and a meta record of the next generation after
+/// `plan.previous`, with the books taken from `pager`. On success the caller installs
+/// `books` and `meta`; on failure nothing of the attempt remains in memory.
+pub fn checkpoint(pager: &Pager, journal: &Journal, plan: Plan<'_>) -> Result<Published> {
+    let generation = plan.previous.generation + 1;
+    let (relocated, moved) = match plan.moves {
+        Some(moves) => {
+            let (relocated, copies) = relocate(pager, plan.version, moves)?;
+            (Some(relocated), Some(copies))
         }
-        Node::Branch { level, keys, children } => {
-            for child in children {
-                write_node(pager, child, lsn, pages)?;
-            }
-            Node::Branch { level: *level, keys: keys.clone(), children: children.clone() }
-        }
+        None => (None, None),
     };
-    let loc = pager.write_node(on_disk, lsn)?;
-    *pages += 1;
-    // Only the checkpoint (serialised by its lock) writes nodes, so this is the first set.
-    let _ = mem.written.set(loc);
-    Ok(())
+    let version = relocated.as_ref().unwrap_or(plan.version);
+    let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), new_pages: HashSet::new() };
+    attempt.books.promote(generation, plan.oldest_reader);
+    let result = attempt.run(journal, plan.previous, version, generation, plan.budget, plan.in_place);
+    if result.is_err() {
+        for mem in &attempt.written {
+            mem.written.clear();
+        }
+    }
+    let (meta, pages_released, in_place) = result?;
+    let pages_written = attempt.new_pages.len() as u64;
+    Ok(Published { meta, books: attempt.books, pages_written, pages_released, in_place, moved })
+}
+
+struct Attempt<'a> {
+    pager: &'a Pager,
+    books: SpaceMap,
+    lsn: u64,
+    /// Nodes this attempt marked written, to unmark if it fails.
+    written: Vec<Arc<MemNode>>,
+    /// Slots this attempt wrote: references to them are counted as they are made.
+    new_pages: HashSet<u64>,
+}
+
+/// Where this checkpoint's page images go, and (through the journal) where each is.
+enum Sink<'a> {
+    Direct(Direct<'a>),
+    Journal { writer: JournalWriter<'a>, entries: Vec<(u64, u64)> },
+}
+
+impl PageSink for Sink<'_> {
+    fn put(&mut self, page_no: u64, slot: &[u8]) -> Result<()> {
+        match self {
+            Sink::Direct(direct) => direct.put(page_no, slot),
+            Sink::Journal { writer, entries } => {
+                let offset = writer.page(page_no, slot)?;
+                entries.push((page_no, offset));
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Attempt<'_> {
+    fn run(
+        &mut self,
+        journal: &Journal,
+        previous: &Meta,
+        version: &Version,
+        generation: u64,
+        budget: ReleaseBudget,
+        in_place: bool,
+    ) -> Result<(Meta, u64, bool)> {
+        // 1. What the new version keeps of what is on disk counts first, so a slot both
+        //    records reach never drops to zero on the way.
+        let mut meta = Meta { generation, page_count: 0, checkpoint_lsn: version.lsn, trees: version.trees.clone(), pins: version.pins.clone(), space: None };
+        let unwritten = self.count_kept(version);
+        let roots: Vec<NodeRef> = [&version.trees.root, &version.pins.root].into_iter().flatten().cloned().collect();
+        for root in roots.iter().filter_map(|r| r.disk_loc()) {
+            self.books.reference(root.page);
+        }
+        // 2. The previous record's references go; what only it reached is released.
+        for target in meta_references(previous) {
+            self.books.dereference(target);
+        }
+        let limit = match budget {
+            ReleaseBudget::Bounded => SPACE_RELEASE_PAGES_MIN.max(unwritten.saturating_mul(2)),
+            ReleaseBudget::All => u64::MAX,
+        };
+        let released = release(self.pager, &mut self.books, generation, limit)?;
+        // 3. With no reader of an older version, those slots take this checkpoint's
+        //    pages at once; the current record still reaches them, so everything goes
+        //    through the journal first.
+        let in_place = in_place && self.books.reuse_released(generation) > 0;
+        let mut sink =
+            if in_place { Sink::Journal { writer: journal.begin(generation), entries: Vec::new() } } else { Sink::Direct(Direct(self.pager.file())) };
+        // 4. The new pages, each counting its references to pages written before it.
+        self.write_tree(&mut sink, &version.trees)?;
+        self.write_tree(&mut sink, &version.pins)?;
+        for root in roots.iter().filter_map(|r| r.disk_loc()).filter(|l| self.new_pages.contains(&l.page)) {
+            self.books.reference(root.page);
+        }
+        meta.space = Some(space_chain::write(&mut sink, &mut self.books, self.lsn)?);
+        meta.page_count = self.books.tip();
+        // 5. Durable: the pages, then the record in both slots.
+        let file = self.pager.file();
+        match sink {
+            Sink::Direct(_) => {
+                self.pager.sync()?;
+                // A record half published (one slot new, one old) names pages the books
+                // would hand out again if the attempt were abandoned: never a retry.
+                meta.publish(file).map_err(|err| Error::FailStopped(format!("publishing the meta record failed ({err})")))?;
+            }
+            Sink::Journal { writer, entries } => {
+                writer.finish(&meta)?;
+                // From here the checkpoint can be redone, and slots the record on disk
+                // reaches may be written over: a failure, a full disk included, must stop
+                // the database so that only the next open (redoing the journal) goes on.
+                let copied = (|| {
+                    for (page, offset) in entries {
+                        file.write_slot(page, &journal.read_slot(offset)?)?;
+                    }
+                    self.pager.sync()?;
+                    meta.publish(file)
+                })();
+                if let Err(err) = copied {
+                    return Err(Error::FailStopped(format!("an in-place checkpoint failed after its journal was complete ({err}); reopen the directory to redo it")));
+                }
+            }
+        }
+        if in_place {
+            journal.clear()?;
+        }
+        Ok((meta, released, in_place))
+    }
+
+    /// Counts every reference that the nodes this checkpoint will write hold to pages
+    /// already on disk; returns how many such nodes there are.
+    fn count_kept(&mut self, version: &Version) -> u64 {
+        let mut seen = HashSet::new();
+        let mut stack: Vec<NodeRef> = [&version.trees.root, &version.pins.root].into_iter().flatten().cloned().collect();
+        let mut unwritten = 0;
+        while let Some(node) = stack.pop() {
+            let NodeRef::Mem(mem) = &node else { continue };
+            if mem.written.get().is_some() || !seen.insert(Arc::as_ptr(mem) as usize) {
+                continue;
+            }
+            unwritten += 1;
+            let keep = |child: &NodeRef, stack: &mut Vec<NodeRef>, books: &mut SpaceMap| match child.disk_loc() {
+                Some(loc) => books.reference(loc.page),
+                None => stack.push(child.clone()),
+            };
+            match &mem.node {
+                Node::Branch { children, .. } => {
+                    for child in children {
+                        keep(child, &mut stack, &mut self.books);
+                    }
+                }
+                Node::Leaf(entries) => {
+                    for (_, value) in entries {
+                        match value {
+                            Value::Overflow { first_page, .. } => self.books.reference(*first_page),
+                            Value::Tree(TreeRoot { root: Some(root), .. }) => keep(root, &mut stack, &mut self.books),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        unwritten
+    }
+
+    fn write_tree(&mut self, sink: &mut Sink<'_>, tree: &TreeRoot) -> Result<()> {
+        match &tree.root {
+            Some(root) => self.write_node(sink, root),
+            None => Ok(()),
+        }
+    }
+
+    fn write_node(&mut self, sink: &mut Sink<'_>, node: &NodeRef) -> Result<()> {
+        let NodeRef::Mem(mem) = node else { return Ok(()) };
+        if mem.written.get().is_some() {
+            return Ok(());
+        }
+        let on_disk = match &mem.node {
+            Node::Leaf(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for (key, value) in entries {
+                    let value = match value {
+                        Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
+                            let (value, chain) = self.pager.write_overflow(&mut self.books, sink, bytes, self.lsn)?;
+                            // Each page of the chain but the first is referenced by the one before it.
+                            for &page in &chain[1..] {
+                                self.books.reference(page);
+                            }
+                            self.new_pages.extend(chain);
+                            value
+                        }
+                        Value::Tree(sub) => {
+                            self.write_tree(sink, sub)?;
+                            value.clone()
+                        }
+                        other => other.clone(),
+                    };
+                    out.push((key.clone(), value));
+                }
+                Node::Leaf(out)
+            }
+            Node::Branch { level, keys, children } => {
+                for child in children {
+                    self.write_node(sink, child)?;
+                }
+                Node::Branch { level: *level, keys: keys.clone(), children: children.clone() }
+            }
+        };
+        // References to pages on disk before this checkpoint were counted up front.
+        let new: Vec<u64> = node_references(&on_disk).iter().map(|r| r.page()).filter(|p| self.new_pages.contains(p)).collect();
+        let loc = self.pager.write_node(&mut self.books, sink, on_disk, self.lsn)?;
+        for page in new {
+            self.books.reference(page);
+        }
+        self.new_pages.insert(loc.page);
+        mem.written.set(loc);
+        self.written.push(mem.clone());
+        Ok(())
+    }
 }
 
 /// The same version with every written in-memory node replaced by its disk reference.
@@ -106,7 +318,7 @@ fn swizzle_tree(tree: &TreeRoot) -> TreeRoot {
 fn swizzle_node(node: &NodeRef) -> NodeRef {
     let NodeRef::Mem(mem) = node else { return node.clone() };
     if let Some(loc) = mem.written.get() {
-        return NodeRef::Disk(*loc);
+        return NodeRef::Disk(loc);
     }
     let rebuilt = match &mem.node {
         Node::Leaf(entries) => Node::Leaf(

@@ -9,24 +9,29 @@
 //! | `pages`          | `page_file.rs`      | page slots; slots 0 and 1 are meta slots  |
 //! | `wal/*.wal`      | `wal/`              | WAL segments                              |
 //! | `corruption.log` | `corruption_log.rs` | persisted corruption reports              |
+//! | `checkpoint.journal` | `journal.rs`    | page images of an in-place checkpoint     |
 //!
 //! Life of a commit: `commit` applies it to the head version in memory (checking it
 //! first; a failed check changes nothing) and queues it; the sync thread writes the
 //! queued commits as one WAL batch, fsyncs once, publishes the newest version to
 //! readers and completes each commit (`group_commit.rs`). A checkpoint writes the
-//! nodes of the newest durable version to fresh page slots, fsyncs, publishes a new
-//! meta record naming them and the checkpoint LSN, then lets the WAL drop segments
-//! that neither recovery nor tail retention needs. Opening reads the newest valid
-//! meta record and replays the frames after its checkpoint LSN.
+//! unwritten nodes of the newest durable version (or of the oldest version a reader
+//! holds, when that is newer than the last checkpoint) to free slots, or through
+//! `checkpoint.journal` over the slots it frees itself (`space/mod.rs`, "Writing in
+//! place"), fsyncs, publishes a new meta record naming them, the space map and the
+//! checkpoint LSN in both meta slots, cuts off a free tail of the page file, then lets
+//! the WAL drop segments that neither recovery nor tail retention needs. Opening reads the newest valid meta
+//! record, its space map, and replays the frames after its checkpoint LSN.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::btree::{self, TreeCheck};
-use crate::checkpoint::{swizzle, write_version};
+use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
+use crate::journal::Journal;
 use crate::commit::Commit;
 use crate::corruption_log::{CorruptionLog, CorruptionReport};
 use crate::error::{Error, Result};
@@ -34,9 +39,14 @@ use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, P
 use crate::histogram::Histogram;
 use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
+use crate::limits::PAGE_BYTES;
 use crate::pager::{CacheStats, Pager};
 use crate::page_file::PageFile;
+use crate::readers::{OldestRead, Readers};
+use crate::relocate::{rebase, Moves};
 use crate::snapshot::Snapshot;
+use crate::space::{SpaceMap, SpaceStats};
+use crate::{space_chain, space_trace};
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
 use crate::wal::{Frame, Wal};
@@ -90,6 +100,8 @@ pub struct Stats {
     pub open_micros: u64,
     pub fsync: Histogram,
     pub cache: CacheStats,
+    /// The page file's slots by state, as of the last checkpoint.
+    pub space: SpaceStats,
     pub corruption: Vec<CorruptionReport>,
     pub corruption_total: u64,
     pub db_dir: PathBuf,
@@ -100,6 +112,9 @@ pub struct VerifyReport {
     pub pages: u64,
     pub entries: u64,
     pub wal_problems: usize,
+    /// The slots by state in the space map checked (live and free disjoint, covering
+    /// the file, every count recounted).
+    pub space: SpaceStats,
     pub problems: Vec<String>,
 }
 
@@ -113,8 +128,17 @@ pub struct CloseReport {
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckpointStats {
+    /// The generation of the meta record it wrote.
+    pub generation: u64,
     pub checkpoint_lsn: u64,
     pub pages_written: u64,
+    /// Slots whose last reference went away and were read to release what they held.
+    pub pages_released: u64,
+    /// It wrote over slots it released itself, through the journal (space/mod.rs).
+    pub in_place: bool,
+    /// The allocator tip after the checkpoint (it comes down when the file's free
+    /// tail is cut off).
+    pub page_count: u64,
 }
 
 struct Head {
@@ -132,6 +156,14 @@ pub(crate) struct Inner {
     head: Mutex<Head>,
     durable: Mutex<Arc<Version>>,
     meta: Mutex<Meta>,
+    /// `meta.generation`, read without its lock: a snapshot's epoch (`readers.rs`).
+    generation: AtomicU64,
+    pub(crate) readers: Arc<Readers>,
+    /// The checkpoint journal (none when read-only: nothing is written).
+    journal: Option<Journal>,
+    /// The newest record's space map was damaged and rebuilt at open: `verify` says so
+    /// until a checkpoint writes the rebuilt one.
+    space_damage: Mutex<Option<String>>,
     checkpoint_lock: Mutex<()>,
     failed: Mutex<Option<String>>,
     read_only: bool,
@@ -171,10 +203,11 @@ impl Database {
         let lock = vfs.lock_dir(&dir, read_only)?;
         let corruption = Arc::new(CorruptionLog::open(vfs.clone(), &dir, !read_only)?);
         let existing = if read_only { PageFile::open_read(&*vfs, &dir)? } else { PageFile::open(&*vfs, &dir)? };
+        let journal = if read_only { Journal::open_read(&*vfs, &dir)? } else { Some(Journal::open(&*vfs, &dir)?) };
         let (pages, meta) = match existing {
             Some(pages) => {
-                let meta = Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?;
-                (pages, meta)
+                let (meta, stale) = Meta::read_newest(&pages).map_err(|e| record(&corruption, e))?;
+                recover_checkpoint(pages, meta, stale, journal.as_ref(), read_only)?
             }
             None if read_only => {
                 return Err(Error::InvalidArgument(format!(
@@ -183,15 +216,20 @@ impl Database {
                 )));
             }
             None => {
-                let [older, newer] = Meta::initial();
+                let meta = Meta::initial();
                 let pages = PageFile::create(&*vfs, &dir, |pages| {
-                    older.write(pages)?;
-                    newer.write(pages)
+                    meta.write_slot(pages, 0)?;
+                    meta.write_slot(pages, 1)
                 })?;
-                (pages, newer)
+                (pages, meta)
             }
         };
-        let pager = Pager::new(pages, meta.page_count, options.cache_bytes, corruption.clone());
+        let pager = Pager::new(pages, SpaceMap::empty(meta.page_count), options.cache_bytes, corruption.clone());
+        let (space, space_damage) = load_space(&pager, &meta, &corruption)?;
+        pager.set_space(space);
+        // The books count what they were built from: a rebuilt map does not count the
+        // record's chain (it waits as pending), so the record kept in memory names none.
+        let meta = if space_damage.is_some() { Meta { space: None, ..meta } } else { meta };
         let opened = if read_only {
             Wal::open_read_only(vfs.clone(), &dir, meta.checkpoint_lsn)
         } else {
@@ -216,7 +254,12 @@ impl Database {
             let commit = Commit::decode(&frame.payload).ok_or_else(|| {
                 record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 })
             })?;
-            version = version.apply(&pager, &commit, frame.lsn)?;
+            // A logged commit passed these checks when it was made: one that fails them
+            // now was damaged on disk (its frame checksum notwithstanding), not refused.
+            version = version.apply(&pager, &commit, frame.lsn).map_err(|err| match err {
+                Error::InvalidArgument(_) => record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 }),
+                other => other,
+            })?;
         }
         let next_lsn = wal.next_lsn();
         assert_eq!(next_lsn, version.lsn + 1, "the WAL's next LSN follows the last replayed commit");
@@ -229,7 +272,11 @@ impl Database {
             wal,
             head: Mutex::new(Head { version: version.clone(), next_lsn }),
             durable: Mutex::new(version),
+            generation: AtomicU64::new(meta.generation),
             meta: Mutex::new(meta),
+            readers: Arc::new(Readers::default()),
+            journal: if read_only { None } else { journal },
+            space_damage: Mutex::new(space_damage),
             checkpoint_lock: Mutex::new(()),
             failed: Mutex::new(None),
             read_only,
@@ -283,9 +330,19 @@ impl Database {
         receive.recv().expect("every commit completes")
     }
 
+    /// The generation of the newest meta record: a snapshot taken now has it as its
+    /// epoch, and one of an older epoch may keep slots from being reused (`readers.rs`).
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::SeqCst)
+    }
+
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::new(self.inner.clone(), self.inner.durable.lock().expect("durable lock").clone())
+        // The epoch first: never newer than the version taken after it (readers.rs).
+        let epoch = self.inner.generation.load(Ordering::SeqCst);
+        let version = self.inner.durable.lock().expect("durable lock").clone();
+        let hold = self.inner.readers.hold(epoch, version.lsn, Some(&version));
+        Snapshot::new(self.inner.clone(), version, hold)
     }
 
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
@@ -304,8 +361,9 @@ impl Database {
     }
 
     /// Walks every page reachable from the newest version and its pins, and every WAL
-    /// frame, checking checksums and tree invariants. Damage found is also recorded
-    /// as corruption reports.
+    /// frame, checking checksums and tree invariants, and recounts the space map of
+    /// the last checkpoint against the pages it describes. Damage found is also
+    /// recorded as corruption reports.
     pub fn verify(&self) -> Result<VerifyReport> {
         let inner = &self.inner;
         inner.check_open()?;
@@ -313,12 +371,14 @@ impl Database {
         let mut check = TreeCheck::default();
         btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
         btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
+        let (space, space_problems) = inner.verify_space()?;
         let wal_problems = inner.wal.verify()?;
         let mut problems = crate::meta::check_slots(inner.pager.file());
         problems.extend(check.problems);
+        problems.extend(space_problems);
         let wal_count = wal_problems.len();
         problems.extend(wal_problems);
-        Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, problems })
+        Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, space, problems })
     }
 
     pub fn stats(&self) -> Result<Stats> {
@@ -340,10 +400,15 @@ impl Database {
             open_micros: inner.open_micros,
             fsync: inner.fsync.lock().expect("fsync lock").clone(),
             cache: inner.pager.cache_stats(),
+            space: inner.pager.space_stats(),
             corruption: inner.corruption.reports(),
             corruption_total: inner.corruption.total(),
             db_dir: inner.dir.clone(),
         })
+    }
+
+    pub(crate) fn inner(&self) -> &Inner {
+        &self.inner
     }
 
     pub fn dir(&self) -> &Path {
@@ -410,6 +475,15 @@ impl Inner {
     }
 
     fn checkpoint(&self) -> Result<CheckpointStats> {
+        self.checkpoint_with(ReleaseBudget::Bounded, None)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn current_meta(&self) -> Meta {
+        self.meta.lock().expect("meta lock").clone()
+    }
+
+    pub(crate) fn checkpoint_with(&self, budget: ReleaseBudget, moves: Option<&Moves>) -> Result<CheckpointStats> {
         if self.read_only {
             return Err(Error::ReadOnly("a checkpoint"));
         }
@@ -417,54 +491,124 @@ impl Inner {
         if let Some(cause) = self.failed() {
             return Err(Error::FailStopped(cause));
         }
-        let version = self.durable.lock().expect("durable lock").clone();
-        let pages_written = match write_version(&self.pager, &version, version.lsn) {
-            Ok(pages) => pages,
-            // A full disk while writing slots: abandoned, retried later. Why that is
-            // safe: checkpoint.rs, "A full disk abandons a checkpoint".
+        let durable = self.durable.lock().expect("durable lock").clone();
+        let previous = self.meta.lock().expect("meta lock").clone();
+        // The version to write, and whether the slots it frees may take its pages at once
+        // (no reader holds an older version: space/mod.rs, "Writing in place"). The
+        // oldest version a reader holds is written instead of the newest when it is
+        // still newer than the last checkpoint, so that a reader one commit behind (the
+        // usual query in flight) does not keep every checkpoint from writing in place.
+        let (version, in_place) = match self.readers.oldest_read() {
+            None => (durable, true),
+            Some(oldest) if oldest.lsn >= durable.lsn => (durable, true),
+            Some(OldestRead { lsn, version: Some(version) }) if lsn > previous.checkpoint_lsn => (version, true),
+            Some(_) => (durable, false),
+        };
+        // Never in place when pages move: a reader of the version written still reaches
+        // the moved pages' old slots (only head and durable follow the copies), so those
+        // slots must wait for it like any other. Nor while verify walks the current
+        // record's pages (a hold without a version): the slots this checkpoint frees are
+        // among them.
+        let in_place = in_place && moves.is_none() && !self.readers.record_held();
+        let plan = Plan { previous: &previous, version: &version, oldest_reader: self.readers.oldest(), in_place, budget, moves };
+        let journal = self.journal.as_ref().expect("a writable database has its journal");
+        let published = match checkpoint(&self.pager, journal, plan) {
+            Ok(published) => published,
+            // A full disk while writing slots: abandoned, retried later; nothing of the
+            // attempt remains (checkpoint.rs, "A failed checkpoint leaves no trace").
             Err(err @ Error::StorageFull { .. }) => return Err(err),
             Err(err) => return Err(self.checkpoint_failed(err)),
         };
-        self.publish_checkpoint(&version).map_err(|err| self.checkpoint_failed(err))?;
+        let Published { meta, books, pages_written, pages_released, in_place, moved } = published;
+        let page_count = meta.page_count;
+        let generation = meta.generation;
+        let trimmed = page_count < previous.page_count;
+        let previous_checkpoint_lsn = previous.checkpoint_lsn;
+        {
+            // Installed together, so verify sees a record and the books that go with it.
+            let mut current = self.meta.lock().expect("meta lock");
+            self.pager.set_space(books);
+            *current = meta;
+            self.space_damage.lock().expect("space damage lock").take();
+        }
+        // The free tail is cut off only once the record naming the shorter file is
+        // durable. Like any I/O error of a checkpoint but a full disk, a failure here
+        // stops the database (nothing acknowledged is lost: the record is durable).
+        if trimmed {
+            self.pager.file().truncate(page_count * PAGE_BYTES as u64).map_err(|err| self.checkpoint_failed(err))?;
+        }
+        // The versions in memory follow moved pages to their copies, and refer to what
+        // was written by its page from now on.
+        let follow = |version: &Version| match &moved {
+            Some(copies) => swizzle(&rebase(version, copies)),
+            None => swizzle(version),
+        };
         {
             let mut head = self.head.lock().expect("head lock");
-            head.version = Arc::new(swizzle(&head.version));
+            head.version = Arc::new(follow(&head.version));
         }
         {
             let mut durable = self.durable.lock().expect("durable lock");
-            *durable = Arc::new(swizzle(&durable));
+            *durable = Arc::new(follow(&durable));
         }
-        Ok(CheckpointStats { checkpoint_lsn: version.lsn, pages_written })
+        // Only now: a snapshot reads the generation (its epoch) before its version, so
+        // one of the new epoch always has a version that follows the moved pages. One of
+        // the old epoch with a new version only holds more back than it needs.
+        self.generation.store(generation, Ordering::SeqCst);
+        // The WAL keeps every frame after the previous checkpoint too: a crash between
+        // the two slot writes of a publish leaves the previous record in one of them.
+        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
+        Ok(CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, in_place, page_count })
     }
 
-    /// Any failure here or after a slot write other than a full disk: pages or meta
-    /// may be half written, so carry on only after recovery.
+    /// Any failure other than a full disk: pages or meta may be half written, so carry
+    /// on only after recovery.
     fn checkpoint_failed(&self, err: Error) -> Error {
         let cause = format!("checkpoint failed: {err}");
         self.fail_stop(cause.clone());
         Error::FailStopped(cause)
     }
 
-    /// Makes the written slots durable, then the meta naming them, then lets the WAL
-    /// drop what is no longer needed.
-    fn publish_checkpoint(&self, version: &Version) -> Result<()> {
-        self.pager.sync()?;
-        let mut meta = self.meta.lock().expect("meta lock");
-        let next = Meta {
-            generation: meta.generation + 1,
-            page_count: self.pager.page_count(),
-            checkpoint_lsn: version.lsn,
-            trees: version.trees.clone(),
-            pins: version.pins.clone(),
+    /// Recounts the space map of the current record against its pages. A reader hold
+    /// of the record's epoch keeps every slot it reaches from being reused meanwhile.
+    fn verify_space(self: &Inner) -> Result<(SpaceStats, Vec<String>)> {
+        let (meta, _hold) = {
+            let meta = self.meta.lock().expect("meta lock");
+            (meta.clone(), self.readers.hold(meta.generation, meta.checkpoint_lsn, None))
         };
-        next.write(self.pager.file())?;
-        self.pager.sync()?;
-        // If this meta slot is ever found damaged, open falls back to the previous
-        // one, so the WAL keeps every frame after the previous checkpoint too.
-        let previous_checkpoint_lsn = std::mem::replace(&mut *meta, next).checkpoint_lsn;
-        drop(meta);
-        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes)
+        let books = match meta.space {
+            Some(first) => match space_chain::load(self.pager.file(), first, meta.page_count) {
+                Ok(books) => books,
+                Err(err) if err.is_corruption() => return Ok((SpaceStats::default(), vec![format!("space map: {}", self.pager.report(err))])),
+                Err(err) => return Err(err),
+            },
+            // A record without a space map (format 1, or a damaged one, not checkpointed
+            // since): the books open rebuilt are the ones to check.
+            None => self.pager.space(),
+        };
+        let mut problems = self.space_damage.lock().expect("space damage lock").iter().cloned().collect::<Vec<_>>();
+        problems.extend(space_trace::check(&self.pager, &meta, &books)?.problems);
+        Ok((books.stats(), problems))
     }
+}
+
+/// The space map of `meta`: read from its chain, or rebuilt by tracing the live pages
+/// when the record has none (a format-1 directory, a new one) or the chain is damaged.
+/// Damage is recorded as corruption and returned (as a sentence for `verify`); the
+/// rebuilt map is exact, since it is counted from the pages themselves.
+fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<(SpaceMap, Option<String>)> {
+    let mut damage = None;
+    if let Some(first) = meta.space {
+        match space_chain::load(pager.file(), first, meta.page_count) {
+            Ok(map) => return Ok((map, None)),
+            Err(err) if err.is_corruption() => {
+                damage = Some(format!("space map: {}; rebuilt from the pages at open", record(corruption, err)));
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    let (map, _problems) = space_trace::rebuild(pager, meta)?;
+    Ok((map, damage))
 }
 
 impl BatchSink for Inner {
@@ -530,4 +674,37 @@ fn record(log: &CorruptionLog, err: Error) -> Error {
         _ => Ok(()),
     };
     err
+}
+
+/// Finishes a checkpoint an interruption left between its journal and its record
+/// (`journal.rs`): a complete journal newer than the newest valid record is written
+/// again, slots and record. Otherwise a slot holding an older record (a crash between
+/// the two writes of a publish, `meta.rs`) gets the newest, so both slots mirror it
+/// again. Read-only, nothing is written: the journal's pages are read in place of the
+/// slots' and its record is the one used.
+fn recover_checkpoint(pages: PageFile, meta: Meta, stale: bool, journal: Option<&Journal>, read_only: bool) -> Result<(PageFile, Meta)> {
+    let complete = match journal {
+        Some(journal) => journal.read()?.filter(|c| c.meta.generation > meta.generation).map(|c| (journal, c)),
+        None => None,
+    };
+    let Some((journal, complete)) = complete else {
+        if stale && !read_only {
+            meta.publish(&pages)?;
+        }
+        return Ok((pages, meta));
+    };
+    if read_only {
+        let mut overlay = std::collections::HashMap::with_capacity(complete.offsets.len());
+        for (&page, &offset) in &complete.offsets {
+            overlay.insert(page, journal.read_slot(offset)?);
+        }
+        return Ok((pages.with_overlay(overlay), complete.meta));
+    }
+    for (&page, &offset) in &complete.offsets {
+        pages.write_slot(page, &journal.read_slot(offset)?)?;
+    }
+    pages.sync()?;
+    complete.meta.publish(&pages)?;
+    journal.clear()?;
+    Ok((pages, complete.meta))
 }

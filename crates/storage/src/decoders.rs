@@ -20,30 +20,34 @@
 //!
 //! Targets and their input layouts are described in their files: `page_slot`
 //! (`decoders/page_slot.rs`), `btree_node`, `wal_segments`, `commit_payload`,
-//! `meta_record`. [`seeds`] makes each target's seed corpus with the real encoders
+//! `meta_record`, `space_map`, `checkpoint_journal`. [`seeds`] makes each target's seed corpus with the real encoders
 //! (`cargo run -p tenantdb-storage --example fuzz_seeds` writes it to
 //! `crates/storage/fuzz/corpus/`).
 
 mod alloc_meter;
 mod btree_node;
+mod checkpoint_journal;
 mod commit_payload;
 mod input;
 mod meta_record;
 mod page_slot;
 mod seeds;
+mod space_map;
 mod wal_layout;
 mod wal_segments;
 
 pub use alloc_meter::{is_installed as alloc_meter_is_installed, measure, AllocMeter};
 pub use btree_node::check_btree_node;
+pub use checkpoint_journal::check_checkpoint_journal;
 pub use commit_payload::check_commit_payload;
 pub use meta_record::check_meta_record;
 pub use page_slot::check_page_slot;
 pub use seeds::seeds;
+pub use space_map::check_space_map;
 pub use wal_segments::check_wal_segments;
 
 /// Every fuzz target, by the name of its cargo-fuzz binary and corpus directory.
-pub const TARGETS: [&str; 5] = ["page_slot", "btree_node", "wal_segments", "commit_payload", "meta_record"];
+pub const TARGETS: [&str; 7] = ["page_slot", "btree_node", "wal_segments", "commit_payload", "meta_record", "space_map", "checkpoint_journal"];
 
 /// Bytes a decoder may allocate per byte of its input (decoded structures are wider
 /// than their encoding: a 7-byte leaf entry becomes about 100 bytes of `Arc`s and enum).
@@ -59,6 +63,8 @@ pub fn check(target: &str, input: &[u8]) {
         "wal_segments" => check_wal_segments(input),
         "commit_payload" => check_commit_payload(input),
         "meta_record" => check_meta_record(input),
+        "space_map" => check_space_map(input),
+        "checkpoint_journal" => check_checkpoint_journal(input),
         _ => panic!("unknown fuzz target {target}"),
     }
 }

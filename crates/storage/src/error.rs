@@ -72,6 +72,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// A stable snake_case code, the one the binding hands to JavaScript.
+    /// True for damage to stored bytes (as opposed to an operating error or a bug).
+    pub fn is_corruption(&self) -> bool {
+        matches!(self, Error::Corrupted { .. } | Error::WalCorrupted { .. })
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             Error::Corrupted { .. } => "corrupted",

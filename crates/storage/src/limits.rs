@@ -3,7 +3,7 @@
 /// Size of one page slot on disk. Fixed for the life of a directory (recorded in meta).
 pub const PAGE_BYTES: usize = 4096;
 
-/// Number of meta slots at the head of the page file (alternated on every publish).
+/// Number of meta slots at the head of the page file (both hold the newest record: a publish writes slot 0, then slot 1).
 pub const META_SLOTS: u64 = 2;
 
 /// Largest page number the allocator hands out: 2^40 pages of 4 KiB is 4 PiB.
@@ -60,6 +60,28 @@ pub const WAL_SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
 /// failed write would stop the database; the rest waits for the next batch.
 pub const WAL_BATCH_BYTES_MAX: usize = 1 << 30;
 const _: () = assert!(WAL_BATCH_BYTES_MAX as u64 + WAL_FRAME_PAYLOAD_BYTES_MAX as u64 * 2 <= WAL_SEGMENT_FILE_BYTES_MAX);
+
+/// Slots one checkpoint releases at least (reading each page once), when references
+/// were dropped; it releases twice the pages it wrote if that is more, so releasing
+/// keeps ahead of churn while a large drop is spread over several checkpoints
+/// (`space/mod.rs`, "Cost").
+pub const SPACE_RELEASE_PAGES_MIN: u64 = 4096;
+
+/// Free slots compaction leaves below its target beyond the live pages (or 1/256 of
+/// them if more), for the space map and the checkpoints that follow.
+pub const COMPACT_SLACK_PAGES_MIN: u64 = 16;
+
+/// How long compaction waits for readers of older versions to finish before it moves
+/// on (the slots they hold are then cut off by a later checkpoint instead).
+pub const COMPACT_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often a wait for readers looks again.
+pub const READER_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// How full a commit's repacking leaves the leaves it built (`btree/repack.rs`): full
+/// enough that a batched load leaves pages about as full as an ascending one, not so
+/// full that the next insert splits them again.
+pub const REPACK_FILL_PERCENT: usize = 90;
 
 /// Default size of the page cache, in bytes of decoded nodes.
 pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;

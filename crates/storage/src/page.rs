@@ -7,7 +7,7 @@
 //! |      0 |     8 | checksum    | xxh3_64 of bytes 8..PAGE_BYTES (header rest + payload)   |
 //! |      8 |     8 | page_no     | the slot's own number; catches misdirected writes        |
 //! |     16 |     8 | lsn         | LSN of the commit or checkpoint that wrote the slot      |
-//! |     24 |     1 | page_type   | 1 meta, 2 raw, 3 leaf, 4 branch, 5 overflow              |
+//! |     24 |     1 | page_type   | 1 meta, 2 raw, 3 leaf, 4 branch, 5 overflow, 6 space map |
 //! |     25 |     1 | format      | slot format version, currently 1                         |
 //! |     26 |     2 | reserved    | zero                                                     |
 //! |     28 |     4 | payload_len | bytes of payload in use                                  |
@@ -49,6 +49,8 @@ pub enum PageType {
     Branch = 4,
     /// One page of a large value's chain (`btree/overflow.rs`).
     Overflow = 5,
+    /// One page of the space map's chain (`space_chain.rs`).
+    SpaceMap = 6,
 }
 
 impl PageType {
@@ -59,6 +61,7 @@ impl PageType {
             3 => Some(PageType::Leaf),
             4 => Some(PageType::Branch),
             5 => Some(PageType::Overflow),
+            6 => Some(PageType::SpaceMap),
             _ => None,
         }
     }

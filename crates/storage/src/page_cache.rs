@@ -1,15 +1,17 @@
-//! A bounded LRU cache of decoded B-tree nodes, keyed by page number. Its budget is in
-//! bytes of decoded nodes (invariant 7: memory is bounded by configuration, not by data).
+//! A bounded LRU cache of decoded B-tree nodes, keyed by page number and checksum: a
+//! slot reused for another node (free space, `space/`) never answers for the old one.
+//! Its budget is in bytes of decoded nodes (invariant 7: memory is bounded by
+//! configuration, not by data).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::btree::Node;
+use crate::btree::{DiskLoc, Node};
 
 const NIL: usize = usize::MAX;
 
 struct Entry {
-    page: u64,
+    loc: DiskLoc,
     node: Arc<Node>,
     bytes: usize,
     prev: usize,
@@ -19,7 +21,7 @@ struct Entry {
 /// O(1) get and insert: a hash map into a slab of entries threaded on a doubly linked
 /// list, most recently used at the head.
 pub struct PageCache {
-    map: HashMap<u64, usize>,
+    map: HashMap<DiskLoc, usize>,
     slab: Vec<Entry>,
     free: Vec<usize>,
     head: usize,
@@ -37,16 +39,16 @@ impl PageCache {
         self.bytes
     }
 
-    pub fn get(&mut self, page: u64) -> Option<Arc<Node>> {
-        let index = *self.map.get(&page)?;
+    pub fn get(&mut self, loc: DiskLoc) -> Option<Arc<Node>> {
+        let index = *self.map.get(&loc)?;
         self.unlink(index);
         self.push_front(index);
         Some(self.slab[index].node.clone())
     }
 
-    pub fn insert(&mut self, page: u64, node: Arc<Node>) {
+    pub fn insert(&mut self, loc: DiskLoc, node: Arc<Node>) {
         let bytes = node.memory_bytes();
-        if let Some(&index) = self.map.get(&page) {
+        if let Some(&index) = self.map.get(&loc) {
             self.unlink(index);
             self.bytes -= self.slab[index].bytes;
             self.slab[index].node = node;
@@ -54,7 +56,7 @@ impl PageCache {
             self.bytes += bytes;
             self.push_front(index);
         } else {
-            let entry = Entry { page, node, bytes, prev: NIL, next: NIL };
+            let entry = Entry { loc, node, bytes, prev: NIL, next: NIL };
             let index = match self.free.pop() {
                 Some(index) => {
                     self.slab[index] = entry;
@@ -65,7 +67,7 @@ impl PageCache {
                     self.slab.len() - 1
                 }
             };
-            self.map.insert(page, index);
+            self.map.insert(loc, index);
             self.bytes += bytes;
             self.push_front(index);
         }
@@ -76,7 +78,7 @@ impl PageCache {
 
     fn evict(&mut self, index: usize) {
         self.unlink(index);
-        self.map.remove(&self.slab[index].page);
+        self.map.remove(&self.slab[index].loc);
         self.bytes -= self.slab[index].bytes;
         // Drop the node now rather than when the slot is reused.
         self.slab[index].node = Arc::new(Node::Leaf(Vec::new()));
@@ -106,6 +108,10 @@ impl PageCache {
 mod tests {
     use super::*;
 
+    fn at(page: u64) -> DiskLoc {
+        DiskLoc { page, checksum: page ^ 0x5555 }
+    }
+
     fn leaf(n: usize) -> Arc<Node> {
         let value = crate::btree::Value::Bytes(Arc::from(vec![0u8; n]));
         Arc::new(Node::Leaf(vec![(Arc::from(&b"k"[..]), value)]))
@@ -116,16 +122,24 @@ mod tests {
         let one = leaf(100).memory_bytes();
         let mut cache = PageCache::new(one * 3);
         for page in 0..3 {
-            cache.insert(page, leaf(100));
+            cache.insert(at(page), leaf(100));
         }
-        assert!(cache.get(0).is_some()); // 0 is now most recent; 1 is least
-        cache.insert(3, leaf(100));
-        assert!(cache.get(1).is_none());
-        assert!(cache.get(0).is_some() && cache.get(2).is_some() && cache.get(3).is_some());
+        assert!(cache.get(at(0)).is_some()); // 0 is now most recent; 1 is least
+        cache.insert(at(3), leaf(100));
+        assert!(cache.get(at(1)).is_none());
+        assert!(cache.get(at(0)).is_some() && cache.get(at(2)).is_some() && cache.get(at(3)).is_some());
         assert!(cache.bytes() <= one * 3);
         for page in 10..1000 {
-            cache.insert(page, leaf(100));
+            cache.insert(at(page), leaf(100));
             assert!(cache.bytes() <= one * 3);
         }
+    }
+
+    #[test]
+    fn a_reused_slot_never_answers_for_its_old_node() {
+        let mut cache = PageCache::new(1 << 20);
+        cache.insert(DiskLoc { page: 7, checksum: 1 }, leaf(10));
+        assert!(cache.get(DiskLoc { page: 7, checksum: 2 }).is_none());
+        assert!(cache.get(DiskLoc { page: 7, checksum: 1 }).is_some());
     }
 }

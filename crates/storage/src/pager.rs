@@ -1,5 +1,6 @@
-//! The pager: allocates page slots at the tip, writes nodes and overflow chains,
-//! and loads verified nodes through the bounded cache. Every verification failure
+//! The pager: allocates page slots from the space map (`space/`: a free slot, else one
+//! at the tip), writes nodes and overflow chains, and loads verified nodes through the
+//! bounded cache. Every verification failure
 //! becomes an `Error::Corrupted` naming the page and a persisted corruption report;
 //! the failing bytes are never returned.
 
@@ -11,17 +12,27 @@ use crate::checksum::checksum;
 use crate::corruption_log::CorruptionLog;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{PAGE_NO_MAX, VALUE_BYTES_MAX};
-use crate::page::{PageType, PAGE_PAYLOAD_BYTES_MAX};
+use crate::page::{self, PageType, PAGE_PAYLOAD_BYTES_MAX};
 use crate::page_cache::PageCache;
-use crate::page_file::{PageFile, PAGE_FILE_NAME};
+use crate::page_file::{PageFile, PageSink, PAGE_FILE_NAME};
+use crate::space::{SpaceMap, SpaceStats};
 
 /// Overflow page payload: `next_page: u64` (0 on the last page), then value bytes.
 const OVERFLOW_HEADER_BYTES: usize = 8;
 const OVERFLOW_CHUNK_BYTES: usize = PAGE_PAYLOAD_BYTES_MAX - OVERFLOW_HEADER_BYTES;
 
+/// Slots the overflow chain of a value of `len` bytes takes.
+pub fn overflow_pages(len: usize) -> u64 {
+    len.div_ceil(OVERFLOW_CHUNK_BYTES).max(1) as u64
+}
+
 pub struct Pager {
     file: PageFile,
-    next_page: AtomicU64,
+    /// The books of every slot as of the last checkpoint. A checkpoint works on a copy
+    /// and installs it once its meta record is durable; readers only read `tip`.
+    space: Mutex<SpaceMap>,
+    /// The space map's tip, read on every node load without taking its lock.
+    tip: AtomicU64,
     cache: Mutex<PageCache>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -36,10 +47,11 @@ pub struct CacheStats {
 }
 
 impl Pager {
-    pub fn new(file: PageFile, page_count: u64, cache_bytes: usize, corruption: Arc<CorruptionLog>) -> Pager {
+    pub fn new(file: PageFile, space: SpaceMap, cache_bytes: usize, corruption: Arc<CorruptionLog>) -> Pager {
         Pager {
             file,
-            next_page: AtomicU64::new(page_count),
+            tip: AtomicU64::new(space.tip()),
+            space: Mutex::new(space),
             cache: Mutex::new(PageCache::new(cache_bytes)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
@@ -47,8 +59,25 @@ impl Pager {
         }
     }
 
+    /// The allocator tip: slots `0..page_count` exist.
     pub fn page_count(&self) -> u64 {
-        self.next_page.load(Ordering::SeqCst)
+        self.tip.load(Ordering::SeqCst)
+    }
+
+    /// A copy of the installed space map, for a checkpoint to work on.
+    pub fn space(&self) -> SpaceMap {
+        self.space.lock().expect("space lock").clone()
+    }
+
+    pub fn space_stats(&self) -> SpaceStats {
+        self.space.lock().expect("space lock").stats()
+    }
+
+    /// Installs a checkpoint's space map once its meta record is durable.
+    pub fn set_space(&self, map: SpaceMap) {
+        let mut space = self.space.lock().expect("space lock");
+        self.tip.store(map.tip(), Ordering::SeqCst);
+        *space = map;
     }
 
     pub fn file(&self) -> &PageFile {
@@ -63,19 +92,26 @@ impl Pager {
         }
     }
 
-    fn allocate(&self, pages: u64) -> Result<u64> {
-        let first = self.next_page.fetch_add(pages, Ordering::SeqCst);
-        if first + pages > PAGE_NO_MAX {
-            return Err(Error::InvalidArgument(format!("page file is full ({PAGE_NO_MAX} pages)")));
+    /// `pages` slots for pages about to be written (not necessarily consecutive).
+    fn allocate(books: &mut SpaceMap, pages: u64) -> Result<Vec<u64>> {
+        let mut out = Vec::with_capacity(pages as usize);
+        for _ in 0..pages {
+            match books.allocate() {
+                Some(page) => out.push(page),
+                None => {
+                    Pager::unallocate(books, &out);
+                    return Err(Error::InvalidArgument(format!("page file is full ({PAGE_NO_MAX} pages)")));
+                }
+            }
         }
-        Ok(first)
+        Ok(out)
     }
 
-    /// Hands back the slots `first..first + pages` after their write failed, if no
-    /// later allocation followed (only the checkpoint allocates, one at a time). They
-    /// are past every slot the durable meta names, so nothing refers to them.
-    fn unallocate(&self, first: u64, pages: u64) {
-        let _ = self.next_page.compare_exchange(first + pages, first, Ordering::SeqCst, Ordering::SeqCst);
+    /// Hands back slots whose write failed: nothing references them.
+    fn unallocate(books: &mut SpaceMap, pages: &[u64]) {
+        for &page in pages {
+            books.unallocate(page);
+        }
     }
 
     /// Records a corruption error (once per detection) and passes it on.
@@ -90,13 +126,13 @@ impl Pager {
     /// Loads the node at `loc`, verifying the slot and that it is the version the
     /// parent points to.
     pub fn load(&self, loc: DiskLoc) -> Result<Arc<Node>> {
-        if let Some(node) = self.cache.lock().expect("cache lock").get(loc.page) {
+        if let Some(node) = self.cache.lock().expect("cache lock").get(loc) {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(node);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let node = Arc::new(self.read_node(loc).map_err(|e| self.report(e))?);
-        self.cache.lock().expect("cache lock").insert(loc.page, node.clone());
+        self.cache.lock().expect("cache lock").insert(loc, node.clone());
         Ok(node)
     }
 
@@ -111,29 +147,42 @@ impl Pager {
         node_codec::decode(loc.page, page.page_type, &page.payload)
     }
 
-    /// Writes a node whose children and large values are already on disk.
-    pub fn write_node(&self, node: Node, lsn: u64) -> Result<DiskLoc> {
+    /// Writes a node whose children and large values are already on disk into a slot
+    /// of `books`, through `sink`. Counting the references it holds is the caller's.
+    pub fn write_node(&self, books: &mut SpaceMap, sink: &mut dyn PageSink, node: Node, lsn: u64) -> Result<DiskLoc> {
         let (page_type, payload) = node_codec::encode(&node);
-        let page = self.allocate(1)?;
-        let checksum = self.file.write(page, lsn, page_type, &payload).inspect_err(|_| self.unallocate(page, 1))?;
-        self.cache.lock().expect("cache lock").insert(page, Arc::new(node));
-        Ok(DiskLoc { page, checksum })
+        let [page] = Pager::allocate(books, 1)?[..] else { unreachable!("one slot was asked for") };
+        let slot = page::encode(page, lsn, page_type, &payload)?;
+        sink.put(page, &slot).inspect_err(|_| books.unallocate(page))?;
+        let loc = DiskLoc { page, checksum: page::slot_checksum(&slot) };
+        self.cache.lock().expect("cache lock").insert(loc, Arc::new(node));
+        Ok(loc)
     }
 
-    /// Writes a large value to a chain of consecutive overflow pages.
-    pub fn write_overflow(&self, bytes: &[u8], lsn: u64) -> Result<Value> {
+    /// Writes a large value to a chain of overflow pages, through `sink`; returns the
+    /// value as its leaf records it and the chain's slots (the first is referenced by
+    /// that leaf, each other by the one before it: the caller counts them).
+    pub fn write_overflow(&self, books: &mut SpaceMap, sink: &mut dyn PageSink, bytes: &[u8], lsn: u64) -> Result<(Value, Vec<u64>)> {
         assert!(bytes.len() <= VALUE_BYTES_MAX, "value size checked before commit");
-        let pages = bytes.len().div_ceil(OVERFLOW_CHUNK_BYTES).max(1) as u64;
-        let first = self.allocate(pages)?;
+        let pages = Pager::allocate(books, overflow_pages(bytes.len()))?;
         for (i, chunk) in bytes.chunks(OVERFLOW_CHUNK_BYTES).enumerate() {
-            let page = first + i as u64;
-            let next = if page + 1 < first + pages { page + 1 } else { 0 };
+            let next = pages.get(i + 1).copied().unwrap_or(0);
             let mut payload = Vec::with_capacity(OVERFLOW_HEADER_BYTES + chunk.len());
             payload.extend_from_slice(&next.to_le_bytes());
             payload.extend_from_slice(chunk);
-            self.file.write(page, lsn, PageType::Overflow, &payload).inspect_err(|_| self.unallocate(first, pages))?;
+            let slot = page::encode(pages[i], lsn, PageType::Overflow, &payload)?;
+            sink.put(pages[i], &slot).inspect_err(|_| Pager::unallocate(books, &pages))?;
         }
-        Ok(Value::Overflow { first_page: first, len: bytes.len() as u32, hash: checksum(bytes) })
+        let value = Value::Overflow { first_page: pages[0], len: bytes.len() as u32, hash: checksum(bytes) };
+        Ok((value, pages))
+    }
+
+    /// The slots of a large value's chain, in order, after verifying the value whole
+    /// against the hash its leaf recorded (so a stale page never names the wrong slots).
+    pub fn overflow_chain(&self, first_page: u64, len: u32, hash: u64) -> Result<Vec<u64>> {
+        let mut pages = Vec::new();
+        self.read_overflow(first_page, len as usize, hash, Some(&mut pages)).map_err(|e| self.report(e))?;
+        Ok(pages)
     }
 
     /// The bytes of a value, following and verifying an overflow chain if needed.
@@ -141,16 +190,19 @@ impl Pager {
         match value {
             Value::Bytes(bytes) => Ok(bytes.clone()),
             Value::Overflow { first_page, len, hash } => {
-                self.read_overflow(*first_page, *len as usize, *hash).map_err(|e| self.report(e))
+                self.read_overflow(*first_page, *len as usize, *hash, None).map_err(|e| self.report(e))
             }
             Value::Tree(_) => Err(Error::InvalidArgument("the entry holds a tree, not bytes".into())),
         }
     }
 
-    fn read_overflow(&self, first_page: u64, len: usize, hash: u64) -> Result<Arc<[u8]>> {
+    fn read_overflow(&self, first_page: u64, len: usize, hash: u64, mut pages: Option<&mut Vec<u64>>) -> Result<Arc<[u8]>> {
         let mut out = Vec::with_capacity(len);
         let mut page_no = first_page;
         while out.len() < len {
+            if let Some(pages) = pages.as_deref_mut() {
+                pages.push(page_no);
+            }
             let corrupted = |kind| Error::Corrupted { page: page_no, kind };
             if page_no == 0 || page_no >= self.page_count() {
                 return Err(corrupted(CorruptionKind::Tree));

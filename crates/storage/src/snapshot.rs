@@ -8,6 +8,7 @@ use crate::btree::{self, TreeRoot, Value};
 use crate::database::Inner;
 use crate::error::Result;
 use crate::pager::Pager;
+use crate::readers::ReaderHold;
 use crate::version::Version;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,15 +32,27 @@ pub struct TreeDiff {
 pub struct Snapshot {
     inner: Arc<Inner>,
     version: Arc<Version>,
+    /// Keeps the slots this version can reach from being reused while it lives
+    /// (`readers.rs`); shared by its clones and by the pinned versions read from it.
+    hold: Arc<ReaderHold>,
 }
 
 impl Snapshot {
-    pub(crate) fn new(inner: Arc<Inner>, version: Arc<Version>) -> Snapshot {
-        Snapshot { inner, version }
+    pub(crate) fn new(inner: Arc<Inner>, version: Arc<Version>, hold: Arc<ReaderHold>) -> Snapshot {
+        Snapshot { inner, version, hold }
     }
 
     pub fn lsn(&self) -> u64 {
         self.version.lsn
+    }
+
+    /// The generation of the newest meta record when this snapshot was taken.
+    pub fn epoch(&self) -> u64 {
+        self.hold.epoch()
+    }
+
+    pub(crate) fn version(&self) -> &Version {
+        &self.version
     }
 
     fn check_open(&self) -> Result<()> {
@@ -121,6 +134,7 @@ impl Snapshot {
         Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
             inner: self.inner.clone(),
             version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
+            hold: self.hold.clone(),
         }))
     }
 }

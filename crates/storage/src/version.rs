@@ -157,7 +157,9 @@ impl Working<'_> {
     fn flush(&mut self) -> Result<()> {
         for (name, tree) in std::mem::take(&mut self.touched) {
             match tree {
-                Some(tree) => {
+                Some(mut tree) => {
+                    // Leaves this commit split while filling them are refilled.
+                    btree::repack_owned(&mut tree);
                     btree::put_owned(self.pager, &mut self.version.trees, Arc::from(name), Value::Tree(tree), self.lsn)?;
                 }
                 None => {

@@ -51,8 +51,18 @@ fn fuzz_meta_record() {
 }
 
 #[test]
+fn fuzz_space_map() {
+    fuzz("space_map");
+}
+
+#[test]
+fn fuzz_checkpoint_journal() {
+    fuzz("checkpoint_journal");
+}
+
+#[test]
 fn fuzz_every_target_is_replayed_here() {
-    let tested = ["page_slot", "btree_node", "wal_segments", "commit_payload", "meta_record"];
+    let tested = ["page_slot", "btree_node", "wal_segments", "commit_payload", "meta_record", "space_map", "checkpoint_journal"];
     assert_eq!(decoders::TARGETS, tested, "a target without its test above is never replayed");
 }
 

@@ -165,3 +165,24 @@ fn missing_checkpointed_frames_at_the_end_of_the_wal_are_reported() {
     assert_eq!(frame_lsns(&db, COMMITS).unwrap(), [COMMITS + 1]);
     assert_eq!(vfs.list(&db_path().join("wal")).unwrap(), [segment_name(1), segment_name(COMMITS + 1)]);
 }
+
+/// A frame whose checksum holds but whose commit breaks a limit it was checked against
+/// when it was made (here a key over 1 KiB) cannot come from this writer: replaying it
+/// is corruption of that frame, reported and persisted, not an invalid argument.
+#[test]
+fn corruption_a_logged_commit_that_fails_its_checks_at_replay_is_reported() {
+    let vfs = SimVfs::new();
+    let options = sim_options(&vfs, 1 << 20);
+    let dir = db_path();
+    open(&dir, &options).close().unwrap();
+    {
+        let (wal, _) = storage::wal::Wal::open(Arc::new(vfs.clone()) as Arc<dyn Vfs>, &dir, 0, 0).unwrap();
+        let bad = commit(vec![put("t", &[b'k'; 2000], b"v")]).encode();
+        wal.append_batch(&[(1, &bad)]).unwrap();
+    }
+    let err = Database::open(&dir, options.clone()).err().expect("the open refuses a frame it cannot replay");
+    assert!(matches!(err, Error::WalCorrupted { .. }), "{err:?}");
+    // Reported and persisted: a read-only open sees the report the failed open wrote.
+    let log = vfs.read_raw(&dir.join("corruption.log")).expect("a corruption log");
+    assert!(String::from_utf8_lossy(&log).contains("frame lsn 1"), "{}", String::from_utf8_lossy(&log));
+}

@@ -13,12 +13,15 @@ mod loaded;
 mod node;
 pub mod node_codec;
 mod ops;
+mod repack;
 mod verify;
 
 pub use bulk::build;
 pub use cursor::range;
 pub use diff::{diff, DiffEntry};
 
+pub use loaded::load;
 pub use node::{DiskLoc, Key, MemNode, Node, NodeRef, TreeRoot, Value};
 pub use ops::{delete_owned, get, put_owned};
+pub use repack::repack_owned;
 pub use verify::{verify_tree, TreeCheck};

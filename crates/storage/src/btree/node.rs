@@ -4,7 +4,8 @@
 //! sees it unchanged. Only a node owned by nothing but the change being made (its
 //! `Arc` has one owner) is changed in place: see `ops.rs`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::limits::PAGE_BYTES;
 use crate::page::PAGE_HEADER_BYTES;
@@ -30,19 +31,47 @@ pub struct DiskLoc {
 pub struct MemNode {
     pub node: Node,
     /// Set once a checkpoint has written this node; later checkpoints reuse the page.
-    pub written: OnceLock<DiskLoc>,
+    pub written: Written,
+}
+
+/// Where a checkpoint wrote a node in memory, if one did. Only checkpoints (one at a
+/// time, under the checkpoint lock) set or clear it; anyone may read it. A checkpoint
+/// that fails clears what it set, so its slots can be given back (`space/`).
+#[derive(Debug, Default)]
+pub struct Written {
+    /// 0: not written (page 0 is a meta slot, never a node).
+    page: AtomicU64,
+    checksum: AtomicU64,
+}
+
+impl Written {
+    pub fn get(&self) -> Option<DiskLoc> {
+        let page = self.page.load(Ordering::Acquire);
+        (page != 0).then(|| DiskLoc { page, checksum: self.checksum.load(Ordering::Relaxed) })
+    }
+
+    pub fn set(&self, loc: DiskLoc) {
+        assert!(loc.page != 0, "a node is never written to a meta slot");
+        assert_eq!(self.page.load(Ordering::Relaxed), 0, "a node is written once per checkpoint");
+        self.checksum.store(loc.checksum, Ordering::Relaxed);
+        self.page.store(loc.page, Ordering::Release);
+    }
+
+    pub fn clear(&self) {
+        self.page.store(0, Ordering::Release);
+    }
 }
 
 impl NodeRef {
     pub fn mem(node: Node) -> NodeRef {
-        NodeRef::Mem(Arc::new(MemNode { node, written: OnceLock::new() }))
+        NodeRef::Mem(Arc::new(MemNode { node, written: Written::default() }))
     }
 
     /// The disk location if the node is on disk or was written by a checkpoint.
     pub fn disk_loc(&self) -> Option<DiskLoc> {
         match self {
             NodeRef::Disk(loc) => Some(*loc),
-            NodeRef::Mem(mem) => mem.written.get().copied(),
+            NodeRef::Mem(mem) => mem.written.get(),
         }
     }
 }

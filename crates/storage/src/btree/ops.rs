@@ -30,7 +30,7 @@
 //! new entry alone on the right (SQLite's "quick balance"), so ascending inserts
 //! leave full pages instead of half-full ones. Other splits balance the two halves.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::loaded::load;
 use super::node::{leaf_entry_bytes, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES, LEAF_HEADER_BYTES, NODE_BYTES_MAX};
@@ -73,7 +73,7 @@ fn node_mut<'a>(pager: &Pager, slot: &'a mut NodeRef) -> Result<&'a mut Node> {
     let mem = Arc::get_mut(mem).expect("the node was just made unique");
     if mem.written.get().is_some() {
         // Its page holds the node as it was: a later checkpoint must write it again.
-        mem.written = OnceLock::new();
+        mem.written.clear();
     }
     Ok(&mut mem.node)
 }

@@ -28,6 +28,8 @@ pub fn seeds(target: &str) -> Seeds {
         "wal_segments" => wal_segments(sample),
         "commit_payload" => commit_payload(sample),
         "meta_record" => meta_record(sample),
+        "space_map" => space_map(sample),
+        "checkpoint_journal" => checkpoint_journal(sample),
         _ => panic!("unknown fuzz target {target}"),
     }
 }
@@ -43,6 +45,8 @@ struct Sample {
     /// A segment of three batches (frames 1-3, 4, 5-6) and where each batch starts.
     batched_wal: Vec<u8>,
     batch_offsets: [usize; 3],
+    /// The space map the database's newest meta record names, as its chain holds it.
+    space_map: Vec<u8>,
 }
 
 fn sample() -> &'static Sample {
@@ -92,12 +96,18 @@ fn build_sample() -> Sample {
     db.close().expect("close the seed database");
 
     let pages = vfs.read_raw(&dir.join("pages")).expect("the page file");
+    let space_map = {
+        let file = crate::page_file::PageFile::open_read(&vfs, dir).expect("open the page file").expect("a page file");
+        let (meta, _) = Meta::read_newest(&file).expect("a meta record");
+        let (bytes, _) = crate::space_chain::read(&file, meta.space.expect("a checkpointed record names its space map"), meta.page_count).expect("the chain");
+        bytes
+    };
     let slots = pages.chunks(PAGE_BYTES).enumerate().map(|(i, s)| (i as u64, s.to_vec())).collect();
     let segment = vfs.read_raw(&dir.join("wal").join(format!("{:020}.wal", 1))).expect("the WAL segment");
     let database_wal = trim_zeros(&segment).to_vec();
     let payloads = super::wal_layout::frames(&database_wal).iter().map(|f| f.payload(&database_wal).to_vec()).collect();
     let (batched_wal, batch_offsets) = batched_wal();
-    Sample { slots, database_wal, payloads, batched_wal, batch_offsets }
+    Sample { slots, database_wal, payloads, batched_wal, batch_offsets, space_map }
 }
 
 fn batched_wal() -> (Vec<u8>, [usize; 3]) {
@@ -206,15 +216,66 @@ fn btree_node(sample: &Sample) -> Seeds {
 
 fn meta_record(sample: &Sample) -> Seeds {
     let (_, _, newest) = slot_where(sample, PageType::Meta, |_| true);
-    let [first, second] = Meta::initial();
+    let first = Meta::initial();
+    let second = Meta { generation: 1, ..first.clone() };
     let mut bad_magic = newest.clone();
     bad_magic[0] = b't';
+    // The same record as a directory from before the space map holds it (format 1).
+    let mut format_1 = newest[..104].to_vec();
+    format_1[8..12].copy_from_slice(&1u32.to_le_bytes());
     vec![
+        ("format-1".into(), format_1),
         ("checkpointed".into(), newest),
         ("initial-0".into(), first.encode()),
         ("initial-1".into(), second.encode()),
         ("broken-magic".into(), bad_magic),
     ]
+}
+
+fn space_map(sample: &Sample) -> Seeds {
+    let mut full = crate::space::RangeSet::new();
+    full.insert_range(5, 9);
+    full.insert(300);
+    let mut pending = std::collections::BTreeMap::new();
+    let mut held = crate::space::RangeSet::new();
+    held.insert_range(20, 23);
+    pending.insert(7, held);
+    let releasing = vec![
+        crate::space::Ref::Node(crate::btree::DiskLoc { page: 40, checksum: 9 }),
+        crate::space::Ref::Overflow { first_page: 41, len: 5000, hash: 3 },
+        crate::space::Ref::SpaceMap(crate::btree::DiskLoc { page: 400, checksum: 1 }),
+    ];
+    let busy = crate::space::SpaceMap::from_parts(500, vec![(10, 2), (11, 3)], full, pending, releasing).expect("a consistent map");
+    let busy = crate::space::encode(&busy);
+    vec![
+        ("database".into(), sample.space_map.clone()),
+        ("new".into(), crate::space::encode(&crate::space::SpaceMap::default())),
+        ("every-part".into(), busy.clone()),
+        ("broken-truncated".into(), busy[..busy.len() - 1].to_vec()),
+    ]
+}
+
+/// Journals written by the real writer: one page, and the sample's first slots.
+fn checkpoint_journal(sample: &Sample) -> Seeds {
+    let vfs = SimVfs::new();
+    let dir = Path::new("/seed/journal");
+    vfs.create_dir_all(dir).expect("a directory");
+    let journal = crate::journal::Journal::open(&vfs, dir).expect("a journal");
+    let path = dir.join(crate::journal::JOURNAL_FILE_NAME);
+    let mut seeds = Seeds::new();
+    for (name, count) in [("one-page", 1), ("pages", 4)] {
+        let mut writer = journal.begin(9);
+        for (page, slot) in sample.slots.iter().skip(2).take(count) {
+            writer.page(*page, slot).expect("a journal entry");
+        }
+        writer.finish(&Meta { generation: 9, ..Meta::initial() }).expect("a finished journal");
+        let bytes = vfs.read_raw(&path).expect("the journal file");
+        if name == "pages" {
+            seeds.push(("broken-truncated".into(), bytes[..bytes.len() - 1].to_vec()));
+        }
+        seeds.push((name.into(), bytes));
+    }
+    seeds
 }
 
 fn commit_payload(sample: &Sample) -> Seeds {

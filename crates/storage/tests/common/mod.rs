@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod meta_slots;
 pub mod wal_files;
 pub mod wal_log;
 pub mod workload;
