@@ -122,7 +122,7 @@ export class Differ {
   /**
    * Why the risky stage (the last select or aggregate) must fail, or null. Every row
    * reaching it evaluates every operand; an int sum beyond ±(2^53 - 1) is an integer
-   * overflow like any other (shared/design/language.md).
+   * overflow like any other (docs/language.md).
    */
   predictFailure(stages: readonly Stage[], o: TranslateOptions, params: Case['params']): string | null {
     let at = -1

@@ -1,5 +1,5 @@
 // Translates the model (model.ts) to SQLite SQL that reproduces Eel's semantics
-// (shared/design/language.md), not SQL's:
+// (docs/language.md), not SQL's:
 //
 // - `==` / `!=` are total: `x IS y` / `x IS NOT y` (null == null is true).
 // - `< <= > >=` with a null side are false: `COALESCE(x < y, 0)`.
