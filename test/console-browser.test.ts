@@ -85,7 +85,7 @@ async function connect(page: Page, url: string, secret: string, apiBase?: string
 t.test('the console in headless Chromium', async (t) => {
   const browser = await launchBrowser(t)
   const consoleDir = buildConsole(t)
-  const { origin, query } = await exampleServer(t, consoleDir)
+  const { origin, query, db } = await exampleServer(t, consoleDir)
   const call = api(origin, token)
   const page = await newPage(browser)
   const pageErrors: string[] = []
@@ -288,8 +288,15 @@ t.test('the console in headless Chromium', async (t) => {
   await t.test('overview: the page file panel shows /stats\' pages', async (t) => {
     await page.click('a.nav-link[href="#/overview"]')
     await page.waitForSelector('.page[data-loaded] .page-file')
+    // A read in flight over the version before some writes keeps the slots they replace
+    // pending (docs/architecture.md, "Free space"), so the panel has more than live slots.
+    await db.engine.checkpoint()
+    const reader = db.engine.lease()
+    t.teardown(() => db.engine.unlease(reader))
+    for (let id = 100; id < 160; id += 1) await query(`insert users {id: ${id}, email: "u${id}@example.com", name: "${'n'.repeat(200)}"}`)
+    await db.engine.checkpoint()
     const before = (await call('/api/v1/stats')).body.pages
-    t.ok(before.free + before.pending + before.releasing > 0, 'the drop and the compaction left slots that are not live')
+    t.ok(before.pending > 0, `a reader of an older version holds slots back: ${JSON.stringify(before)}`)
     // The panel shows what the server said at its last refresh: poll until that was an idle moment.
     let shown: RenderedPageFile | null = null
     let expected: RenderedPageFile | null = null

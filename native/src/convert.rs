@@ -132,6 +132,16 @@ pub struct FsyncHistogram {
     pub buckets: Vec<FsyncBucket>,
 }
 
+/// What the checkpoints since open did (`storage::CheckpointTotals`).
+#[napi(object)]
+pub struct CheckpointTotals {
+    pub count: f64,
+    pub in_place: f64,
+    pub pages_written: f64,
+    pub pages_released: f64,
+    pub max_micros: f64,
+}
+
 #[napi(object)]
 pub struct CorruptionReport {
     pub id: String,
@@ -156,6 +166,7 @@ pub struct EngineStats {
     pub torn_bytes: f64,
     pub open_micros: f64,
     pub fsync: FsyncHistogram,
+    pub checkpoints: CheckpointTotals,
     pub cache_hits: f64,
     pub cache_misses: f64,
     pub cache_bytes: f64,
@@ -184,6 +195,13 @@ pub fn stats(s: storage::Stats) -> EngineStats {
             max_micros: s.fsync.max_micros as f64,
             sum_micros: s.fsync.sum_micros as f64,
             buckets,
+        },
+        checkpoints: CheckpointTotals {
+            count: s.checkpoints.count as f64,
+            in_place: s.checkpoints.in_place as f64,
+            pages_written: s.checkpoints.pages_written as f64,
+            pages_released: s.checkpoints.pages_released as f64,
+            max_micros: s.checkpoints.max_micros as f64,
         },
         cache_hits: s.cache.hits as f64,
         cache_misses: s.cache.misses as f64,

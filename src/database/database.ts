@@ -136,6 +136,7 @@ export class Database {
       wal: { current_lsn: s.current_lsn, checkpoint_lsn: s.checkpoint_lsn, lag_bytes: s.lag_bytes, bytes: s.wal_bytes },
       recovery: { replayed_frames: s.replayed_frames, open_micros: s.open_micros },
       fsync: { count: s.fsync.count, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
+      checkpoints: s.checkpoints,
       page_count: s.page_count,
       pages: pagesOf(s),
       db_dir: s.db_dir,

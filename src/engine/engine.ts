@@ -83,6 +83,8 @@ export interface EngineStats {
     sum_micros: number
     buckets: Array<{ le_micros: number | null; count: number }>
   }
+  /** What the checkpoints since open did (in place: over slots they released themselves). */
+  checkpoints: { count: number; in_place: number; pages_written: number; pages_released: number; max_micros: number }
   cache: { hits: number; misses: number; bytes: number }
   space: SpaceStats
   corruption: CorruptionReport[]
@@ -295,6 +297,13 @@ export class Engine {
         max_micros: s.fsync.maxMicros,
         sum_micros: s.fsync.sumMicros,
         buckets: s.fsync.buckets.map((b) => ({ le_micros: b.leMicros ?? null, count: b.count })),
+      },
+      checkpoints: {
+        count: s.checkpoints.count,
+        in_place: s.checkpoints.inPlace,
+        pages_written: s.checkpoints.pagesWritten,
+        pages_released: s.checkpoints.pagesReleased,
+        max_micros: s.checkpoints.maxMicros,
       },
       cache: { hits: s.cacheHits, misses: s.cacheMisses, bytes: s.cacheBytes },
       space: { live: s.space.live, free: s.space.free, pending: s.space.pending, releasing: s.space.releasing },

@@ -124,6 +124,13 @@ export const openapi_document = {
         wal: { type: 'object', properties: { current_lsn: { type: 'integer' }, checkpoint_lsn: { type: 'integer' }, lag_bytes: { type: 'integer' }, bytes: { type: 'integer' } } },
         recovery: { type: 'object', properties: { replayed_frames: { type: 'integer' }, open_micros: { type: 'integer' } } },
         pages: pagesSchema,
+        checkpoints: {
+          type: 'object', required: ['count', 'in_place', 'pages_written', 'pages_released', 'max_micros'],
+          properties: {
+            count: { type: 'integer' }, in_place: { type: 'integer' }, pages_written: { type: 'integer' },
+            pages_released: { type: 'integer' }, max_micros: { type: 'integer' },
+          },
+        },
         fsync: anyObject, page_count: { type: 'integer' }, db_dir: { type: 'string' },
       },
     }),

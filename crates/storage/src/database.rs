@@ -31,6 +31,7 @@ use std::time::Instant;
 
 use crate::btree::{self, TreeCheck};
 use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
+use crate::checkpoint_totals::CheckpointTotals;
 use crate::journal::Journal;
 use crate::commit::Commit;
 use crate::corruption_log::{CorruptionLog, CorruptionReport};
@@ -99,6 +100,8 @@ pub struct Stats {
     pub torn_bytes: u64,
     pub open_micros: u64,
     pub fsync: Histogram,
+    /// What the checkpoints since open did.
+    pub checkpoints: CheckpointTotals,
     pub cache: CacheStats,
     /// The page file's slots by state, as of the last checkpoint.
     pub space: SpaceStats,
@@ -171,6 +174,7 @@ pub(crate) struct Inner {
     closing: AtomicBool,
     closed: AtomicBool,
     fsync: Mutex<Histogram>,
+    checkpoints: Mutex<CheckpointTotals>,
     group: GroupCommit,
     replayed_frames: u64,
     torn_bytes: u64,
@@ -283,6 +287,7 @@ impl Database {
             closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             fsync: Mutex::new(Histogram::default()),
+            checkpoints: Mutex::new(CheckpointTotals::default()),
             group: GroupCommit::new(),
             replayed_frames,
             torn_bytes: recovered.torn_bytes,
@@ -399,6 +404,7 @@ impl Database {
             torn_bytes: inner.torn_bytes,
             open_micros: inner.open_micros,
             fsync: inner.fsync.lock().expect("fsync lock").clone(),
+            checkpoints: inner.checkpoints.lock().expect("checkpoints lock").clone(),
             cache: inner.pager.cache_stats(),
             space: inner.pager.space_stats(),
             corruption: inner.corruption.reports(),
@@ -488,6 +494,7 @@ impl Inner {
             return Err(Error::ReadOnly("a checkpoint"));
         }
         let _serial = self.checkpoint_lock.lock().expect("checkpoint lock");
+        let started = Instant::now();
         if let Some(cause) = self.failed() {
             return Err(Error::FailStopped(cause));
         }
@@ -558,7 +565,9 @@ impl Inner {
         // The WAL keeps every frame after the previous checkpoint too: a crash between
         // the two slot writes of a publish leaves the previous record in one of them.
         self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
-        Ok(CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, in_place, page_count })
+        let stats = CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, in_place, page_count };
+        self.checkpoints.lock().expect("checkpoints lock").record(&stats, started.elapsed().as_micros() as u64);
+        Ok(stats)
     }
 
     /// Any failure other than a full disk: pages or meta may be half written, so carry

@@ -5,6 +5,7 @@
 mod btree;
 mod byte_reader;
 mod checkpoint;
+mod checkpoint_totals;
 mod checksum;
 mod commit;
 mod compact_space;
@@ -36,6 +37,7 @@ pub mod vfs;
 pub mod wal;
 
 pub use commit::{Commit, Op};
+pub use checkpoint_totals::CheckpointTotals;
 pub use compact_space::CompactReport;
 pub use corruption_log::CorruptionReport;
 pub use database::{CheckpointStats, CloseReport, Database, Options, Stats, VerifyReport};

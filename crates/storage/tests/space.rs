@@ -64,6 +64,10 @@ fn steady_churn_does_not_grow_the_file() {
     // the file stays the size of what is live.
     let space = db.stats().unwrap().space;
     assert!(space.tip <= space.live + space.live / 10 + 16, "the file is about what is live: {space:?}");
+    // The totals stats report add up what the checkpoints said, and most wrote in place.
+    let totals = db.stats().unwrap().checkpoints;
+    assert_eq!(totals.count, 1 + 20 + 60, "{totals:?}");
+    assert!(totals.pages_released >= released && totals.in_place * 2 > totals.count, "{totals:?}");
     assert_verified(&db, "after churn");
     db.close().unwrap();
 }
