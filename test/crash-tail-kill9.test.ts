@@ -1,0 +1,246 @@
+// R12 (docs/architecture.md, "Invariants and the tests that try to break them"): the
+// change tail is exactly-once across kill -9 of the real server. Each cycle starts
+// `tenantdb serve` on the same directory; three writers commit transactions over HTTP
+// (each an atomic block naming itself in `txns`, plus writes to the writer's own
+// `items`: test/helpers/tail-workload.ts), a fourth writes to another tenant, and four
+// consumers follow tenant `default` (test/helpers/tail-consumers.ts): plain HTTP polls
+// of random sizes with pauses between them, long polls, a WebSocket, and a WebSocket
+// following `items` only; the WebSockets also end their sessions themselves at random
+// times. The server is SIGKILLed 50–1000 ms into the cycle, so kills land during polls,
+// between polls, during long-poll waits and WebSocket sessions (backlog and live).
+// Every consumer then resumes on the next server from the `after` it last processed.
+// After the last cycle a server that is not killed serves a sentinel transaction, every
+// consumer reads up to it, and the final state is read. The checker
+// (test/helpers/tail-check.ts) takes "committed" from that final state and the
+// acknowledgments: every acknowledged transaction is committed; each consumer received
+// every committed transaction exactly once, in LSN order, with the changes it was
+// written with, and nothing else (a transaction whose answer the kill swallowed may be
+// committed or not, and appears exactly when it is); the changes received, replayed,
+// give the final rows.
+//
+//   TENANTDB_TAIL_KILL9_CYCLES     most cycles (default 100)
+//   TENANTDB_TAIL_KILL9_BUDGET_MS  time after which no new cycle starts (default 40 000;
+//                                  a longer run, e.g. 600 000, raises the test's timeout)
+//   TENANTDB_TAIL_KILL9_SEED       seed of the workload, the consumers' choices and the
+//                                  kill delays (default fixed; printed on failure)
+//
+// A cycle costs 1–3 s (mostly the server's start), so the loop stops starting cycles
+// once its budget is spent and fails if that left fewer than `cycles_min`. The
+// scheduler decides what the server was doing at the kill, so a seed replays the same
+// choices and delays, not the same interleaving.
+//
+// The server checkpoints every 16 KiB of WAL (`--checkpoint-wal-bytes`) and keeps the
+// default tail retention (256 MiB), far more than the run writes, so every resume is
+// within retention and any 410 is a failure. The last test resumes from beyond
+// retention and expects the documented 410 `lsn_expired`.
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import type { Test } from 'tap'
+import WebSocket from 'ws'
+import type { TailEvent } from '../src/cdc/index.js'
+import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
+import { checkTail, type FinalState } from './helpers/tail-check.js'
+import { TailConsumer } from './helpers/tail-consumers.js'
+import { rng, tail_schema, TxnWriter, type Attempt } from './helpers/tail-workload.js'
+import { tempDir } from './helpers/temp-dir.js'
+
+const cycles = Number(process.env.TENANTDB_TAIL_KILL9_CYCLES ?? 100)
+const budget_ms = Number(process.env.TENANTDB_TAIL_KILL9_BUDGET_MS ?? 40_000)
+const cycles_min = Math.min(cycles, 8)
+const seed = Number(process.env.TENANTDB_TAIL_KILL9_SEED ?? 0x7a11_0012)
+const replay = `TENANTDB_TAIL_KILL9_SEED=${seed}`
+const token = 't12t12t12t12t12t12t12t12t12t12t1'
+const tenant = 'default'
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, body: await res.json() as Record<string, unknown> }
+}
+
+const query = (url: string, tenantName: string, text: string, params: Record<string, number | string> = {}) =>
+  post(url, `/t/${tenantName}/query`, { query: text, params })
+
+async function serve(t: Test, dir: string, schemaFile: string, extra: string[] = []): Promise<{ server: CliProcess; url: string }> {
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', schemaFile, '--token', token, ...extra], { LOG_LEVEL: 'warn' })
+  const url = (await server.waitFor(/url: (http:\/\/\S+\/api\/v1)\n/))[1] as string
+  return { server, url }
+}
+
+/** Asks the server whether the writer's unanswered transaction committed; false if it could not ask. */
+async function resolvePending(writer: TxnWriter, url: string, problems: string[]): Promise<boolean> {
+  const attempt = writer.pending
+  if (attempt === undefined) return true
+  let answer: Awaited<ReturnType<typeof query>>
+  try {
+    answer = await query(url, tenant, 'txns | where id == $id | select id', { id: attempt.txn })
+  } catch {
+    return false // killed before it could ask: ask the next server
+  }
+  if (answer.status !== 200) { problems.push(`writer ${writer.writer}: looking up transaction ${attempt.txn}: ${answer.status} ${JSON.stringify(answer.body)}`); return false }
+  const found = (answer.body.rows as unknown[]).length === 1
+  attempt.found_after_restart = found
+  writer.settle(attempt, found)
+  writer.pending = undefined
+  return true
+}
+
+/** Sends the writer's transactions until `stop()` or the kill, recording each and its answer. */
+async function write(writer: TxnWriter, url: string, attempts: Attempt[], problems: string[], stop: () => boolean): Promise<void> {
+  if (!await resolvePending(writer, url, problems)) return
+  while (!stop()) {
+    const attempt = writer.next()
+    attempts.push(attempt)
+    writer.pending = attempt
+    let answer: Awaited<ReturnType<typeof query>>
+    try {
+      answer = await query(url, tenant, attempt.text)
+    } catch {
+      return // the kill: the outcome is unknown until the next server is asked
+    }
+    writer.pending = undefined
+    if (answer.status !== 200 || typeof answer.body.lsn !== 'number') {
+      problems.push(`writer ${writer.writer}: ${answer.status} ${JSON.stringify(answer.body)} for ${attempt.text}`)
+      writer.settle(attempt, false)
+      return
+    }
+    attempt.acked_lsn = answer.body.lsn
+    writer.settle(attempt, true)
+  }
+}
+
+/** Another tenant's writes: frames a consumer of `default` must skip (and move past). */
+async function writeOther(url: string, random: () => number, problems: string[], stop: () => boolean): Promise<void> {
+  while (!stop()) {
+    let answer: Awaited<ReturnType<typeof query>>
+    try {
+      answer = await query(url, 'other', 'upsert items {id: $id, writer: 99, v: $v}', { id: Math.floor(random() * 50), v: Math.floor(random() * 1000) })
+    } catch {
+      return
+    }
+    if (answer.status !== 200) { problems.push(`tenant other: ${answer.status} ${JSON.stringify(answer.body)}`); return }
+    await pause(Math.floor(random() * 20))
+  }
+}
+
+/** Every row of a collection, by id, read in pages. */
+async function readAll(url: string, collection: string, columns: string[]): Promise<Map<number, Record<string, unknown>>> {
+  const rows = new Map<number, Record<string, unknown>>()
+  for (let after = -1; ;) {
+    const { status, body } = await query(url, tenant, `${collection} | where id > $after | take 5000 | select ${columns.join(', ')}`, { after })
+    if (status !== 200) throw new Error(`reading ${collection}: ${status} ${JSON.stringify(body)}`)
+    const page = body.rows as unknown[][]
+    for (const values of page) rows.set(values[0] as number, Object.fromEntries(columns.map((c, i) => [c, values[i]])))
+    if (page.length < 5000) return rows
+    after = page[page.length - 1]?.[0] as number
+  }
+}
+
+t.test('R12: the change tail is exactly-once across kill -9 of the server, over HTTP polls and WebSockets resumed by `after`', async (t) => {
+  if (budget_ms > 40_000) t.setTimeout(budget_ms + 120_000)
+  const dir = tempDir(t, 'tenantdb-tail-kill9-')
+  const dbDir = join(dir, 'db')
+  const schemaFile = join(dir, 'schema.eel')
+  writeFileSync(schemaFile, tail_schema)
+  const writers = [0, 1, 2].map((w) => new TxnWriter(w, (seed ^ (0x1000 + w)) >>> 0))
+  const consumers = [
+    new TailConsumer('poll', 'poll', rng(seed + 1), tenant),
+    new TailConsumer('long poll', 'long-poll', rng(seed + 2), tenant),
+    new TailConsumer('websocket', 'websocket', rng(seed + 3), tenant),
+    new TailConsumer('websocket of items', 'websocket', rng(seed + 4), tenant, 'items'),
+  ]
+  const attempts: Attempt[] = []
+  const problems: string[] = []
+  const started = Date.now()
+  let done = 0
+  let restartResumes = 0
+
+  for (let cycle = 0; cycle < cycles && problems.length === 0 && (cycle < cycles_min || Date.now() - started < budget_ms); cycle += 1) {
+    done = cycle + 1
+    const random = rng((seed + cycle * 0x9e3779b1) >>> 0)
+    const killDelay = 50 + Math.floor(random() * 951)
+    let server: CliProcess
+    let url: string
+    try {
+      ({ server, url } = await serve(t, dbDir, schemaFile, ['--checkpoint-wal-bytes', String(16 * 1024)]))
+    } catch (err) {
+      problems.push(`cycle ${done}: the server did not start: ${(err as Error).message}`)
+      break
+    }
+    if (cycle === 0) {
+      const created = await post(url, '/t/other/ops', { op: 'create' })
+      if (created.status !== 200) problems.push(`creating tenant other: ${created.status} ${JSON.stringify(created.body)}`)
+    }
+    let killed = false
+    const stop = () => killed
+    const timer = setTimeout(() => { killed = true; server.child.kill('SIGKILL') }, killDelay)
+    restartResumes += consumers.filter((c) => c.after > 0).length
+    const tasks = [
+      ...writers.map((w) => write(w, url, attempts, problems, stop)),
+      writeOther(url, rng(random() * 2 ** 32), problems, stop),
+      // Consumers come late by a random time: the kill finds some catching up on a backlog.
+      ...consumers.map(async (c) => { await pause(Math.floor(random() * 150)); await c.run({ url, token, stop }) }),
+    ]
+    await Promise.all(tasks)
+    if (!killed) { clearTimeout(timer); killed = true; server.child.kill('SIGKILL') } // every task ended early: a problem is recorded
+    const exit = await server.exited
+    if (exit !== 'SIGKILL') problems.push(`cycle ${done}: the server exited with ${exit} instead of being killed:\n${server.stderr()}`)
+    for (const c of consumers) problems.push(...c.problems.splice(0).map((p) => `cycle ${done} (kill at ${killDelay} ms): ${p}`))
+  }
+
+  // The last server is not killed: every consumer reads up to a sentinel written after
+  // every writer learned what became of its unanswered transaction.
+  const { server, url } = await serve(t, dbDir, schemaFile, ['--checkpoint-wal-bytes', String(16 * 1024)])
+  for (const w of writers) if (!await resolvePending(w, url, problems)) problems.push(`writer ${w.writer} could not resolve its last transaction`)
+  const sentinel = (writers[0] as TxnWriter).next(true)
+  attempts.push(sentinel)
+  const answer = await query(url, tenant, sentinel.text)
+  if (answer.status === 200) sentinel.acked_lsn = answer.body.lsn as number
+  const end = sentinel.acked_lsn ?? Number.MAX_SAFE_INTEGER
+  restartResumes += consumers.filter((c) => c.after > 0).length
+  await Promise.all(consumers.map(async (c) => {
+    const deadline = Date.now() + 60_000
+    const stop = () => c.after >= end || Date.now() > deadline
+    while (!stop()) await c.run({ url, token, stop })
+    if (c.after < end) c.problems.push(`${c.name} is stuck at LSN ${c.after}; the sentinel is at ${end}`)
+  }))
+  for (const c of consumers) problems.push(...c.problems.map((p) => `after the last restart: ${p}`))
+  const final: FinalState = {
+    txns: await readAll(url, 'txns', ['id', 'writer', 'seq']),
+    items: await readAll(url, 'items', ['id', 'writer', 'v', 'tag']),
+  }
+  const detail = await (await fetch(`${url}/health/detail`, { headers: { authorization: `Bearer ${token}` } })).json() as { corruption: { total: number } }
+  if (detail.corruption.total !== 0) problems.push(`corruption after the last restart: ${JSON.stringify(detail.corruption)}`)
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'the last server stops cleanly')
+
+  problems.push(...checkTail(tenant, attempts, final, consumers))
+  const elapsed = Date.now() - started
+  const acked = attempts.filter((a) => a.acked_lsn !== undefined).length
+  const unanswered = attempts.filter((a) => a.found_after_restart !== undefined)
+  const summary = `${done} cycles in ${elapsed} ms; ${attempts.length} transactions sent, ${acked} acknowledged, ` +
+    `${unanswered.length} unanswered at a kill (${unanswered.filter((a) => a.found_after_restart).length} of them committed), ${final.txns.size} committed; ` +
+    consumers.map((c) => `${c.name}: ${c.events.length} events, ${c.resumes} resumes, ${c.cut} cut by a kill${c.kind === 'websocket' ? '' : `, ${c.between} killed between polls`}`).join('; ')
+  if (problems.length > 0) {
+    const kept = mkdtempSync(join(tmpdir(), `tenantdb-tail-kill9-failed-${seed}-`))
+    cpSync(dir, kept, { recursive: true })
+    t.fail(`${replay}; directory kept at ${kept}; ${summary}:\n  ${problems.slice(0, 40).join('\n  ')}`)
+  } else {
+    t.pass('every committed transaction reached every consumer exactly once, in order, as written; nothing else did')
+  }
+  t.comment(`seed ${seed} (${replay} replays it); ${summary}`)
+  t.ok(done >= cycles_min, `at least ${cycles_min} kill cycles ran within the budget (${done}; ${replay})`)
+  t.ok(restartResumes >= consumers.length * 2, `consumers resumed from an LSN on a restarted server ${restartResumes} times (${replay})`)
+  for (const c of consumers) {
+    t.ok(c.cut > 0 && c.events.length > 0, `${c.name}: ${c.events.length} events; a kill cut ${c.cut} of its ${c.kind === 'websocket' ? 'sessions' : 'polls'} (${replay})`)
+  }
+  t.ok((consumers[0] as TailConsumer).between > 0, `the poller was killed between two polls too (${(consumers[0] as TailConsumer).between} times; ${replay})`)
+  t.ok(unanswered.length > 0 && acked >= done, `kills left transactions unanswered (${unanswered.length}), and ${acked} were acknowledged (${replay})`)
+})
