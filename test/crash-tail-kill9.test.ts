@@ -39,7 +39,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import WebSocket from 'ws'
-import type { TailEvent } from '../src/cdc/index.js'
+import type { TailChange, TailEvent } from '../src/cdc/index.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { checkTail, type FinalState } from './helpers/tail-check.js'
 import { TailConsumer } from './helpers/tail-consumers.js'
@@ -243,4 +243,121 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
   }
   t.ok((consumers[0] as TailConsumer).between > 0, `the poller was killed between two polls too (${(consumers[0] as TailConsumer).between} times; ${replay})`)
   t.ok(unanswered.length > 0 && acked >= done, `kills left transactions unanswered (${unanswered.length}), and ${acked} were acknowledged (${replay})`)
+})
+
+/** The status and JSON body of a WebSocket upgrade the server refused (or 101 if it accepted). */
+function upgrade(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url)
+    socket.on('open', () => { socket.close(); resolve({ status: 101, body: {} }) })
+    socket.on('error', () => {})
+    socket.on('unexpected-response', (req, res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        req.destroy()
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> })
+      })
+    })
+  })
+}
+
+t.test('R12: after a kill -9, a resume from beyond tail retention is the documented 410 lsn_expired (poll and WebSocket), and one from oldest_lsn - 1 misses nothing', async (t) => {
+  const dir = tempDir(t, 'tenantdb-tail-retention-')
+  const dbDir = join(dir, 'db')
+  const schemaFile = join(dir, 'schema.eel')
+  writeFileSync(schemaFile, tail_schema)
+  // docs/operations.md, "Disk space": with no retention, whole 16 MiB WAL segments go
+  // once checkpointed, never the newest.
+  const flags = ['--checkpoint-wal-bytes', '4096', '--tail-retention-bytes', '0']
+  const first = await serve(t, dbDir, schemaFile, flags)
+  const early = await query(first.url, tenant, 'insert txns {id: 1, writer: 0, seq: 1}')
+  const after = early.body.lsn as number // where a consumer that went away stopped
+  const tail = (url: string, from: number) => fetch(`${url}/t/${tenant}/tail?after=${from}&limit=1`, { headers: { authorization: `Bearer ${token}` } })
+  const tag = 't'.repeat(900 * 1024)
+  const written: Array<{ lsn: number; id: number }> = []
+  let expiredBefore: { oldest_lsn?: number } | undefined
+  for (let id = 1; id <= 60 && expiredBefore === undefined; id += 1) {
+    const insert = await query(first.url, tenant, 'insert items {id: $id, writer: 0, v: $id, tag: $tag}', { id, tag })
+    if (insert.status !== 200) { t.fail(`insert ${id}: ${insert.status} ${JSON.stringify(insert.body)}`); break }
+    written.push({ lsn: insert.body.lsn as number, id })
+    const res = await tail(first.url, after)
+    if (res.status === 410) expiredBefore = await res.json() as { oldest_lsn: number }
+    else await res.body?.cancel()
+  }
+  t.ok(expiredBefore !== undefined, 'retention deleted the frames after the consumer\'s place')
+  first.server.child.kill('SIGKILL')
+  t.equal(await first.server.exited, 'SIGKILL', 'killed')
+
+  const { server, url } = await serve(t, dbDir, schemaFile, flags)
+  const polled = await tail(url, after)
+  const body = await polled.json() as { error: unknown; code: unknown; oldest_lsn: number }
+  t.equal(polled.status, 410, 'a poll from beyond retention, after the restart: 410')
+  t.match(body, { error: String, code: 'lsn_expired', oldest_lsn: Number }, 'the documented body (docs/api.md, "Change tail")')
+  t.same(Object.keys(body).sort(), ['code', 'error', 'oldest_lsn'], 'and nothing else')
+  t.ok(body.oldest_lsn > after + 1 && body.oldest_lsn >= (expiredBefore?.oldest_lsn ?? Infinity), `oldest_lsn ${body.oldest_lsn}: past the consumer's place (${after}), not behind what the killed server said (${expiredBefore?.oldest_lsn})`)
+  const refused = await upgrade(`${url.replace(/^http/, 'ws')}/t/${tenant}/tail?after=${after}&token=${token}`)
+  t.same(refused, { status: 410, body: { error: refused.body.error, code: 'lsn_expired', oldest_lsn: body.oldest_lsn } }, 'the WebSocket upgrade is refused the same way, before upgrading')
+
+  // Resuming where the 410 says, over both forms, gives every write from there, once.
+  const expected = written.filter((w) => w.lsn >= body.oldest_lsn)
+  t.ok(expected.length > 0 && expected.length < written.length, `${expected.length} of ${written.length} writes are still retained`)
+  const end = (written.at(-1) as { lsn: number }).lsn
+  for (const kind of ['poll', 'websocket'] as const) {
+    const consumer = new TailConsumer(kind, kind, rng(seed), tenant)
+    consumer.after = body.oldest_lsn - 1
+    const deadline = Date.now() + 30_000
+    const stop = () => consumer.after >= end || Date.now() > deadline
+    while (!stop()) await consumer.run({ url, token, stop })
+    t.same(consumer.problems, [], `${kind}: no refusal or misordered event`)
+    t.same(consumer.events.map((e: TailEvent) => ({ lsn: e.lsn, id: e.changes[0]?.key, changes: e.changes.length })), expected.map((w) => ({ lsn: w.lsn, id: w.id, changes: 1 })),
+      `${kind} from oldest_lsn - 1: every retained write, in order, once`)
+  }
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'the server stops cleanly')
+})
+
+t.test('R12: the checker flags a lost acknowledgment, a duplicate, a gap, an uncommitted or altered transaction, disorder, a filtered gap and rows the tail does not explain', async (t) => {
+  const txnRow = (txn: number, writer: number, seq: number) => ({ id: txn, writer, seq })
+  const item = (id: number, v: number) => ({ id, writer: 0, v, tag: 'x' })
+  const attempt = (txn: number, seq: number, items: TailChange[], extra: Partial<Attempt>): Attempt => ({
+    txn, writer: 0, seq, text: '', changes: [{ collection: 'txns', op: 'insert', key: txn, row: txnRow(txn, 0, seq) }, ...items], ...extra,
+  })
+  const attempts = [
+    attempt(11, 1, [{ collection: 'items', op: 'insert', key: 1, row: item(1, 5) }], { acked_lsn: 4 }),
+    attempt(12, 2, [], { found_after_restart: true }), // its answer was lost; it committed
+    attempt(13, 3, [{ collection: 'items', op: 'update', key: 1, row: item(1, 6) }], { found_after_restart: false }),
+    attempt(14, 4, [{ collection: 'items', op: 'update', key: 1, row: item(1, 7) }], { acked_lsn: 9 }),
+  ]
+  const event = (a: Attempt, lsn: number): TailEvent => ({ lsn, at: '', tenant, changes: a.changes })
+  const [a11, a12, a13, a14] = attempts as [Attempt, Attempt, Attempt, Attempt]
+  const final = (): FinalState => ({
+    txns: new Map([[11, txnRow(11, 0, 1)], [12, txnRow(12, 0, 2)], [14, txnRow(14, 0, 4)]]),
+    items: new Map([[1, item(1, 7)]]),
+  })
+  const itemsOnly = (e: TailEvent): TailEvent => ({ ...e, changes: e.changes.filter((c) => c.collection === 'items') })
+  const good = [event(a11, 4), event(a12, 7), event(a14, 9)]
+  const consumers = (events: TailEvent[], filtered = [good[0], good[2]].map((e) => itemsOnly(e as TailEvent))) =>
+    [{ name: 'whole', events }, { name: 'items', collection: 'items', events: filtered }]
+  t.same(checkTail(tenant, attempts, final(), consumers(good)), [], 'a right history passes')
+
+  const flags = (f: FinalState, events: TailEvent[], pattern: RegExp, what: string, filtered?: TailEvent[]) =>
+    t.match(checkTail(tenant, attempts, f, consumers(events, filtered)).join('\n'), pattern, what)
+  const lost = final()
+  lost.txns.delete(14)
+  flags(lost, good, /transaction 14 was acknowledged at LSN 9 and is not in the final state/, 'an acknowledged transaction lost')
+  flags(final(), [...good.slice(0, 2), event(a12, 8), good[2] as TailEvent], /repeats transaction 12/, 'a transaction delivered twice')
+  flags(final(), [good[0] as TailEvent, good[2] as TailEvent], /committed transaction 12 never arrived \(unacknowledged\)/, 'a committed transaction missing')
+  flags(final(), [...good.slice(0, 2), event(a13, 8), good[2] as TailEvent], /transaction 13, which is not in the final state/, 'a transaction that did not commit')
+  const altered = { ...event(a11, 4), changes: [a11.changes[0] as TailChange, { collection: 'items', op: 'insert' as const, key: 1, row: item(1, 99) }] }
+  flags(final(), [altered, ...good.slice(1)], /transaction 11\) holds .*99/, 'a transaction with other content')
+  flags(final(), [good[1] as TailEvent, good[0] as TailEvent, good[2] as TailEvent], /came after LSN 7/, 'disorder')
+  flags(final(), [event(a11, 5), ...good.slice(1)], /transaction 11, known at LSN 4/, 'an event at another LSN than acknowledged')
+  flags(final(), good, /items: event 2 of 1 is missing/, 'a filtered consumer that missed one', [itemsOnly(good[0] as TailEvent)])
+  const edited = final()
+  edited.items.set(1, item(1, 8))
+  flags(edited, good, /items 1: stored .*"v":8.*the tail's changes give .*"v":7/, 'rows the tail does not explain')
+  const found = final()
+  found.txns.set(13, txnRow(13, 0, 3))
+  flags(found, good, /transaction 13 was not there after a restart and is in the final state/, 'a transaction that appeared later')
 })
