@@ -2,12 +2,15 @@
 // change tail is exactly-once across kill -9 of the real server. Each cycle starts
 // `tenantdb serve` on the same directory; three writers commit transactions over HTTP
 // (each an atomic block naming itself in `txns`, plus writes to the writer's own
-// `items`: test/helpers/tail-workload.ts), a fourth writes to another tenant, and four
+// `items`: test/helpers/tail-workload.ts), a fourth commits 22 of 800 KiB each over the
+// run (so the WAL, and the tail, cross from one 16 MiB segment into the next), a fifth
+// writes to another tenant (frames the consumers must skip), and four
 // consumers follow tenant `default` (test/helpers/tail-consumers.ts): plain HTTP polls
 // of random sizes with pauses between them, long polls, a WebSocket, and a WebSocket
 // following `items` only; the WebSockets also end their sessions themselves at random
-// times. The server is SIGKILLed 50–1000 ms into the cycle, so kills land during polls,
-// between polls, during long-poll waits and WebSocket sessions (backlog and live).
+// times. The server is SIGKILLed 50–1000 ms after it acknowledged its first write, so
+// kills land during polls, between polls, during long-poll waits and WebSocket
+// sessions (backlog and live), and during large and small commits.
 // Every consumer then resumes on the next server from the `after` it last processed.
 // After the last cycle a server that is not killed serves a sentinel transaction, every
 // consumer reads up to it, and the final state is read. The checker
@@ -53,6 +56,9 @@ const seed = Number(process.env.TENANTDB_TAIL_KILL9_SEED ?? 0x7a11_0012)
 const replay = `TENANTDB_TAIL_KILL9_SEED=${seed}`
 const token = 't12t12t12t12t12t12t12t12t12t12t1'
 const tenant = 'default'
+/** Large transactions committed in the run, and their size: together more than one 16 MiB WAL segment. */
+const large_txns = 22
+const large_tag_bytes = 800 * 1024
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -92,27 +98,41 @@ async function resolvePending(writer: TxnWriter, url: string, problems: string[]
   return true
 }
 
-/** Sends the writer's transactions until `stop()` or the kill, recording each and its answer. */
-async function write(writer: TxnWriter, url: string, attempts: Attempt[], problems: string[], stop: () => boolean): Promise<void> {
+interface WriteContext {
+  url: string
+  attempts: Attempt[]
+  problems: string[]
+  stop(): boolean
+  /** Called on every acknowledgment. */
+  answered?(): void
+}
+
+/**
+ * Sends the writer's transactions (`next`, until it has none) until `stop()` or the
+ * kill, recording each and its answer.
+ */
+async function write(writer: TxnWriter, { url, attempts, problems, stop, answered }: WriteContext, next: () => Promise<Attempt | undefined> | Attempt = () => writer.next()): Promise<void> {
   if (!await resolvePending(writer, url, problems)) return
   while (!stop()) {
-    const attempt = writer.next()
+    const attempt = await next()
+    if (attempt === undefined || stop()) return
     attempts.push(attempt)
     writer.pending = attempt
     let answer: Awaited<ReturnType<typeof query>>
     try {
-      answer = await query(url, tenant, attempt.text)
+      answer = await query(url, tenant, attempt.text, attempt.params)
     } catch {
       return // the kill: the outcome is unknown until the next server is asked
     }
     writer.pending = undefined
     if (answer.status !== 200 || typeof answer.body.lsn !== 'number') {
-      problems.push(`writer ${writer.writer}: ${answer.status} ${JSON.stringify(answer.body)} for ${attempt.text}`)
+      problems.push(`writer ${writer.writer}: ${answer.status} ${JSON.stringify(answer.body)} for ${attempt.text.slice(0, 300)}`)
       writer.settle(attempt, false)
       return
     }
     attempt.acked_lsn = answer.body.lsn
     writer.settle(attempt, true)
+    answered?.()
   }
 }
 
@@ -150,6 +170,15 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
   const schemaFile = join(dir, 'schema.eel')
   writeFileSync(schemaFile, tail_schema)
   const writers = [0, 1, 2].map((w) => new TxnWriter(w, (seed ^ (0x1000 + w)) >>> 0))
+  // Large transactions, spread over the run, take the WAL past its first 16 MiB segment.
+  const large = new TxnWriter(3, (seed ^ 0x1003) >>> 0)
+  const largeRandom = rng(seed + 5)
+  const nextLarge = async () => {
+    await pause(Math.floor(largeRandom() * 150))
+    // Counted once committed (a kill loses some): acknowledged, or found after a restart.
+    const committed = attempts.filter((a) => a.writer === large.writer && (a.acked_lsn !== undefined || a.found_after_restart === true)).length
+    return committed < large_txns ? large.nextLarge(large_tag_bytes) : undefined
+  }
   const consumers = [
     new TailConsumer('poll', 'poll', rng(seed + 1), tenant),
     new TailConsumer('long poll', 'long-poll', rng(seed + 2), tenant),
@@ -180,16 +209,23 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
     }
     let killed = false
     const stop = () => killed
-    const timer = setTimeout(() => { killed = true; server.child.kill('SIGKILL') }, killDelay)
+    const kill = () => { killed = true; server.child.kill('SIGKILL') }
+    // The delay runs from the first acknowledgment: a cold server is slow to answer at first.
+    let timer: NodeJS.Timeout | undefined
+    const answered = () => { timer ??= setTimeout(kill, killDelay) }
+    const unanswered = setTimeout(answered, 10_000) // no write answered at all: a problem is recorded
+    const context: WriteContext = { url, attempts, problems, stop, answered }
     restartResumes += consumers.filter((c) => c.after > 0).length
     const tasks = [
-      ...writers.map((w) => write(w, url, attempts, problems, stop)),
+      ...writers.map((w) => write(w, context)),
+      write(large, context, nextLarge),
       writeOther(url, rng(random() * 2 ** 32), problems, stop),
       // Consumers come late by a random time: the kill finds some catching up on a backlog.
       ...consumers.map(async (c) => { await pause(Math.floor(random() * 150)); await c.run({ url, token, stop }) }),
     ]
     await Promise.all(tasks)
-    if (!killed) { clearTimeout(timer); killed = true; server.child.kill('SIGKILL') } // every task ended early: a problem is recorded
+    clearTimeout(unanswered)
+    if (!killed) { clearTimeout(timer); kill() } // every task ended early: a problem is recorded
     const exit = await server.exited
     if (exit !== 'SIGKILL') problems.push(`cycle ${done}: the server exited with ${exit} instead of being killed:\n${server.stderr()}`)
     for (const c of consumers) problems.push(...c.problems.splice(0).map((p) => `cycle ${done} (kill at ${killDelay} ms): ${p}`))
@@ -198,7 +234,8 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
   // The last server is not killed: every consumer reads up to a sentinel written after
   // every writer learned what became of its unanswered transaction.
   const { server, url } = await serve(t, dbDir, schemaFile, ['--checkpoint-wal-bytes', String(16 * 1024)])
-  for (const w of writers) if (!await resolvePending(w, url, problems)) problems.push(`writer ${w.writer} could not resolve its last transaction`)
+  for (const w of [...writers, large]) if (!await resolvePending(w, url, problems)) problems.push(`writer ${w.writer} could not resolve its last transaction`)
+  await write(large, { url, attempts, problems, stop: () => false }, nextLarge) // the rest of its share, if the kills left some
   const sentinel = (writers[0] as TxnWriter).next(true)
   attempts.push(sentinel)
   const answer = await query(url, tenant, sentinel.text)
@@ -207,7 +244,7 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
   restartResumes += consumers.filter((c) => c.after > 0).length
   await Promise.all(consumers.map(async (c) => {
     const deadline = Date.now() + 60_000
-    const stop = () => c.after >= end || Date.now() > deadline
+    const stop = () => c.after >= end || c.problems.length > 0 || Date.now() > deadline
     while (!stop()) await c.run({ url, token, stop })
     if (c.after < end) c.problems.push(`${c.name} is stuck at LSN ${c.after}; the sentinel is at ${end}`)
   }))
@@ -216,7 +253,7 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
     txns: await readAll(url, 'txns', ['id', 'writer', 'seq']),
     items: await readAll(url, 'items', ['id', 'writer', 'v', 'tag']),
   }
-  const detail = await (await fetch(`${url}/health/detail`, { headers: { authorization: `Bearer ${token}` } })).json() as { corruption: { total: number } }
+  const detail = await (await fetch(`${url}/health/detail`, { headers: { authorization: `Bearer ${token}` } })).json() as { corruption: { total: number }; wal: { bytes: number } }
   if (detail.corruption.total !== 0) problems.push(`corruption after the last restart: ${JSON.stringify(detail.corruption)}`)
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0, 'the last server stops cleanly')
@@ -231,18 +268,23 @@ t.test('R12: the change tail is exactly-once across kill -9 of the server, over 
   if (problems.length > 0) {
     const kept = mkdtempSync(join(tmpdir(), `tenantdb-tail-kill9-failed-${seed}-`))
     cpSync(dir, kept, { recursive: true })
-    t.fail(`${replay}; directory kept at ${kept}; ${summary}:\n  ${problems.slice(0, 40).join('\n  ')}`)
+    // tap shows a message's first line only: the problems go in the diagnostics.
+    t.fail(`${problems.length} problems (${replay}; directory kept at ${kept}); first: ${problems[0]}`, { problems: problems.slice(0, 40), summary })
   } else {
     t.pass('every committed transaction reached every consumer exactly once, in order, as written; nothing else did')
   }
   t.comment(`seed ${seed} (${replay} replays it); ${summary}`)
-  t.ok(done >= cycles_min, `at least ${cycles_min} kill cycles ran within the budget (${done}; ${replay})`)
-  t.ok(restartResumes >= consumers.length * 2, `consumers resumed from an LSN on a restarted server ${restartResumes} times (${replay})`)
-  for (const c of consumers) {
-    t.ok(c.cut > 0 && c.events.length > 0, `${c.name}: ${c.events.length} events; a kill cut ${c.cut} of its ${c.kind === 'websocket' ? 'sessions' : 'polls'} (${replay})`)
-  }
-  t.ok((consumers[0] as TailConsumer).between > 0, `the poller was killed between two polls too (${(consumers[0] as TailConsumer).between} times; ${replay})`)
-  t.ok(unanswered.length > 0 && acked >= done, `kills left transactions unanswered (${unanswered.length}), and ${acked} were acknowledged (${replay})`)
+  // Evidence that the run did what it claims (moot once it failed: the loop stops at the first problem).
+  const failed = problems.length > 0
+  t.ok(failed || done >= cycles_min, `at least ${cycles_min} kill cycles ran within the budget (${done}; ${replay})`)
+  t.ok(failed || restartResumes >= consumers.length * 2, `consumers resumed from an LSN on a restarted server ${restartResumes} times (${replay})`)
+  for (const c of consumers) t.ok(failed || c.events.length > 0, `${c.name}: ${c.events.length} events (${replay})`)
+  const [poller, longPoller, ...sockets] = consumers as [TailConsumer, TailConsumer, ...TailConsumer[]]
+  t.ok(failed || poller.cut + longPoller.cut > 0, `kills cut polls (${poller.cut} and ${longPoller.cut} long polls; ${replay})`)
+  t.ok(failed || poller.between > 0, `kills came between two polls (${poller.between} times; ${replay})`)
+  for (const c of sockets) t.ok(failed || c.cut > 0, `kills cut ${c.name} sessions (${c.cut}; ${replay})`)
+  t.ok(failed || detail.wal.bytes > 16 * 1024 * 1024, `the WAL (${detail.wal.bytes} bytes) grew past its first 16 MiB segment: the tail was read across a segment boundary`)
+  t.ok(failed || (unanswered.length > 0 && acked >= done), `kills left transactions unanswered (${unanswered.length}), and ${acked} were acknowledged (${replay})`)
 })
 
 /** The status and JSON body of a WebSocket upgrade the server refused (or 101 if it accepted). */
@@ -307,7 +349,7 @@ t.test('R12: after a kill -9, a resume from beyond tail retention is the documen
     const consumer = new TailConsumer(kind, kind, rng(seed), tenant)
     consumer.after = body.oldest_lsn - 1
     const deadline = Date.now() + 30_000
-    const stop = () => consumer.after >= end || Date.now() > deadline
+    const stop = () => consumer.after >= end || consumer.problems.length > 0 || Date.now() > deadline
     while (!stop()) await consumer.run({ url, token, stop })
     t.same(consumer.problems, [], `${kind}: no refusal or misordered event`)
     t.same(consumer.events.map((e: TailEvent) => ({ lsn: e.lsn, id: e.changes[0]?.key, changes: e.changes.length })), expected.map((w) => ({ lsn: w.lsn, id: w.id, changes: 1 })),
@@ -321,7 +363,7 @@ t.test('R12: the checker flags a lost acknowledgment, a duplicate, a gap, an unc
   const txnRow = (txn: number, writer: number, seq: number) => ({ id: txn, writer, seq })
   const item = (id: number, v: number) => ({ id, writer: 0, v, tag: 'x' })
   const attempt = (txn: number, seq: number, items: TailChange[], extra: Partial<Attempt>): Attempt => ({
-    txn, writer: 0, seq, text: '', changes: [{ collection: 'txns', op: 'insert', key: txn, row: txnRow(txn, 0, seq) }, ...items], ...extra,
+    txn, writer: 0, seq, text: '', params: {}, changes: [{ collection: 'txns', op: 'insert', key: txn, row: txnRow(txn, 0, seq) }, ...items], ...extra,
   })
   const attempts = [
     attempt(11, 1, [{ collection: 'items', op: 'insert', key: 1, row: item(1, 5) }], { acked_lsn: 4 }),

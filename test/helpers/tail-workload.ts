@@ -37,6 +37,7 @@ export interface Attempt {
   writer: number
   seq: number
   text: string
+  params: Record<string, string>
   /** The change events it must produce, in order (docs/api.md, "Change tail"). */
   changes: TailChange[]
   /** The LSN the server acknowledged (2xx), if it answered. */
@@ -83,7 +84,30 @@ export class TxnWriter {
       changes.push(...itemChanges)
       for (const c of itemChanges) touched.add(c.key as number)
     }
-    return { txn, writer: this.writer, seq, text: `atomic { ${statements.join('; ')} }`, changes }
+    return { txn, writer: this.writer, seq, text: `atomic { ${statements.join('; ')} }`, params: {}, changes }
+  }
+
+  /**
+   * A large transaction: a new item with a `tag` of `tag_bytes` (different for each
+   * transaction), and the delete of the writer's previous one, so the WAL grows fast
+   * (across segments) while the stored rows stay few.
+   */
+  nextLarge(tag_bytes: number): Attempt {
+    this.#seq += 1
+    const seq = this.#seq
+    const txn = (this.writer + 1) * 1_000_000 + seq
+    const id = this.#nextItem++
+    const tag = String.fromCharCode(97 + (seq % 26)).repeat(tag_bytes)
+    const statements = [`insert txns {id: ${txn}, writer: ${this.writer}, seq: ${seq}}`, `insert items {id: ${id}, writer: ${this.writer}, v: ${seq}, tag: $tag}`]
+    const changes: TailChange[] = [
+      { collection: 'txns', op: 'insert', key: txn, row: { id: txn, writer: this.writer, seq } },
+      { collection: 'items', op: 'insert', key: id, row: { id, writer: this.writer, v: seq, tag } },
+    ]
+    for (const old of this.#items.keys()) {
+      statements.push(`items | where id == ${old} | delete`)
+      changes.push({ collection: 'items', op: 'delete', key: old, row: null })
+    }
+    return { txn, writer: this.writer, seq, text: `atomic { ${statements.join('; ')} }`, params: { tag }, changes }
   }
 
   /** Applies a transaction known to have committed to the model of the writer's rows. */
