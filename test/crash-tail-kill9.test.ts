@@ -4,8 +4,8 @@
 // (each an atomic block naming itself in `txns`, plus writes to the writer's own
 // `items`: test/helpers/tail-workload.ts), a fourth commits 22 of 800 KiB each over the
 // run (so the WAL, and the tail, cross from one 16 MiB segment into the next), a fifth
-// writes to another tenant (frames the consumers must skip), and four
-// consumers follow tenant `default` (test/helpers/tail-consumers.ts): plain HTTP polls
+// writes to another tenant (frames the consumers must skip), and four consumers
+// follow tenant `default` (test/helpers/tail-consumers.ts): plain HTTP polls
 // of random sizes with pauses between them, long polls, a WebSocket, and a WebSocket
 // following `items` only; the WebSockets also end their sessions themselves at random
 // times. The server is SIGKILLed 50–1000 ms after it acknowledged its first write, so
@@ -34,8 +34,8 @@
 //
 // The server checkpoints every 16 KiB of WAL (`--checkpoint-wal-bytes`) and keeps the
 // default tail retention (256 MiB), far more than the run writes, so every resume is
-// within retention and any 410 is a failure. The last test resumes from beyond
-// retention and expects the documented 410 `lsn_expired`.
+// within retention and any 410 is a failure. The second test resumes from beyond
+// retention after a kill and expects the documented 410 `lsn_expired`.
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
