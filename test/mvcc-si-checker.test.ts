@@ -8,6 +8,7 @@
 import t, { type Test } from 'tap'
 import type { Database } from '../src/database/index.js'
 import { openDatabase } from './helpers/database.js'
+import { withoutConflictCheck } from './helpers/negative-control.js'
 
 const schema = 'collection counters { id: int primary, n: int }'
 const clients = 8
@@ -79,7 +80,7 @@ t.test('R7: concurrent read-modify-write blocks lose no update; conflicts are re
 
 t.test('R7: the checker flags a build whose conflict check is switched off', async (t) => {
   const db = await seeded(t)
-  db.runner.conflicts.enabled = false // test-only switch
+  withoutConflictCheck(db)
   const history = await workload(db, 17)
   const problems = await check(db, history)
   t.ok(problems.some((p) => p.includes('lost update')), `the checker found ${problems.length} anomalies`)
