@@ -4,10 +4,17 @@
 // read-modify-write of the row that first-committer-wins must serialize. Several
 // operations run as one atomic block (one snapshot, one commit); a single one runs as a
 // plain statement; some read-only transactions read all their keys in one `where id in`
-// statement instead, so both paths of a read-only snapshot are covered.
+// statement instead, so both paths of a read-only snapshot are covered. A planned scan
+// reads the filler rows (ids from filler_first, never a key of the model) and keeps
+// the last: more than one batch of the engine's range reads, so the block yields to
+// the event loop there.
 import type { Value } from '../../../src/lang/ast.js'
 import type { Op } from './history.js'
-import { readOnly } from './workload.js'
+import { readOnly, type PlannedTxn } from './workload.js'
+
+export const filler_first = 1_000_000
+/** Filler rows: one more than a batch of a range read (src/query/execute.ts reads 1000 per batch). */
+export const filler_rows = 1001
 
 export const list_append_schema = 'collection lists { id: int primary, v: string }\n'
 
@@ -25,8 +32,8 @@ export interface EelTxn {
   complete(answer: Answer): Op[]
 }
 
-export function eelTxn(ops: Op[], oneStatementRead: boolean): EelTxn {
-  if (readOnly(ops) && oneStatementRead) {
+export function eelTxn({ ops, scanAt }: PlannedTxn, oneStatementRead: boolean): EelTxn {
+  if (readOnly(ops) && oneStatementRead && scanAt === undefined) {
     const keys = ops.map((op) => op.key)
     return {
       query: 'lists | where id in $ks | select id, v',
@@ -44,11 +51,21 @@ export function eelTxn(ops: Op[], oneStatementRead: boolean): EelTxn {
     params[`e${i}`] = ` ${op.value}`
     return `lists | where id == $k${i} | update {v: v + $e${i}}`
   })
+  if (scanAt !== undefined) {
+    statements.splice(scanAt, 0, 'lists | where id >= $filler | select id | skip $skip')
+    params.filler = filler_first
+    params.skip = filler_rows - 1
+  }
   return {
     query: statements.length === 1 ? (statements[0] as string) : `atomic { ${statements.join('; ')} }`,
     params,
     complete(answer) {
       const results = statements.length === 1 ? [answer] : answer.results ?? []
+      if (scanAt !== undefined) {
+        const [scanned] = results.splice(scanAt, 1)
+        const last = filler_first + filler_rows - 1
+        if (scanned?.rows.length !== 1 || scanned.rows[0]?.[0] !== last) throw new Error(`the filler scan ended at ${JSON.stringify(scanned?.rows)}, not [[${last}]]`)
+      }
       return ops.map((op, i) => {
         const rows = results[i]?.rows
         if (op.f === 'r') return { ...op, value: parseList(rows?.[0]?.[0], op.key) }
@@ -66,7 +83,8 @@ function parseList(v: unknown, key: number): number[] {
   return values
 }
 
-/** The `insert` that creates keys first … last with empty lists. */
-export function createKeys(first: number, last: number): { query: string; params: Record<string, Value> } {
-  return { query: 'insert lists $rows', params: { rows: Array.from({ length: last - first + 1 }, (_, i) => ({ id: first + i, v: '' })) } }
+/** The `insert` that creates keys 0 … count - 1 with empty lists, and the filler rows. */
+export function createKeys(count: number): { query: string; params: Record<string, Value> } {
+  const ids = [...Array.from({ length: count }, (_, i) => i), ...Array.from({ length: filler_rows }, (_, i) => filler_first + i)]
+  return { query: 'insert lists $rows', params: { rows: ids.map((id) => ({ id, v: '' })) } }
 }

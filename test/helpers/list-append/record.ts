@@ -7,6 +7,7 @@
 import type { Value } from '../../../src/lang/ast.js'
 import type { History, Op, Txn } from './history.js'
 import { eelTxn, type Answer } from './eel-txn.js'
+import type { PlannedTxn } from './workload.js'
 
 export type Submitted =
   | { outcome: 'ok'; answer: Answer }
@@ -32,12 +33,12 @@ export class Recorder {
   #clock = 0
 
   /** Runs each client's plans in order, all clients at once. */
-  async run(plans: Op[][][], submit: Submit, options: RunOptions = {}): Promise<void> {
+  async run(plans: PlannedTxn[][], submit: Submit, options: RunOptions = {}): Promise<void> {
     const stopped = options.stopped ?? (() => false)
     await Promise.all(plans.map(async (txns, client) => {
-      for (const [i, ops] of txns.entries()) {
+      for (const [i, planned] of txns.entries()) {
         if (stopped()) return
-        const txn = await this.transaction(ops, submit, (options.processBase ?? 0) + client, i % 2 === 1)
+        const txn = await this.transaction(planned, submit, (options.processBase ?? 0) + client, i % 2 === 1)
         if (txn.type === 'info') {
           if (!stopped()) this.unexpected.push(`T${txn.id} got no answer while the server was up`)
           return // its connection is gone; so is the server
@@ -51,13 +52,14 @@ export class Recorder {
   async readAll(count: number, submit: Submit): Promise<void> {
     for (let first = 0; first < count; first += 500) {
       const ops: Op[] = Array.from({ length: Math.min(500, count - first) }, (_, i) => ({ f: 'r', key: first + i, value: null }))
-      const txn = await this.transaction(ops, submit, -1, true)
+      const txn = await this.transaction({ ops }, submit, -1, true)
       if (txn.type !== 'ok') this.unexpected.push(`the final read of keys ${first}… ended ${txn.type}`)
     }
   }
 
-  async transaction(ops: Op[], submit: Submit, process: number, oneStatementRead: boolean): Promise<Txn> {
-    const eel = eelTxn(ops, oneStatementRead)
+  async transaction(planned: PlannedTxn, submit: Submit, process: number, oneStatementRead: boolean): Promise<Txn> {
+    const { ops } = planned
+    const eel = eelTxn(planned, oneStatementRead)
     const txn: Txn = { id: this.history.length + 1, process, type: 'info', ops, invoke: this.#clock++, complete: -1 }
     this.history.push(txn)
     const hidden = ops.map((op) => (op.f === 'r' ? { ...op, value: null } : op))

@@ -5,9 +5,19 @@
 // the run as a whole covers many. A quarter of the transactions are read-only (several
 // keys read on one snapshot); the others mix reads and appends, often a read then an
 // append of the same key (what exposes lost updates), sometimes two appends to one key
-// (what an intermediate read would see). Every appended value is unique in the run.
-// A seed fixes each client's plan; the interleaving is the scheduler's.
+// (what an intermediate read would see). Some blocks (most read-only ones, one in five
+// of the others) also scan the filler rows between two of their operations (eel-txn.ts): a scan yields to the event loop between
+// batches, so other transactions commit in the middle of the block, which must keep
+// reading its own snapshot and be validated against it. Every appended value is unique
+// in the run. A seed fixes each client's plan; the interleaving is the scheduler's.
 import type { Op } from './history.js'
+
+/** A transaction to run: its operations (reads unanswered) and where a filler scan goes, if any. */
+export interface PlannedTxn {
+  ops: Op[]
+  /** The scan runs before ops[scanAt] (1 … ops.length - 1). */
+  scanAt?: number
+}
 
 export interface WorkloadShape {
   clients: number
@@ -44,11 +54,11 @@ export function rng(seed: number): () => number {
  * The transactions of one client, reads unanswered (value null). `valueBase` makes its
  * values unique across clients and runs: values are valueBase + 1, + 2, …
  */
-export function planClient(seed: number, client: number, shape: WorkloadShape, valueBase: number): Op[][] {
+export function planClient(seed: number, client: number, shape: WorkloadShape, valueBase: number): PlannedTxn[] {
   const random = rng(seed * 7919 + client)
   const pick = (n: number) => Math.floor(random() * n)
   let value = valueBase
-  const plans: Op[][] = []
+  const plans: PlannedTxn[] = []
   for (let i = 0; i < shape.txns; i += 1) {
     const base = Math.floor(i / shape.window_txns) * shape.stride
     const key = () => base + pick(shape.active)
@@ -67,7 +77,9 @@ export function planClient(seed: number, client: number, shape: WorkloadShape, v
         else ops.push({ f: 'r', key: k, value: null })
       }
     }
-    plans.push(ops)
+    // Read-only blocks scan more often: read skew shows in them.
+    const scan = ops.length > 1 && random() < (readOnly(ops) ? 0.6 : 0.2)
+    plans.push(scan ? { ops, scanAt: 1 + pick(ops.length - 1) } : { ops })
   }
   return plans
 }
