@@ -111,7 +111,7 @@ t.test('R7 negative control: with first-committer-wins off, the checker finds lo
   t.equal(result.stats.fail, 0, 'nothing conflicted: the check is off')
   const found = classesOf(result)
   t.ok(found.includes('lost-update'), `lost updates found (${replay}); classes: ${found.join(', ')}`)
-  t.ok(found.includes('lost-append'), 'acknowledged appends are missing from the final reads')
+  t.ok(found.includes('lost-append'), `acknowledged appends are missing from later reads (${replay})`)
   t.comment(`${result.anomalies.length} anomalies: ${found.map((c) => `${c} ${result.anomalies.filter((a) => a.class === c).length}`).join(', ')}`)
 })
 
@@ -128,11 +128,11 @@ t.test('R7 negative control: reads of uncommitted data injected into a recorded 
   const failed = aborted.flatMap((txn) => txn.type === 'fail' ? txn.ops.filter((op): op is Append => op.f === 'append').map((op) => ({ txn, op })) : [])
   const g1a = failed.flatMap(({ op: append }) => aborted.flatMap((reader) => reader.type !== 'ok' || appendsTo(reader.ops, append.key) ? []
     : readsOf(reader.ops, append.key).map((read) => ({ read, append }))))[0]
-  if (g1a === undefined) t.fail('no failed append and read of its key to inject an aborted read into')
+  if (g1a === undefined) t.fail(`no failed append and read of its key to inject an aborted read into (${replay})`)
   else {
     g1a.read.value = [...(g1a.read.value ?? []), g1a.append.value]
     const found = classesOf(checkHistory(aborted))
-    t.ok(found.includes('G1a'), `an aborted read injected: ${found.join(', ')}`)
+    t.ok(found.includes('G1a'), `an aborted read injected: ${found.join(', ')} (${replay})`)
   }
 
   // G1b: an ok read ends at the first of two values one committed transaction appended to a key.
@@ -143,12 +143,12 @@ t.test('R7 negative control: reads of uncommitted data injected into a recorded 
   }))
   const g1b = pairs.flatMap(({ writer, first, key }) => intermediate.flatMap((reader) => reader === writer || reader.type !== 'ok' || appendsTo(reader.ops, key) ? []
     : readsOf(reader.ops, key).filter((read) => read.value?.includes(first)).map((read) => ({ read, first }))))[0]
-  if (g1b === undefined) t.fail('no committed double append, read by another transaction, to inject an intermediate read into')
+  if (g1b === undefined) t.fail(`no committed double append, read by another transaction, to inject an intermediate read into (${replay})`)
   else {
     const value = g1b.read.value as number[]
     g1b.read.value = value.slice(0, value.indexOf(g1b.first) + 1)
     const found = classesOf(checkHistory(intermediate))
-    t.ok(found.includes('G1b'), `an intermediate read injected: ${found.join(', ')}`)
+    t.ok(found.includes('G1b'), `an intermediate read injected: ${found.join(', ')} (${replay})`)
   }
 })
 
@@ -194,7 +194,7 @@ t.test(`R7 across kill -9: ${kills} kills of the real server mid-workload; in-fl
   const result = checkHistory(recorder.history)
   if (result.valid) t.pass('snapshot-isolated across the kills: every committed append is visible after the restart')
   else t.fail(`${result.anomalies.length} anomalies (${replay}):\n  ${result.anomalies.slice(0, 10).map((a) => `${a.class}: ${a.explanation}`).join('\n  ')}`)
-  t.ok(inFlight > 0, `${inFlight} transactions were in flight at a kill (indeterminate)`)
+  t.ok(inFlight > 0, `${inFlight} transactions were in flight at a kill (indeterminate) (${replay})`)
   const seen = new Set(recorder.history.flatMap((txn) => txn.type === 'ok' ? txn.ops.flatMap((op) => op.f === 'r' ? op.value ?? [] : []) : []))
   const landed = recorder.history.filter((txn) => txn.type === 'info' && txn.ops.some((op) => op.f === 'append' && seen.has(op.value))).length
   t.comment(`${summary(result, recorder.history)}; of the indeterminate, ${landed} committed (observed) and the rest are not visible`)
