@@ -169,7 +169,8 @@ t.test(`R7 across kill -9: ${kills} kills of the real server mid-workload; in-fl
     const { server, submit } = await start()
     if (cycle === 0) await createAllKeys(submit, keys)
     // Every cycle appends to the same keys, so reads after a restart extend lists written before it.
-    const killAfter = 50 + Math.floor(rng(seed + cycle)() * 150)
+    // Killed after a twelfth to a third of the cycle's planned transactions were answered.
+    const killAfter = Math.floor(s.clients * s.txns * (1 / 12 + rng(seed + cycle)() / 4))
     let answers = 0
     let killed = false
     const kill = () => { killed = true; server.child.kill('SIGKILL') }
