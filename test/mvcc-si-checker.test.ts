@@ -70,8 +70,11 @@ async function record(submit: Submit, s: WorkloadShape, run = 0): Promise<Record
 
 const classesOf = (result: CheckResult) => [...new Set(result.anomalies.map((a) => a.class))].sort()
 
+/** Committed read-only transactions of the workload (not the final reads). */
+const readOnlyCommitted = (history: History) => history.filter((txn) => txn.type === 'ok' && txn.process >= 0 && txn.ops.every((op) => op.f === 'r')).length
+
 function summary(result: CheckResult, history: History): string {
-  const readOnly = history.filter((txn) => txn.type === 'ok' && txn.ops.every((op) => op.f === 'r')).length
+  const readOnly = readOnlyCommitted(history)
   const { ok, fail, info, edges } = result.stats
   return `${history.length} transactions: ${ok} committed (${readOnly} read-only), ${fail} conflicts, ${info} indeterminate; ` +
     `edges ww ${edges.ww}, wr ${edges.wr}, rw ${edges.rw}; ${result.allowed.length} write-skew (G2) cycles allowed`
@@ -83,7 +86,7 @@ function expectSnapshotIsolated(t: Test, recorder: Recorder): CheckResult {
   const result = checkHistory(recorder.history)
   if (result.valid) t.pass('snapshot-isolated')
   else t.fail(`${result.anomalies.length} anomalies (${replay}); ${classesOf(result).join(', ')}:\n  ${result.anomalies.slice(0, 10).map((a) => `${a.class}: ${a.explanation}`).join('\n  ')}`)
-  const readOnly = recorder.history.filter((txn) => txn.type === 'ok' && txn.ops.every((op) => op.f === 'r') && txn.process >= 0).length
+  const readOnly = readOnlyCommitted(recorder.history)
   t.ok(result.stats.fail > 0, `conflicts were reported (${result.stats.fail}): the clients contended`)
   t.ok(readOnly > 0, `${readOnly} read-only transactions committed`)
   t.ok(result.stats.edges.ww > 0 && result.stats.edges.wr > 0 && result.stats.edges.rw > 0, 'ww, wr and rw dependencies were all inferred')
