@@ -6,10 +6,11 @@
 // keys read on one snapshot); the others mix reads and appends, often a read then an
 // append of the same key (what exposes lost updates), sometimes two appends to one key
 // (what an intermediate read would see). Some blocks (most read-only ones, one in five
-// of the others) also scan the filler rows between two of their operations (eel-txn.ts): a scan yields to the event loop between
-// batches, so other transactions commit in the middle of the block, which must keep
-// reading its own snapshot and be validated against it. Every appended value is unique
-// in the run. A seed fixes each client's plan; the interleaving is the scheduler's.
+// of the others) also scan the filler rows between two of their operations
+// (eel-txn.ts): a scan yields to the event loop between batches, so other transactions
+// commit in the middle of the block, which must keep reading its own snapshot and be
+// validated against it. Every appended value is unique in the run. A seed fixes each
+// client's plan; the interleaving is the scheduler's.
 import type { Op } from './history.js'
 
 /** A transaction to run: its operations (reads unanswered) and where a filler scan goes, if any. */
