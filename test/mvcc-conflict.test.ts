@@ -2,6 +2,7 @@
 // the same unique value, cannot both commit; the loser fails with conflict and leaves
 // nothing behind. Disjoint writes both commit.
 import t from 'tap'
+import { withoutConflictCheck } from './helpers/negative-control.js'
 import { harness } from './helpers/query-runner.js'
 
 const schema = 'collection c { id: int primary, n: int, tag: string? unique }'
@@ -33,10 +34,10 @@ t.test('conflict: two transactions claiming one unique value', async (t) => {
   t.same((await q('c | where tag == "x" | count')).rows, [[1]])
 })
 
-t.test('the conflict check is what prevents lost updates (test-only switch)', async (t) => {
+t.test('the conflict check is what prevents lost updates (negative control: the test-only hook turns it off)', async (t) => {
   const { q, runner } = await harness(t, schema)
   await q('insert c {id: 1, n: 0}')
-  runner.conflicts.enabled = false
+  withoutConflictCheck(runner)
   await Promise.all([q('c | where id == 1 | update {n: n + 1}'), q('c | where id == 1 | update {n: n + 1}')])
   t.same((await q('c | get 1 | select n')).rows, [[1]], 'without it, one increment is lost')
 })

@@ -11,6 +11,7 @@
 // conflicts with them. Taking snapshots of one tenant signals "the tenant's set of
 // pins changed", which a delete of that tenant depends on, while two snapshots of it
 // do not conflict.
+import { conflictCheckDisabled } from './negative-control.js'
 
 export class ConflictError extends Error {
   readonly code = 'conflict'
@@ -44,8 +45,6 @@ export class ConflictLog {
   readonly #accepted: Accepted[] = []
   /** Snapshot LSNs of transactions still running, so old entries can be dropped. */
   readonly #running = new Map<number, number>()
-  /** Test-only: turning this off must make the snapshot-isolation checker fail (R7). */
-  enabled = true
 
   /** Marks a transaction running on a snapshot at `lsn`; returns its release function. */
   begin(lsn: number): () => void {
@@ -68,7 +67,7 @@ export class ConflictLog {
    */
   accept(snapshotLsn: number, keys: ConflictKeys, reads: ReadonlySet<string> = new Set()): Accepted {
     const entry: Accepted = { keys, lsn: undefined }
-    if (this.enabled) {
+    if (!conflictCheckDisabled(this)) {
       for (const other of this.#accepted) {
         if (other.lsn !== undefined && other.lsn <= snapshotLsn) continue
         const mine = resolve(entry)
