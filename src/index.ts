@@ -1,4 +1,4 @@
-// The public surface of the tenantdb package: the embedding API (product.md 8).
+// The public surface of the tenantdb package: the embedding API (docs/api.md, "Embedding API").
 export { Database, Tenant, type OpenOptions, type DiffRequest, type DiffResult, type TenantQueryOptions } from './database/index.js'
 export { EelError, formatDiagnostic, type Diagnostic } from './lang/diagnostic.js'
 export { QueryError, type QueryErrorCode, type QueryResult, type PlanHint } from './query/index.js'

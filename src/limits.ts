@@ -1,7 +1,7 @@
 // Every limit of the TypeScript service, in one place, each named with its unit.
 // Rust's limits live in crates/storage/src/limits.rs.
 
-/** Largest request body the HTTP server reads (product.md 7). */
+/** Largest request body the HTTP server reads (docs/operations.md, "Limits"). */
 export const body_bytes_max = 1024 * 1024
 
 /** Random bytes in a generated service token (base64url-encoded). */
@@ -14,10 +14,10 @@ export const auth_failure_window_ms = 60_000
 /** Largest value an integer query-string parameter (`after`, `limit`, `wait_ms`) may hold: 15 digits, exact as a double. */
 export const query_int_param_max = 999_999_999_999_999
 
-/** Time a request may take before the server gives up on it (product.md 7). */
+/** Time a request may take before the server gives up on it (docs/operations.md, "Limits"). */
 export const request_timeout_ms = 60_000
 
-/** Largest WebSocket message the tail route accepts (product.md 7). */
+/** Largest WebSocket message the tail route accepts (docs/operations.md, "Limits"). */
 export const ws_message_bytes_max = 1024 * 1024
 
 /** Rows one diff response holds when the caller names no `limit` (the library's default). */
@@ -32,15 +32,15 @@ export const shutdown_grace_ms = 10_000
 /** Addresses the failed-auth table tracks at once (bounded memory). */
 export const auth_throttle_addresses_max = 10_000
 
-/** Rows one query response holds before it says `truncated: true` (product.md 7). */
+/** Rows one query response holds before it says `truncated: true` (docs/operations.md, "Limits"). */
 export const query_rows_max = 10_000
 
-/** Time one query may run before it fails with `query_timeout` (product.md 7). */
+/** Time one query may run before it fails with `query_timeout` (docs/operations.md, "Limits"). */
 export const query_time_ms_max = 30_000
 
 /**
  * Largest key of one engine tree entry, in encoded bytes: the storage core refuses
- * larger keys (KEY_BYTES_MAX in crates/storage/src/limits.rs, product.md 7: key 1 KiB).
+ * larger keys (KEY_BYTES_MAX in crates/storage/src/limits.rs, docs/operations.md, "Limits": key 1 KiB).
  * A primary key is the encoding of its value; an index entry the encoding of its
  * values followed by the primary key's (docs/language.md "Key size"). Checked by the
  * query layer before anything is committed (`key_too_large`).
@@ -49,7 +49,7 @@ export const key_bytes_max = 1024
 
 /**
  * Largest value of one engine tree entry, in bytes: a row in its encoded form (the
- * storage core's VALUE_BYTES_MAX, product.md 7: row 1 MiB). Checked by the query layer
+ * storage core's VALUE_BYTES_MAX, docs/operations.md, "Limits": row 1 MiB). Checked by the query layer
  * before anything is committed (`row_too_large`).
  */
 export const row_bytes_max = 1024 * 1024
@@ -77,7 +77,7 @@ export const eel_nesting_depth_max = 256
  */
 export const eel_expression_depth_max = 1000
 
-// The change tail (product.md 5 "Change tail").
+// The change tail (docs/api.md, "Change tail").
 
 /** Events one poll returns when the caller names no `limit`. */
 export const tail_limit_default = 100
@@ -129,7 +129,7 @@ export const tail_reads_per_poll_max = 64
  */
 export const tail_idle_recheck_ms = 1000
 
-// The change tail over WebSocket (product.md 5).
+// The change tail over WebSocket (docs/api.md).
 
 /** Unsent bytes a tail socket may hold before the consumer is closed with 1013. */
 export const tail_ws_buffered_bytes_max = 8 * 1024 * 1024
@@ -137,7 +137,7 @@ export const tail_ws_buffered_bytes_max = 8 * 1024 * 1024
 export const tail_ws_buffered_bytes_low = 256 * 1024
 /** Longest one event may wait to be written to a consumer before it is closed with 1013. */
 export const tail_ws_stall_ms_max = 30_000
-/** Interval of the server's pings on a tail socket (product.md 5). */
+/** Interval of the server's pings on a tail socket (docs/api.md). */
 export const tail_ws_ping_ms = 15_000
 
 // The embedded query path (performance.md P3-P5).

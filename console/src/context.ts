@@ -7,7 +7,7 @@ import type { Signal } from './state/signal.js'
 export interface Context {
   api: ApiClient
   settings: Settings
-  /** Tenant operations are disabled until this is switched on (product.md 6). */
+  /** Tenant operations are disabled until this is switched on (docs/operations.md, "The operator console"). */
   writeMode: Signal<boolean>
   /** The tenant the Query, Tail and Diff pages work on. */
   tenant: Signal<string>

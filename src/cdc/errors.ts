@@ -1,5 +1,5 @@
 // Errors of the change tail, each with the stable code the HTTP layer maps to a status
-// (product.md 4): `lsn_expired` is 410 with `oldest_lsn` in the body; `bad_request` 400.
+// (docs/api.md, errors): `lsn_expired` is 410 with `oldest_lsn` in the body; `bad_request` 400.
 
 /** `after` names history the WAL no longer retains: events after it may be missing. */
 export class LsnExpiredError extends Error {

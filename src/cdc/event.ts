@@ -1,4 +1,4 @@
-// One WAL frame → one tenant's change event (product.md 5 "Change tail").
+// One WAL frame → one tenant's change event (docs/api.md, "Change tail").
 //
 // Only `kind: 'write'` commits (a query or an atomic block) are events. Migrations and
 // catalog commits (tenant ops: fork, compact, delete, snapshots) are not user writes:

@@ -1,4 +1,4 @@
-// The change tail (CDC, product.md 5 "Change tail"; seed 4.6 and 6): a tenant's
+// The change tail (CDC, docs/api.md, "Change tail"): a tenant's
 // committed write transactions as events, read from the engine's WAL. Polls
 // (`pollTail`, `longPollTail`) for the HTTP route and `tenant.tail()`; a live
 // subscription (`subscribe`) for the WebSocket route; the `CommitNotifier` the

@@ -1,4 +1,4 @@
-// The long poll (`wait_ms`, product.md 5): a poll that, finding no event, waits for the
+// The long poll (`wait_ms`, docs/api.md): a poll that, finding no event, waits for the
 // next commit and reads again, until an event arrives or the time is up. A commit that
 // gives no event (another tenant's, another collection's) moves `last_lsn` on and the
 // wait continues, so the answer is never an event-less page while time remains.

@@ -1,5 +1,5 @@
 // The poll form of the change tail: one page of a tenant's events after an LSN
-// (product.md 5; the HTTP route `GET /t/:tenant/tail` and `tenant.tail()` call this).
+// (docs/api.md; the HTTP route `GET /t/:tenant/tail` and `tenant.tail()` call this).
 import type { Engine } from '../engine/index.js'
 import { LsnExpiredError, TailRequestError } from './errors.js'
 import type { TailEvent } from './event.js'

@@ -1,4 +1,4 @@
-// `tenantdb compact <dir> [tenant]` (seed 4.5): rewrites one tenant's live rows into
+// `tenantdb compact <dir> [tenant]` (docs/operations.md, "Compacting a tenant"): rewrites one tenant's live rows into
 // fresh pages and prints the ops message (collections, rows, pages, elapsed ms).
 // A locked directory is exit 2 (main.ts); an unknown tenant is exit 1.
 import { Database } from '../database/index.js'

@@ -1,5 +1,5 @@
 // `tenantdb verify <dir>`: every page and WAL frame checksum plus the tree invariants
-// (product.md 2). Exit 0 clean, 1 damaged; a locked directory is exit 2 (main.ts).
+// (docs/operations.md). Exit 0 clean, 1 damaged; a locked directory is exit 2 (main.ts).
 // The directory is opened read-only: verify changes no byte, so it works on a full
 // disk and on a read-only mount (docs/operations.md, "Verifying a directory").
 import { existsSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Where the service token comes from (product.md 3). First found wins: the --token
+// Where the service token comes from (docs/operations.md, "The token"). First found wins: the --token
 // flag, SERVICE_TOKEN, <dir>/service.token; otherwise a fresh random token is
 // written to <dir>/service.token with mode 0600.
 import { randomBytes } from 'node:crypto'

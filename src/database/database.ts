@@ -1,4 +1,4 @@
-// The embedding API (product.md 8): what the HTTP server and embedders call.
+// The embedding API (docs/api.md, "Embedding API"): what the HTTP server and embedders call.
 //
 //   const db = await Database.open('./data', { schema: ['app.eel'] })
 //   const r = await db.tenant('default').query('users | where age > $a | take 5', { a: 30 })
@@ -116,12 +116,12 @@ export class Database {
     }
   }
 
-  /** Liveness (seed 2.1). */
+  /** Liveness (docs/api.md, "Health and stats"). */
   health(): { ok: true; tenant: string; version: string } {
     return { ok: true, tenant: default_tenant, version }
   }
 
-  /** Health detail (seed 2.2, product.md 5). */
+  /** Health detail (docs/api.md, "Health and stats"). */
   healthDetail() {
     const s = this.engine.stats()
     return {
@@ -143,7 +143,7 @@ export class Database {
     }
   }
 
-  /** Stats (seed 2.3, product.md 5). */
+  /** Stats (docs/api.md, "Health and stats"). */
   stats() {
     const s = this.engine.stats()
     return {

@@ -1,4 +1,4 @@
-// One tenant of an open database (product.md 8): queries, optionally on a named
+// One tenant of an open database (docs/api.md, "Embedding API"): queries, optionally on a named
 // snapshot; the change tail, polled or live; collections, schema status, snapshots and
 // diffs.
 import { longPollTail, subscribe, type EventHandler, type LongPollOptions, type SubscribeFilter, type SubscribeOptions, type Subscription, type TailPage } from '../cdc/index.js'
@@ -42,7 +42,7 @@ export class Tenant {
     this.name = name
   }
 
-  /** Runs one pipeline or atomic block (product.md 5 for the result's shape). */
+  /** Runs one pipeline or atomic block (docs/api.md for the result's shape). */
   async query(text: string, params: Record<string, Value> = {}, options: TenantQueryOptions = {}): Promise<QueryResult> {
     const head = this.#db.engine.snapshot()
     requireActive(head, this.name)
@@ -80,7 +80,7 @@ export class Tenant {
     return { tenant: this.name, collections }
   }
 
-  /** The loaded schema and this tenant's migration status; never migrates (seed 4.2). */
+  /** The loaded schema and this tenant's migration status; never migrates (docs/api.md, "Tenants"). */
   schema(): { fingerprint: string; ir: unknown; tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null } } {
     const view = new TxnView(this.#db.engine.snapshot())
     requireTenant(view.snapshot, this.name)

@@ -1,5 +1,5 @@
 // One shape for every Eel error, from the parser and the checker alike, used by the
-// server (error bodies, product.md 4) and the console (inline lint). Positions are
+// server (error bodies, docs/api.md, errors) and the console (inline lint). Positions are
 // 1-based; `column` counts UTF-16 code units, as editors do.
 import type { Span } from './ast.js'
 

@@ -1,7 +1,7 @@
 import { CodedError } from '../coded-error.js'
 
 // Errors of running a query, beyond the parser's and checker's diagnostics: each has
-// the stable code the HTTP layer maps to a status (product.md 4).
+// the stable code the HTTP layer maps to a status (docs/api.md, errors).
 export type QueryErrorCode =
   | 'type_error'
   | 'constraint_violation'

@@ -9,7 +9,7 @@ import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
 import { indexTree, rowsTree } from './layout.js'
 import { mentionsField } from './mentions-field.js'
 
-/** The plan hint of every response (product.md 5). */
+/** The plan hint of every response (docs/api.md). */
 export interface PlanHint {
   collection: string
   access: 'primary' | 'index' | 'scan'

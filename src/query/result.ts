@@ -1,7 +1,7 @@
 import type { Value } from '../lang/ast.js'
 import type { PlanHint } from './plan.js'
 
-/** A query's response (product.md 5). */
+/** A query's response (docs/api.md). */
 export interface QueryResult {
   columns: string[]
   rows: Value[][]

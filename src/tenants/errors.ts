@@ -1,7 +1,7 @@
 import { CodedError } from '../coded-error.js'
 
 // Failures of tenant operations, each with the stable code the HTTP layer maps to a
-// status (product.md 4).
+// status (docs/api.md, errors).
 export type TenantErrorCode =
   | 'bad_request'
   | 'unknown_tenant'

@@ -1,6 +1,6 @@
 import { TenantError } from './errors.js'
 
-/** Tenant and snapshot names (product.md 5): safe in paths, tree names and URLs. */
+/** Tenant and snapshot names (docs/api.md): safe in paths, tree names and URLs. */
 export const name_pattern = /^[a-z0-9][a-z0-9_-]{0,62}$/
 
 export const default_tenant = 'default'

@@ -1,4 +1,4 @@
-// Tenant operations (seed 4.4, product.md 5). Each is one engine commit through the
+// Tenant operations (docs/api.md, "Operations"). Each is one engine commit through the
 // same first-committer-wins validation as queries: suspend and delete write the
 // tenant's state key, which every write of that tenant depends on, so a write racing
 // a suspend or delete fails with a conflict instead of landing after it. Every

@@ -1,5 +1,5 @@
 // Every HTTP call of the console: the API base in front, the token as a Bearer
-// header (seed 5), JSON both ways, and one error type carrying the server's
+// header (docs/api.md), JSON both ways, and one error type carrying the server's
 // {"error", "code"} body. A 401 is reported to the app, which asks for the token again.
 import type {
   CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, OpResult, QueryResult, SchemaStatus,
@@ -65,7 +65,7 @@ export class ApiClient {
     return this.#send(`${tenantPath(tenant)}/ops`, op)
   }
 
-  /** The tail's WebSocket URL: browsers cannot set headers on it, so the token rides in ?token= (seed 5.1). */
+  /** The tail's WebSocket URL: browsers cannot set headers on it, so the token rides in ?token= (docs/api.md). */
   tailSocketUrl(tenant: string, query: Record<string, string>): string {
     const { apiBase, token } = this.#connection()
     const url = new URL(`${tenantPath(tenant)}/tail`, apiBase)

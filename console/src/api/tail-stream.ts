@@ -1,4 +1,4 @@
-// A live tail over the WebSocket (seed 4.6, docs/api.md "Change tail"). It remembers
+// A live tail over the WebSocket (docs/api.md, "Change tail"). It remembers
 // the LSN of the last event it delivered and reconnects with ?after=<lsn> when the
 // connection drops: `after` is exclusive, so nothing is duplicated and nothing missed.
 //

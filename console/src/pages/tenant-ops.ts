@@ -1,4 +1,4 @@
-// The tenant operations of seed 4.4 plus resume, each behind its dialog: create, fork
+// The tenant operations (docs/api.md, "Operations") plus resume, each behind its dialog: create, fork
 // (from the head or a snapshot), snapshot, suspend, resume, compact, delete, and
 // dropping a snapshot. What cannot be undone or interrupts clients asks first; delete
 // and drop ask for the name typed.

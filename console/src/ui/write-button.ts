@@ -1,4 +1,4 @@
-// A button that changes data: disabled until write mode is on (product.md 6), and
+// A button that changes data: disabled until write mode is on (docs/operations.md, "The operator console"), and
 // disabled while its own request runs so a double click cannot send it twice.
 import type { Signal } from '../state/signal.js'
 import { h } from './dom.js'

@@ -1,5 +1,5 @@
 //! Corruption reports, persisted in the directory so that a restart never hides a
-//! detected failure (seed 1). Reports are cleared only by restoring or recreating the
+//! detected failure (docs/architecture.md, "Corruption"). Reports are cleared only by restoring or recreating the
 //! directory.
 //!
 //! File `corruption.log`: a header line `# tenantdb corruption reports v1`, then one

@@ -11,10 +11,10 @@ pub const PAGE_NO_MAX: u64 = 1 << 40;
 
 const _: () = assert!(PAGE_BYTES.is_power_of_two() && PAGE_BYTES >= 512);
 
-/// Largest key of a B-tree entry (product.md 7: key 1 KiB).
+/// Largest key of a B-tree entry (docs/operations.md, "Limits": key 1 KiB).
 pub const KEY_BYTES_MAX: usize = 1024;
 
-/// Largest value of a B-tree entry (product.md 7: row 1 MiB).
+/// Largest value of a B-tree entry (docs/operations.md, "Limits": row 1 MiB).
 pub const VALUE_BYTES_MAX: usize = 1024 * 1024;
 
 /// Values longer than this go to overflow pages. Chosen so that two entries with a
@@ -89,7 +89,7 @@ pub const CACHE_BYTES_DEFAULT: usize = 64 * 1024 * 1024;
 /// Checkpoint automatically once this many WAL bytes follow the last checkpoint.
 pub const CHECKPOINT_WAL_BYTES_DEFAULT: u64 = 64 * 1024 * 1024;
 
-/// WAL kept for the change feed even after checkpoint (product.md 5: 256 MiB).
+/// WAL kept for the change feed even after checkpoint (docs/operations.md, "Disk space": 256 MiB).
 pub const TAIL_RETENTION_BYTES_DEFAULT: u64 = 256 * 1024 * 1024;
 
 /// Entries one range call returns at most (results cross the binding in batches).
