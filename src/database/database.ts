@@ -77,7 +77,7 @@ export class Database {
     return new Tenant(this, name)
   }
 
-  /** Tenant operations (seed 4.4 and product.md's additions). */
+  /** Tenant operations (docs/api.md, "Operations"). */
   ops(request: TenantOpRequest): Promise<OpResult> {
     return runTenantOp(this.runner, request)
   }

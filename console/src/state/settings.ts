@@ -1,5 +1,5 @@
-// Where the API is and the token to reach it. Both live in sessionStorage (product.md
-// 6): they last as long as the tab and never reach disk in another tab or session.
+// Where the API is and the token to reach it. Both live in sessionStorage
+// (docs/operations.md, "The operator console"): they last as long as the tab and never reach disk in another tab or session.
 const token_key = 'tenantdb.console.token'
 const base_key = 'tenantdb.console.api_base'
 
