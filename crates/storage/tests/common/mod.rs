@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod every_page_role;
 pub mod meta_slots;
+pub mod page_roles;
 pub mod wal_files;
 pub mod wal_log;
 pub mod workload;
