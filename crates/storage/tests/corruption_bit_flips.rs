@@ -19,10 +19,10 @@
 //! with a three-level data tree (`common/every_page_role.rs`: data leaf, branches at
 //! levels 1 and 2, root set leaf and branch, pin table leaf and branch, first and later
 //! overflow pages, the space map's page), each with its 256 header bits and 256 payload
-//! bits drawn from a fixed seed (512 of its 32 768 bits: 5 120 flips). Each flip there
-//! costs an open, a read of about 500 pages and a verify (about 20 ms), so the full
-//! sweep is behind `TENANTDB_CORRUPTION_EVERY_BIT=1`: every bit of each of those ten
-//! pages too (327 680 flips, about two hours on one core). Every bit of every slot is
+//! bits drawn from a fixed seed (512 of its 32 768 bits: 5 120 flips). About 18 s and
+//! 35 s. Each flip there costs an open, a read of about 500 pages and a verify (about
+//! 7 ms), so the full sweep is behind `TENANTDB_CORRUPTION_EVERY_BIT=1`: every bit of
+//! each of those ten pages (327 680 flips, about 40 minutes on one core). Every bit of every slot is
 //! also checked against the slot decoder alone by the `page.rs` unit test.
 
 mod common;

@@ -2,7 +2,8 @@
 //! `page_roles.rs`: a data tree three levels deep (branches at levels 1 and 2), values
 //! in overflow chains of several pages, a root set and a pin table each with a branch
 //! (so leaves holding trees as values, and branches above them), pinned versions the
-//! head no longer shares, and the space map chain. The corruption tests damage its
+//! head no longer shares, and the space map (one page: a longer chain needs a map of
+//! over 4 KiB, thousands of slots). The corruption tests damage its
 //! pages and compare every read with the model kept here.
 
 use std::collections::BTreeMap;
@@ -14,7 +15,7 @@ use storage::{Database, Op, Options};
 pub const BIG: &str = "big";
 const DOOMED: &str = "doomed";
 const DOOMED_ROWS: u64 = 400;
-/// Keys this long keep a branch's fan-out small, so a few thousand rows make a
+/// Keys this long keep a branch's fan-out small (about 30), so 1 500 rows make a
 /// third level.
 const KEY_BYTES: usize = 100;
 const ROWS: u64 = 1500;
