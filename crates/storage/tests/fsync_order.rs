@@ -32,24 +32,27 @@ use storage::{Database, Op, Options};
 const CHILD_ENV: &str = "TENANTDB_FSYNC_CHILD_DIR";
 const THREADS: u64 = 4;
 const SMALL_COMMITS_PER_THREAD: u64 = 120;
-/// Commits of about 1 MiB each, enough to fill three 16 MiB WAL segments so that
-/// retention removes some.
+/// Commits of about 1 MB each, enough to fill two 16 MiB WAL segments and start a
+/// third, so that retention removes one.
 const LARGE_COMMITS: u64 = 40;
 const SYSCALLS: &str = "openat,pwrite64,write,fdatasync,fsync,ftruncate,rename,renameat,renameat2,unlink,unlinkat";
 
-fn options() -> Options {
-    // Checkpoints by the sync thread every 32 KiB of WAL, and no tail kept for the
-    // change feed, so checkpoints run often and WAL segments are removed.
-    Options { checkpoint_wal_bytes: 32 << 10, tail_retention_bytes: 0, ..Options::default() }
+/// Checkpoints by the sync thread every `checkpoint_wal_bytes` of WAL, and no tail
+/// kept for the change feed, so WAL segments are removed as soon as recovery no
+/// longer needs them.
+fn options(checkpoint_wal_bytes: u64) -> Options {
+    Options { checkpoint_wal_bytes, tail_retention_bytes: 0, ..Options::default() }
 }
 
-/// The child: concurrent small commits that overwrite each other (so checkpoints free
-/// slots and write over them through the journal), then large commits that fill WAL
-/// segments. Each acknowledged commit is written to stdout as `ack <lsn>` in one write.
+/// The child: concurrent small commits that overwrite each other, checkpointed every
+/// 8 KiB of WAL (so checkpoints free slots and write over them through the journal);
+/// then, reopened, large commits checkpointed every 24 MiB, so a 16 MiB WAL segment
+/// fills with frames no record covers yet. Each acknowledged commit is written to
+/// stdout as `ack <lsn>` in one write.
 #[test]
 fn fsync_child_entry() {
     let Ok(dir) = std::env::var(CHILD_ENV) else { return };
-    let db = Arc::new(Database::open(Path::new(&dir), options()).unwrap());
+    let db = Arc::new(Database::open(Path::new(&dir), options(8 << 10)).unwrap());
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let ack = |out: &Mutex<std::io::Stdout>, lsn: u64| {
         let mut out = out.lock().unwrap();
@@ -71,6 +74,8 @@ fn fsync_child_entry() {
     for thread in threads {
         thread.join().unwrap();
     }
+    db.close().unwrap();
+    let db = Database::open(Path::new(&dir), options(24 << 20)).unwrap();
     let mut rng = Rng::new(99);
     for n in 0..LARGE_COMMITS {
         // A large value put and deleted in one commit: a large WAL frame, a small checkpoint.
