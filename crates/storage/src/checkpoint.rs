@@ -278,7 +278,7 @@ impl Attempt<'_> {
                         }
                         Value::Tree(sub) => {
                             self.write_tree(sink, sub)?;
-                            value.clone()
+                            Value::Tree(swizzle_tree(sub))
                         }
                         other => other.clone(),
                     };
@@ -290,9 +290,14 @@ impl Attempt<'_> {
                 for child in children {
                     self.write_node(sink, child)?;
                 }
-                Node::Branch { level: *level, keys: keys.clone(), children: children.clone() }
+                Node::Branch { level: *level, keys: keys.clone(), children: children.iter().map(swizzle_node).collect() }
             }
         };
+        // The node as written refers to its children by page, like one read back: the
+        // page cache keeps it (`Pager::write_node`), and a cached node holding the
+        // children in memory would keep them alive past the cache's budget and hand
+        // their large values, still as bytes, to the next change, which would write
+        // them to new overflow chains again.
         // References to pages on disk before this checkpoint were counted up front.
         let new: Vec<u64> = node_references(&on_disk).iter().map(|r| r.page()).filter(|p| self.new_pages.contains(p)).collect();
         let loc = self.pager.write_node(&mut self.books, sink, on_disk, self.lsn)?;

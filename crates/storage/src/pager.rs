@@ -196,32 +196,39 @@ impl Pager {
         }
     }
 
+    /// A chain's pages verify one by one (checksum, own number), but only the leaf's
+    /// hash of the whole value vouches for them together: no page records the checksum
+    /// of the next. So anything wrong beyond a page's own slot (a type, a length, a link
+    /// that does not fit) means some intact page of the chain is not the one the leaf
+    /// meant, a stale image, and which one cannot be told: the chain is reported stale,
+    /// by its first page (the one the leaf names), never a page the stale link led to.
     fn read_overflow(&self, first_page: u64, len: usize, hash: u64, mut pages: Option<&mut Vec<u64>>) -> Result<Arc<[u8]>> {
+        let stale = || Error::Corrupted { page: first_page, kind: CorruptionKind::Stale };
         let mut out = Vec::with_capacity(len);
         let mut page_no = first_page;
         while out.len() < len {
             if let Some(pages) = pages.as_deref_mut() {
                 pages.push(page_no);
             }
-            let corrupted = |kind| Error::Corrupted { page: page_no, kind };
             if page_no == 0 || page_no >= self.page_count() {
-                return Err(corrupted(CorruptionKind::Tree));
+                return Err(stale());
             }
             let page = self.file.read(page_no)?;
             if page.page_type != PageType::Overflow || page.payload.len() < OVERFLOW_HEADER_BYTES {
-                return Err(corrupted(CorruptionKind::PageType));
+                return Err(stale());
             }
             let next = u64::from_le_bytes(page.payload[..8].try_into().expect("8 bytes"));
             let chunk = &page.payload[OVERFLOW_HEADER_BYTES..];
-            if chunk.len() > len - out.len() || (next == 0) != (out.len() + chunk.len() == len) {
-                return Err(corrupted(CorruptionKind::Tree));
+            // The writer never writes an empty chunk; one would let a cycle loop forever.
+            if chunk.is_empty() || chunk.len() > len - out.len() || (next == 0) != (out.len() + chunk.len() == len) {
+                return Err(stale());
             }
             out.extend_from_slice(chunk);
             page_no = next;
         }
         if checksum(&out) != hash {
-            // Every page verified but the whole is not what the leaf recorded: a stale page.
-            return Err(Error::Corrupted { page: first_page, kind: CorruptionKind::Stale });
+            // Every page verified and fits, but the whole is not what the leaf recorded.
+            return Err(stale());
         }
         Ok(Arc::from(out))
     }

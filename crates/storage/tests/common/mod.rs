@@ -1,7 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod durability_order;
+pub mod every_page_role;
 pub mod meta_slots;
+pub mod page_roles;
+pub mod strace_log;
 pub mod wal_files;
 pub mod wal_log;
 pub mod workload;
