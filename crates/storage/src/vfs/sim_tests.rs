@@ -1,4 +1,5 @@
 //! Tests of the simulated file system: durability, crash modes, faults, locks.
+use super::ops::EIO;
 use super::*;
 
 fn root() -> PathBuf {
