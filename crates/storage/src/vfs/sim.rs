@@ -445,6 +445,9 @@ impl VfsFile for SimFile {
         self.gate.pass();
         let mut state = self.lock();
         let result = state.begin(OpKind::Sync, On::Whole(self.id));
+        if result.is_err() && state.ledger.power_lost() {
+            return result;
+        }
         let inode = state.inode(self.id);
         if result.is_err() {
             // fsyncgate: the kernel may have dropped the dirty pages and cleared the

@@ -19,13 +19,18 @@ pub enum FaultKind {
     /// the file, an extending `set_len`, and creating a file. Overwriting bytes the
     /// file already has needs no new space (as on ext4, XFS or tmpfs).
     Enospc,
+    /// The power goes off: this operation and every later one fail (EIO, always
+    /// persistent) and change nothing. Unlike `Eio`, a failed `sync` drops nothing:
+    /// the writes pending at the cut stay pending, so `SimVfs::crash` may keep any of
+    /// them, as a real power cut during an fsync may.
+    PowerLoss,
 }
 
 impl FaultKind {
     /// The errno an operation failed by this fault returns.
     pub fn errno(self) -> i32 {
         match self {
-            FaultKind::Eio => EIO,
+            FaultKind::Eio | FaultKind::PowerLoss => EIO,
             FaultKind::Enospc => ENOSPC,
         }
     }
@@ -112,7 +117,7 @@ impl Ledger {
         self.count += 1;
         let fault = self
             .fault
-            .filter(|f| index >= f.at && (f.kind == FaultKind::Eio || op.can_grow()));
+            .filter(|f| index >= f.at && (f.kind != FaultKind::Enospc || op.can_grow()));
         // Spelled out only when someone reads it: the trace, or a first firing.
         let first_firing = fault.is_some() && self.fired.is_none();
         let described = (self.trace.is_some() || first_firing).then(|| format!("{} {}", op.name(), target()));
@@ -122,7 +127,7 @@ impl Ledger {
             }
             return Ok(());
         };
-        if !fault.persistent {
+        if !fault.persistent && fault.kind != FaultKind::PowerLoss {
             self.fault = None;
         }
         let errno = fault.kind.errno();
@@ -152,6 +157,11 @@ impl Ledger {
     /// Disarms the fault; where it fired is still known.
     pub(super) fn clear_fault(&mut self) {
         self.fault = None;
+    }
+
+    /// Whether the power went off (`FaultKind::PowerLoss` fired).
+    pub(super) fn power_lost(&self) -> bool {
+        self.fired.is_some() && self.fault.is_some_and(|f| f.kind == FaultKind::PowerLoss)
     }
 
     pub(super) fn fired(&self) -> Option<FiredFault> {

@@ -114,3 +114,22 @@ fn a_hold_dropped_before_any_sync_arrives_holds_nothing() {
     drop(held);
     file.sync().unwrap();
 }
+
+#[test]
+fn after_a_power_loss_every_operation_fails_and_a_crash_may_still_keep_what_was_pending() {
+    let vfs = fresh();
+    let file = vfs.open(&dir().join("a"), true).unwrap();
+    file.sync().unwrap();
+    vfs.sync_dir(&dir()).unwrap();
+    file.write_at(b"abc", 0).unwrap();
+    let cut = vfs.op_count();
+    vfs.fail_at(cut, FaultKind::PowerLoss, false);
+    assert!(file.sync().is_err(), "the sync at the cut");
+    assert!(file.read_at(&mut [0; 3], 0).is_err() && file.write_at(b"x", 0).is_err(), "and everything after it");
+    assert_eq!(vfs.fault_fired().map(|f| (f.index, f.times)), Some((cut, 3)), "persistent even when asked for once");
+    // Dropping unsynced writes loses it; some chaos crash keeps it (an Eio on that
+    // sync would have dropped it for good: fsyncgate).
+    assert_eq!(vfs.crash(CrashMode::DropUnsynced).read_raw(&dir().join("a")).unwrap(), b"");
+    let kept = (0..64).any(|seed| vfs.crash(CrashMode::Chaos { seed }).read_raw(&dir().join("a")).unwrap() == b"abc");
+    assert!(kept, "a write pending at the power cut may survive it");
+}
