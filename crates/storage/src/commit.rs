@@ -179,46 +179,11 @@ mod tests {
         }
     }
 
+    // Random commits, their truncations and bit flips: tests/fuzz_commit_codec.rs.
     #[test]
     fn every_op_round_trips() {
         let commit = every_op();
         assert_eq!(commit.encoded_bytes(), commit.encode().len());
         assert_eq!(Commit::decode(&commit.encode()), Some(commit));
-    }
-
-    /// The decoder reads every byte and gives a byte string at most one meaning: every
-    /// truncation and an extra byte are refused, and a payload with one byte changed
-    /// is either refused or decodes to another commit that encodes back to exactly
-    /// those bytes. (Arbitrary bytes are fuzzed with the same round trip by
-    /// `decoders/commit_payload.rs`.)
-    #[test]
-    fn corruption_truncated_extended_or_changed_payload_is_refused_or_round_trips_exactly() {
-        let commit = Commit {
-            meta: b"m".to_vec(),
-            ops: every_op().ops.into_iter().map(|op| match op {
-                Op::Put { tree, key, .. } => Op::Put { tree, key, value: b"small"[..].into() },
-                other => other,
-            }).collect(),
-        };
-        let bytes = commit.encode();
-        for len in 0..bytes.len() {
-            assert_eq!(Commit::decode(&bytes[..len]), None, "a prefix of {len} bytes");
-        }
-        assert_eq!(Commit::decode(&[&bytes[..], &[0]].concat()), None, "an extra byte");
-        let mut accepted = 0;
-        for at in 0..bytes.len() {
-            for xor in [0x01, 0x02, 0x10, 0x80, 0xFF] {
-                let mut changed = bytes.clone();
-                changed[at] ^= xor;
-                if let Some(decoded) = Commit::decode(&changed) {
-                    assert_eq!(decoded.encode(), changed, "byte {at} xor {xor:#04x} decodes to a commit that encodes otherwise");
-                    assert_ne!(decoded, commit, "byte {at} xor {xor:#04x} decodes to the original commit");
-                    accepted += 1;
-                }
-            }
-        }
-        // Changes inside names, keys and values are other valid commits: the round trip
-        // above was exercised, not skipped.
-        assert!(accepted > 0);
     }
 }

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use real::RealVfs;
-pub use sim::{CrashMode, FaultKind, SimVfs};
+pub use sim::{CrashMode, FaultKind, FiredFault, HeldSync, SimVfs};
 
 pub trait VfsFile: Send + Sync {
     /// Reads up to `buf.len()` bytes at `offset`; returns fewer only at end of file.

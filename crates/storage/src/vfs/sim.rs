@@ -21,7 +21,11 @@
 //!   plus, under [`CrashMode::Chaos`], a random subset of the pending operations,
 //!   each write whole, lost, or torn at 512-byte sector boundaries.
 //! - [`SimVfs::fail_at`] makes operations fail by index, so a test can run a workload
-//!   once to learn [`SimVfs::op_count`] and then fail (or crash) at every index.
+//!   once to learn [`SimVfs::op_count`] and then fail (or crash) at every index;
+//!   [`SimVfs::fault_fired`] says whether (and on which operation) the fault fired,
+//!   and [`SimVfs::op_trace`] lists the operations of a run (`sim_ops.rs`).
+//! - [`SimVfs::hold_next_sync`] stops the next file sync until the test lets it go,
+//!   so a test can act while a thread is inside an fsync (`sim_gate.rs`).
 //! - [`SimVfs::set_capacity`] makes the disk hold only so many bytes (the current
 //!   lengths of all files): an operation that would grow past it fails with ENOSPC,
 //!   as on a full disk where a small write may still fit and a large one does not.
@@ -40,40 +44,28 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{Vfs, VfsFile};
 
-/// Torn writes are torn on disk-sector boundaries, counted from the start of the file.
-const SECTOR: u64 = 512;
+#[path = "sim_crash.rs"]
+mod crash;
+#[path = "sim_file.rs"]
+mod file;
+#[path = "sim_gate.rs"]
+mod gate;
+#[path = "sim_ops.rs"]
+mod ops;
 
-/// Linux errno values, spelled out so no `libc` dependency is needed.
-const EIO: i32 = 5;
-const EBADF: i32 = 9;
-const ENOSPC: i32 = 28;
+pub use crash::CrashMode;
+pub use gate::HeldSync;
+pub use ops::{FaultKind, FiredFault};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FaultKind {
-    /// Every operation kind fails, reads and syncs included.
-    Eio,
-    /// Only operations that grow data fail: a `write_at` or `allocate` that extends
-    /// the file, an extending `set_len`, and creating a file. Overwriting bytes the
-    /// file already has needs no new space (as on ext4, XFS or tmpfs).
-    Enospc,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CrashMode {
-    /// Every unsynced write and unsynced directory change is lost.
-    DropUnsynced,
-    /// Each unsynced write independently survives whole, is lost, or is torn (only
-    /// some of its 512-byte sectors survive). Each unsynced directory operation
-    /// independently survives or not, as long as the result is consistent: an
-    /// operation on a file whose creation (or earlier rename) was lost is lost too,
-    /// and a file whose creation is lost loses its data with it.
-    Chaos { seed: u64 },
-}
+use gate::SyncGate;
+use file::SimFile;
+use ops::{Ledger, OpKind, ENOSPC};
 
 /// The in-memory file system. Clones share one state, as handles to one disk.
 #[derive(Clone)]
 pub struct SimVfs {
     state: Arc<Mutex<State>>,
+    gate: Arc<SyncGate>,
 }
 
 type InodeId = u64;
@@ -156,39 +148,6 @@ impl DirChange {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Fault {
-    at: u64,
-    kind: FaultKind,
-    persistent: bool,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum OpKind {
-    Read,
-    /// `grows`: the write extends the file (only then can it ENOSPC).
-    Write {
-        grows: bool,
-    },
-    Sync,
-    /// `set_len`; `grows` says whether it extends the file (only then can it ENOSPC).
-    SetLen {
-        grows: bool,
-    },
-    SyncDir,
-    Create,
-    Remove,
-    Rename,
-}
-
-impl OpKind {
-    fn can_grow(self) -> bool {
-        matches!(
-            self,
-            OpKind::Write { grows: true } | OpKind::SetLen { grows: true } | OpKind::Create
-        )
-    }
-}
 
 #[derive(Default)]
 struct State {
@@ -200,32 +159,16 @@ struct State {
     dirs: BTreeSet<PathBuf>,
     /// Locked directories: `None` exclusive, `Some(n)` shared by `n` holders.
     locked: HashMap<PathBuf, Option<usize>>,
-    op_count: u64,
-    fault: Option<Fault>,
+    ledger: Ledger,
     /// Bytes the disk holds (`set_capacity`); `None`: unlimited.
     capacity: Option<u64>,
 }
 
 impl State {
-    /// Counts one operation and decides whether it fails. A one-shot fault fires on
-    /// the first operation at or after its index that the fault applies to (for
-    /// `Eio`, exactly that index), then disarms.
-    fn begin(&mut self, op: OpKind) -> io::Result<()> {
-        let index = self.op_count;
-        self.op_count += 1;
-        let Some(fault) = self.fault else {
-            return Ok(());
-        };
-        if index < fault.at || (fault.kind == FaultKind::Enospc && !op.can_grow()) {
-            return Ok(());
-        }
-        if !fault.persistent {
-            self.fault = None;
-        }
-        Err(io::Error::from_raw_os_error(match fault.kind {
-            FaultKind::Eio => EIO,
-            FaultKind::Enospc => ENOSPC,
-        }))
+    /// Counts one operation on `on` and decides whether it fails (`sim_ops.rs`).
+    fn begin(&mut self, op: OpKind, on: On<'_>) -> io::Result<()> {
+        let names = &self.names;
+        self.ledger.begin(op, || on.describe(names))
     }
 
     /// ENOSPC if growing the files by `growth` bytes would pass the capacity.
@@ -272,6 +215,30 @@ impl State {
     }
 }
 
+/// What an operation works on, spelled out for the operation trace.
+enum On<'a> {
+    /// A byte range of an open file.
+    File { id: InodeId, offset: u64, len: u64 },
+    /// An open file as a whole.
+    Whole(InodeId),
+    Path(&'a Path),
+    Rename(&'a Path, &'a Path),
+}
+
+impl On<'_> {
+    fn describe(&self, names: &BTreeMap<PathBuf, InodeId>) -> String {
+        let name = |id: InodeId| {
+            names.iter().find(|(_, &v)| v == id).map_or(format!("(unlinked inode {id})"), |(p, _)| p.display().to_string())
+        };
+        match self {
+            On::File { id, offset, len } => format!("{} @{offset}+{len}", name(*id)),
+            On::Whole(id) => name(*id),
+            On::Path(path) => path.display().to_string(),
+            On::Rename(from, to) => format!("{} -> {}", from.display(), to.display()),
+        }
+    }
+}
+
 /// The directory whose entry `path` is ("" for a bare relative name).
 fn parent_of(path: &Path) -> PathBuf {
     path.parent().unwrap_or(Path::new("")).to_path_buf()
@@ -305,50 +272,6 @@ fn apply_pending(data: &mut Vec<u8>, op: &Pending) {
     }
 }
 
-/// splitmix64: tiny, fast, and good enough to pick which writes a crash keeps.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// Applies one unsynced write as a crash leaves it: whole, lost, or torn into the
-/// sectors it touches, each kept or lost on its own.
-fn apply_chaotic_write(data: &mut Vec<u8>, offset: u64, bytes: &[u8], rng: &mut Rng) {
-    match rng.below(3) {
-        0 => {}
-        1 => write_into(data, offset, bytes),
-        _ => {
-            let end = offset + bytes.len() as u64;
-            let mut pos = offset;
-            while pos < end {
-                let sector_end = ((pos / SECTOR) + 1) * SECTOR;
-                let piece_end = sector_end.min(end);
-                if rng.coin() {
-                    let lo = (pos - offset) as usize;
-                    let hi = (piece_end - offset) as usize;
-                    write_into(data, pos, &bytes[lo..hi]);
-                }
-                pos = piece_end;
-            }
-        }
-    }
-}
-
 impl Default for SimVfs {
     fn default() -> Self {
         SimVfs::new()
@@ -359,6 +282,7 @@ impl SimVfs {
     pub fn new() -> SimVfs {
         SimVfs {
             state: Arc::new(Mutex::new(State::default())),
+            gate: Arc::default(),
         }
     }
 
@@ -367,74 +291,9 @@ impl SimVfs {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The file system as it would be found after power loss at this instant: a new,
-    /// independent `SimVfs` holding only what survives under `mode`. Open handles of
-    /// this one are not carried over, and the new one starts with `op_count` 0, no
-    /// faults and no locks. This one keeps working.
-    pub fn crash(&self, mode: CrashMode) -> SimVfs {
-        let state = self.lock();
-        let mut names = state.durable_names.clone();
-        let mut rng = match mode {
-            CrashMode::DropUnsynced => None,
-            CrashMode::Chaos { seed } => Some(Rng(seed)),
-        };
-        if let Some(rng) = rng.as_mut() {
-            for op in &state.dir_ops {
-                if rng.coin() {
-                    op.change.apply(&mut names, true);
-                }
-            }
-        }
-        // Only inodes with a surviving name survive; their data is decided in inode
-        // order so a seed always draws the same numbers for the same workload.
-        let survivors: BTreeSet<InodeId> = names.values().copied().collect();
-        let mut inodes = BTreeMap::new();
-        for &id in &survivors {
-            let old = &state.inodes[&id];
-            let mut data = old.durable.clone();
-            if let Some(rng) = rng.as_mut() {
-                for op in &old.pending {
-                    match op {
-                        Pending::Write { offset, bytes } => {
-                            apply_chaotic_write(&mut data, *offset, bytes, rng)
-                        }
-                        Pending::SetLen(len) => {
-                            if rng.coin() {
-                                set_len_of(&mut data, *len);
-                            }
-                        }
-                    }
-                }
-            }
-            inodes.insert(
-                id,
-                Inode {
-                    current: data.clone(),
-                    durable: data,
-                    ..Inode::default()
-                },
-            );
-        }
-        let after = State {
-            inodes,
-            next_id: state.next_id,
-            names: names.clone(),
-            durable_names: names,
-            dir_ops: Vec::new(),
-            dirs: state.dirs.clone(),
-            locked: HashMap::new(),
-            op_count: 0,
-            fault: None,
-            capacity: None,
-        };
-        SimVfs {
-            state: Arc::new(Mutex::new(after)),
-        }
-    }
-
     /// Count of counted I/O operations so far (see the module docs for which count).
     pub fn op_count(&self) -> u64 {
-        self.lock().op_count
+        self.lock().ledger.count()
     }
 
     /// From the operation with index `after_ops` (0-based, as counted by `op_count`)
@@ -447,15 +306,38 @@ impl SimVfs {
     /// later sync makes them durable), as Linux does with the dirty pages of a
     /// failed fsync. A failed `sync_dir` leaves its pending operations pending.
     pub fn fail_at(&self, after_ops: u64, kind: FaultKind, persistent: bool) {
-        self.lock().fault = Some(Fault {
-            at: after_ops,
-            kind,
-            persistent,
-        });
+        self.lock().ledger.fail_at(after_ops, kind, persistent);
     }
 
+    /// Disarms the fault; `fault_fired` still says where it fired.
     pub fn clear_faults(&self) {
-        self.lock().fault = None;
+        self.lock().ledger.clear_fault();
+    }
+
+    /// Where the fault armed by the last `fail_at` fired, or `None` if no operation
+    /// it applies to has run since: a test tells a checked case from one whose fault
+    /// never met its operation (the workload ended first, or nothing grew).
+    pub fn fault_fired(&self) -> Option<FiredFault> {
+        self.lock().ledger.fired()
+    }
+
+    /// Starts recording every counted operation (kind, file, offset and length) from
+    /// now on, for `op_trace`.
+    pub fn trace_ops(&self) {
+        self.lock().ledger.start_trace();
+    }
+
+    /// The operations recorded since `trace_ops`, one line each, failed ones marked
+    /// with their errno: two runs of a deterministic workload give the same trace.
+    pub fn op_trace(&self) -> Vec<String> {
+        self.lock().ledger.trace()
+    }
+
+    /// Makes the next file `sync` (of any file) stop, before it does anything, until
+    /// the returned guard is released or dropped: a test waits for that event
+    /// (`HeldSync::wait_held`) to act while another thread is inside the sync.
+    pub fn hold_next_sync(&self) -> HeldSync {
+        self.gate.arm()
     }
 
     /// Makes the disk hold at most `bytes` (current file lengths, summed), or any
@@ -498,120 +380,6 @@ impl SimVfs {
     }
 }
 
-/// An open file. It names the inode, not the path, so it follows its file across
-/// renames and keeps an unlinked file readable, as a POSIX descriptor does.
-struct SimFile {
-    state: Arc<Mutex<State>>,
-    id: InodeId,
-    /// Opened with `open_read`: every change through this handle fails (EBADF).
-    read_only: bool,
-}
-
-impl SimFile {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A read-only handle refuses every change, as a file opened `O_RDONLY` does.
-    fn writable(&self) -> io::Result<()> {
-        if self.read_only {
-            return Err(io::Error::from_raw_os_error(EBADF));
-        }
-        Ok(())
-    }
-}
-
-impl Drop for SimFile {
-    fn drop(&mut self) {
-        let mut state = self.lock();
-        if let Some(inode) = state.inodes.get_mut(&self.id) {
-            inode.handles -= 1;
-        }
-        state.collect_garbage();
-    }
-}
-
-impl VfsFile for SimFile {
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        let mut state = self.lock();
-        state.begin(OpKind::Read)?;
-        let data = &state.inode(self.id).current;
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(data.len());
-        let n = buf.len().min(data.len() - start);
-        buf[..n].copy_from_slice(&data[start..start + n]);
-        Ok(n)
-    }
-
-    fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        self.writable()?;
-        let mut state = self.lock();
-        let len = state.inode(self.id).current.len() as u64;
-        let growth = (offset + buf.len() as u64).saturating_sub(len);
-        state.begin(OpKind::Write { grows: growth > 0 })?;
-        state.make_room(growth)?;
-        let inode = state.inode(self.id);
-        write_into(&mut inode.current, offset, buf);
-        inode.pending.push(Pending::Write {
-            offset,
-            bytes: buf.to_vec(),
-        });
-        Ok(())
-    }
-
-    fn sync(&self) -> io::Result<()> {
-        self.writable()?;
-        let mut state = self.lock();
-        let result = state.begin(OpKind::Sync);
-        let inode = state.inode(self.id);
-        if result.is_err() {
-            // fsyncgate: the kernel may have dropped the dirty pages and cleared the
-            // error, so a retried fsync succeeds without ever writing them.
-            inode.pending.clear();
-            inode.diverged = true;
-            return result;
-        }
-        for op in std::mem::take(&mut inode.pending) {
-            apply_pending(&mut inode.durable, &op);
-        }
-        debug_assert!(inode.diverged || inode.durable == inode.current);
-        Ok(())
-    }
-
-    fn len(&self) -> io::Result<u64> {
-        Ok(self.lock().inode(self.id).current.len() as u64)
-    }
-
-    fn allocate(&self, len: u64) -> io::Result<()> {
-        self.writable()?;
-        let mut state = self.lock();
-        let at = state.inode(self.id).current.len() as u64;
-        if at >= len {
-            return Ok(());
-        }
-        state.begin(OpKind::Write { grows: true })?;
-        state.make_room(len - at)?;
-        let inode = state.inode(self.id);
-        let zeros = vec![0u8; usize::try_from(len - at).expect("length fits in memory")];
-        write_into(&mut inode.current, at, &zeros);
-        inode.pending.push(Pending::Write { offset: at, bytes: zeros });
-        Ok(())
-    }
-
-    fn set_len(&self, len: u64) -> io::Result<()> {
-        self.writable()?;
-        let mut state = self.lock();
-        let current = state.inode(self.id).current.len() as u64;
-        state.begin(OpKind::SetLen { grows: len > current })?;
-        state.make_room(len.saturating_sub(current))?;
-        let inode = state.inode(self.id);
-        set_len_of(&mut inode.current, len);
-        inode.pending.push(Pending::SetLen(len));
-        Ok(())
-    }
-}
-
 impl Vfs for SimVfs {
     fn open(&self, path: &Path, create: bool) -> io::Result<Arc<dyn VfsFile>> {
         let mut state = self.lock();
@@ -619,7 +387,7 @@ impl Vfs for SimVfs {
             Some(&id) => id,
             None if !create => return Err(not_found(path)),
             None => {
-                state.begin(OpKind::Create)?;
+                state.begin(OpKind::Create, On::Path(path))?;
                 if !state.parent_exists(path) || state.dirs.contains(path) {
                     return Err(not_found(path));
                 }
@@ -639,11 +407,7 @@ impl Vfs for SimVfs {
             }
         };
         state.inode(id).handles += 1;
-        Ok(Arc::new(SimFile {
-            state: Arc::clone(&self.state),
-            id,
-            read_only: false,
-        }))
+        Ok(Arc::new(SimFile::new(&self.state, &self.gate, id, false)))
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn VfsFile>> {
@@ -652,11 +416,7 @@ impl Vfs for SimVfs {
             return Err(not_found(path));
         };
         state.inode(id).handles += 1;
-        Ok(Arc::new(SimFile {
-            state: Arc::clone(&self.state),
-            id,
-            read_only: true,
-        }))
+        Ok(Arc::new(SimFile::new(&self.state, &self.gate, id, true)))
     }
 
     fn exists(&self, path: &Path) -> io::Result<bool> {
@@ -683,7 +443,7 @@ impl Vfs for SimVfs {
 
     fn remove(&self, path: &Path) -> io::Result<()> {
         let mut state = self.lock();
-        state.begin(OpKind::Remove)?;
+        state.begin(OpKind::Remove, On::Path(path))?;
         let Some(id) = state.names.remove(path) else {
             return Err(not_found(path));
         };
@@ -701,7 +461,7 @@ impl Vfs for SimVfs {
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut state = self.lock();
-        state.begin(OpKind::Rename)?;
+        state.begin(OpKind::Rename, On::Rename(from, to))?;
         let Some(&id) = state.names.get(from) else {
             return Err(not_found(from));
         };
@@ -748,7 +508,7 @@ impl Vfs for SimVfs {
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         let mut state = self.lock();
-        state.begin(OpKind::SyncDir)?;
+        state.begin(OpKind::SyncDir, On::Path(dir))?;
         if !state.dir_exists(dir) {
             return Err(not_found(dir));
         }
@@ -807,3 +567,7 @@ impl Drop for SimDirLock {
 #[cfg(test)]
 #[path = "sim_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "sim_ops_tests.rs"]
+mod ops_tests;

@@ -1,19 +1,19 @@
 //! Tests of the simulated file system: durability, crash modes, faults, locks.
 use super::*;
 
-fn root() -> PathBuf {
+pub(super) fn root() -> PathBuf {
     PathBuf::from("/db")
 }
 
 /// A fresh file system with `/db` created.
-fn fresh() -> SimVfs {
+pub(super) fn fresh() -> SimVfs {
     let vfs = SimVfs::new();
     vfs.create_dir_all(&root()).unwrap();
     vfs
 }
 
 /// Creates `/db/<name>` holding `bytes`, with data and directory entry durable.
-fn durable_file(vfs: &SimVfs, name: &str, bytes: &[u8]) -> Arc<dyn VfsFile> {
+pub(super) fn durable_file(vfs: &SimVfs, name: &str, bytes: &[u8]) -> Arc<dyn VfsFile> {
     let file = vfs.open(&root().join(name), true).unwrap();
     file.write_at(bytes, 0).unwrap();
     file.sync().unwrap();
@@ -21,14 +21,14 @@ fn durable_file(vfs: &SimVfs, name: &str, bytes: &[u8]) -> Arc<dyn VfsFile> {
     file
 }
 
-fn read_all(vfs: &SimVfs, path: &Path) -> Vec<u8> {
+pub(super) fn read_all(vfs: &SimVfs, path: &Path) -> Vec<u8> {
     let file = vfs.open(path, false).unwrap();
     let mut buf = vec![0; file.len().unwrap() as usize];
     assert_eq!(file.read_at(&mut buf, 0).unwrap(), buf.len());
     buf
 }
 
-fn errno(e: &io::Error) -> Option<i32> {
+pub(super) fn errno(e: &io::Error) -> Option<i32> {
     e.raw_os_error()
 }
 
@@ -251,162 +251,6 @@ fn chaos_applies_surviving_writes_in_order() {
 }
 
 #[test]
-fn eio_once_fails_exactly_one_op() {
-    let vfs = fresh();
-    let file = durable_file(&vfs, "a", b"abc");
-    let at = vfs.op_count();
-    vfs.fail_at(at, FaultKind::Eio, false);
-    let mut buf = [0; 3];
-    assert_eq!(errno(&file.read_at(&mut buf, 0).unwrap_err()), Some(EIO));
-    assert_eq!(file.read_at(&mut buf, 0).unwrap(), 3);
-    file.write_at(b"x", 0).unwrap();
-    file.sync().unwrap();
-}
-
-#[test]
-fn eio_persistent_fails_every_op_until_cleared() {
-    let vfs = fresh();
-    let file = durable_file(&vfs, "a", b"abc");
-    vfs.fail_at(vfs.op_count() + 1, FaultKind::Eio, true);
-    file.write_at(b"x", 0).unwrap(); // index before the fault
-    let mut buf = [0; 3];
-    assert_eq!(errno(&file.read_at(&mut buf, 0).unwrap_err()), Some(EIO));
-    assert_eq!(errno(&file.write_at(b"y", 0).unwrap_err()), Some(EIO));
-    assert_eq!(errno(&file.sync().unwrap_err()), Some(EIO));
-    assert_eq!(errno(&vfs.sync_dir(&root()).unwrap_err()), Some(EIO));
-    assert_eq!(
-        errno(&vfs.open(&root().join("b"), true).err().unwrap()),
-        Some(EIO)
-    );
-    assert_eq!(
-        errno(&vfs.remove(&root().join("a")).unwrap_err()),
-        Some(EIO)
-    );
-    // A failed op changes nothing.
-    assert!(!vfs.exists(&root().join("b")).unwrap());
-    assert!(vfs.exists(&root().join("a")).unwrap());
-    vfs.clear_faults();
-    assert_eq!(file.read_at(&mut buf, 0).unwrap(), 3);
-    assert_eq!(&buf, b"xbc");
-}
-
-#[test]
-fn enospc_once_fails_only_the_first_growing_op() {
-    let vfs = fresh();
-    let file = durable_file(&vfs, "a", b"abc");
-    vfs.fail_at(vfs.op_count(), FaultKind::Enospc, false);
-    let mut buf = [0; 3];
-    // Reads, syncs, shrinking set_len: not affected, and do not use up the fault.
-    file.read_at(&mut buf, 0).unwrap();
-    file.sync().unwrap();
-    file.set_len(2).unwrap();
-    assert_eq!(errno(&file.write_at(b"zz", 2).unwrap_err()), Some(ENOSPC));
-    assert_eq!(read_all(&vfs, &root().join("a")), b"ab");
-    file.write_at(b"zz", 2).unwrap();
-    assert_eq!(read_all(&vfs, &root().join("a")), b"abzz");
-}
-
-#[test]
-fn enospc_persistent_fails_every_growing_op() {
-    let vfs = fresh();
-    let file = durable_file(&vfs, "a", b"abc");
-    vfs.fail_at(0, FaultKind::Enospc, true);
-    assert_eq!(errno(&file.write_at(b"wxyz", 0).unwrap_err()), Some(ENOSPC));
-    assert_eq!(errno(&file.set_len(100).unwrap_err()), Some(ENOSPC));
-    assert_eq!(errno(&file.allocate(100).unwrap_err()), Some(ENOSPC));
-    assert_eq!(
-        errno(&vfs.open(&root().join("b"), true).err().unwrap()),
-        Some(ENOSPC)
-    );
-    assert_eq!(errno(&file.write_at(b"x", 3).unwrap_err()), Some(ENOSPC));
-    // Everything else proceeds, overwriting bytes the file has included.
-    file.write_at(b"x", 0).unwrap();
-    file.set_len(1).unwrap();
-    file.sync().unwrap();
-    vfs.rename(&root().join("a"), &root().join("c")).unwrap();
-    vfs.sync_dir(&root()).unwrap();
-    vfs.remove(&root().join("c")).unwrap();
-    vfs.clear_faults();
-    vfs.open(&root().join("b"), true)
-        .unwrap()
-        .write_at(b"ok", 0)
-        .unwrap();
-}
-
-#[test]
-fn eio_on_sync_loses_pending_writes_even_after_a_later_successful_sync() {
-    let vfs = fresh();
-    let path = root().join("a");
-    let file = durable_file(&vfs, "a", b"old");
-    file.write_at(b"new", 0).unwrap();
-    vfs.fail_at(vfs.op_count(), FaultKind::Eio, false);
-    assert_eq!(errno(&file.sync().unwrap_err()), Some(EIO));
-    // Still visible to this process...
-    assert_eq!(read_all(&vfs, &path), b"new");
-    // ...and the retried fsync "succeeds"...
-    file.sync().unwrap();
-    // ...but the pages were dropped: no crash brings them back.
-    assert_eq!(read_all(&vfs.crash(CrashMode::DropUnsynced), &path), b"old");
-    for seed in 0..32 {
-        assert_eq!(
-            read_all(&vfs.crash(CrashMode::Chaos { seed }), &path),
-            b"old"
-        );
-    }
-    // Writes after the failure are durable again once synced.
-    file.write_at(b"!", 3).unwrap();
-    file.sync().unwrap();
-    assert_eq!(
-        read_all(&vfs.crash(CrashMode::DropUnsynced), &path),
-        b"old!"
-    );
-}
-
-#[test]
-fn op_count_counts_each_io_op() {
-    let vfs = fresh();
-    assert_eq!(vfs.op_count(), 0);
-    let a = root().join("a");
-    let file = vfs.open(&a, true).unwrap(); // 1: create
-    let _again = vfs.open(&a, true).unwrap(); // existing: not counted
-    file.write_at(b"x", 0).unwrap(); // 2
-    file.read_at(&mut [0; 1], 0).unwrap(); // 3
-    file.set_len(4).unwrap(); // 4
-    file.sync().unwrap(); // 5
-    vfs.sync_dir(&root()).unwrap(); // 6
-    vfs.rename(&a, &root().join("b")).unwrap(); // 7
-    vfs.remove(&root().join("b")).unwrap(); // 8
-    let _ = file.len().unwrap();
-    let _ = vfs.exists(&a).unwrap();
-    let _ = vfs.list(&root()).unwrap();
-    assert_eq!(vfs.op_count(), 8);
-    assert_eq!(vfs.clone().op_count(), 8, "clones share state");
-    assert_eq!(vfs.crash(CrashMode::DropUnsynced).op_count(), 0);
-}
-
-#[test]
-fn failing_at_every_index_hits_every_op() {
-    // The intended use: learn the op count, then fail at each index in turn.
-    fn workload(vfs: &SimVfs) -> io::Result<()> {
-        let file = vfs.open(&root().join("a"), true)?;
-        file.write_at(b"hello", 0)?;
-        file.sync()?;
-        vfs.sync_dir(&root())
-    }
-    let n = {
-        let vfs = fresh();
-        workload(&vfs).unwrap();
-        vfs.op_count()
-    };
-    assert_eq!(n, 4);
-    for i in 0..n {
-        let vfs = fresh();
-        vfs.fail_at(i, FaultKind::Eio, false);
-        assert_eq!(errno(&workload(&vfs).unwrap_err()), Some(EIO), "index {i}");
-    }
-}
-
-#[test]
 fn lock_dir_refuses_a_second_holder_and_frees_on_drop() {
     let vfs = fresh();
     let guard = vfs.lock_dir(&root(), false).unwrap();
@@ -588,15 +432,4 @@ fn a_full_disk_refuses_growth_past_its_capacity_and_nothing_else() {
     vfs.set_capacity(None);
     file.allocate(100).unwrap();
     assert_eq!(file.len().unwrap(), 100);
-}
-
-#[test]
-fn allocate_fails_like_a_write() {
-    let vfs = fresh();
-    let file = durable_file(&vfs, "a", b"abc");
-    vfs.fail_at(vfs.op_count(), FaultKind::Enospc, false);
-    assert_eq!(errno(&file.allocate(4096).unwrap_err()), Some(ENOSPC));
-    assert_eq!(file.len().unwrap(), 3, "a failed allocate changes nothing");
-    file.allocate(4096).unwrap();
-    assert_eq!(file.len().unwrap(), 4096);
 }

@@ -3,12 +3,17 @@
 
 pub mod durability_order;
 pub mod every_page_role;
+pub mod kill9;
 pub mod meta_slots;
 pub mod page_roles;
+pub mod power_loss;
+pub mod random_script;
+pub mod recovery;
+pub mod schedule;
+pub mod state;
 pub mod strace_log;
 pub mod wal_files;
 pub mod wal_log;
-pub mod workload;
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -71,13 +76,18 @@ pub type Model = BTreeMap<Vec<u8>, BTreeMap<Vec<u8>, Vec<u8>>>;
 
 /// Every entry of every tree of a snapshot, read through range batches.
 pub fn read_all(snapshot: &Snapshot) -> Model {
+    try_read_all(snapshot).expect("read a snapshot")
+}
+
+/// The same, returning the first error.
+pub fn try_read_all(snapshot: &Snapshot) -> storage::Result<Model> {
     let mut out = Model::new();
-    for tree in snapshot.trees().expect("list trees") {
+    for tree in snapshot.trees()? {
         let mut entries = BTreeMap::new();
         let mut last: Option<Vec<u8>> = None;
         loop {
             let lower = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-            let batch = snapshot.range(&tree.name, lower, Bound::Unbounded, false, 97).expect("range");
+            let batch = snapshot.range(&tree.name, lower, Bound::Unbounded, false, 97)?;
             if batch.is_empty() {
                 break;
             }
@@ -89,7 +99,7 @@ pub fn read_all(snapshot: &Snapshot) -> Model {
         assert_eq!(entries.len() as u64, tree.count, "count of tree {:?}", String::from_utf8_lossy(&tree.name));
         out.insert(tree.name, entries);
     }
-    out
+    Ok(out)
 }
 
 pub fn open(path: &Path, options: &Options) -> Database {
