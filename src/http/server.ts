@@ -14,6 +14,7 @@
 //   route           its own hooks (the tail's preHandler) and handler
 import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
@@ -126,11 +127,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
   await app.register(websocket, tailWebSocketPluginOptions)
 
+  // The address the server listens on, kept after close() stops the listener: a
+  // request still arriving on a connection it holds while closing is judged by it (and
+  // answered 503 shutting_down below), not refused as naming an unknown host.
   const server = app.server
-  const policy = new OriginPolicy(() => {
+  let listening: AddressInfo | null = null
+  server.on('listening', () => {
     const address = server.address()
-    return address !== null && typeof address === 'object' ? address : null
-  }, options.consoleOrigins ?? [], options.allowedHosts ?? [])
+    listening = address !== null && typeof address === 'object' ? address : null
+  })
+  const policy = new OriginPolicy(() => listening, options.consoleOrigins ?? [], options.allowedHosts ?? [])
   app.addHook('onRequest', requestGuardHook(policy))
 
   const closing = new AbortController()
