@@ -20,7 +20,7 @@ async function viaBatches<T>(query: () => Promise<T>): Promise<{ result: T; batc
   return { result, batched: runs === 1 }
 }
 
-interface Kv { k: string; n: number; v: string | null }
+type Kv = { k: string; n: number; v: string | null }
 
 t.test('every mix of where, select, skip and take, across batch boundaries, gives the model\'s rows down both paths', async (t) => {
   const { db } = await openDatabase(t, 'collection kv { k: string primary, n: int, v: string? }')
