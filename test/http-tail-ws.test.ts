@@ -16,7 +16,7 @@ import { Database, type OpenOptions } from '../src/database/index.js'
 import { buildServer } from '../src/http/index.js'
 import { close_codes, type TailWebSocketOptions } from '../src/http/routes/tail-ws.js'
 import { encodeCommitHeader } from '../src/query/commit-header.js'
-import { pollUntil } from './helpers/poll.js'
+import { hang_guard_ms, pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'tail-token-0123456789abcdefghijk'
@@ -81,10 +81,11 @@ function openTail(url: string, headers: Record<string, string> = {}) {
     events,
     opened,
     get closed() { return closed },
-    async until(predicate: () => boolean, what: string, ms = 5000): Promise<void> {
-      const deadline = Date.now() + ms
+    /** Waits for `predicate`, woken by each message and the close; fails after the hang guard. */
+    async until(predicate: () => boolean, what: string): Promise<void> {
+      const deadline = Date.now() + hang_guard_ms
       while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; have ${events.length} events, closed=${JSON.stringify(closed)}`)
+        if (Date.now() > deadline) throw new Error(`hang guard: still waiting for ${what} after ${hang_guard_ms} ms; have ${events.length} events, closed=${JSON.stringify(closed)}`)
         await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 50) })
       }
     },
@@ -252,7 +253,7 @@ t.test('tail ws: a consumer that stops reading is closed with 1013 and resumes b
   const ws_closing = 2
   await pollUntil(() => [...app.websocketServer.clients].some((c) => c.readyState >= ws_closing), 'the server to close the stalled tail')
   tail.socket.resume()
-  await tail.until(() => tail.closed !== undefined, 'the close', 10_000)
+  await tail.until(() => tail.closed !== undefined, 'the close')
   t.equal(tail.closed?.code, close_codes.try_again_later, 'closed with 1013')
   t.match(tail.closed?.reason, /^consumer too slow; resume with after=\d+$/)
   t.ok(tail.events.length < lsns.length, `closed after ${tail.events.length} of ${lsns.length} events`)
@@ -263,7 +264,7 @@ t.test('tail ws: a consumer that stops reading is closed with 1013 and resumes b
   const all = [...got]
   for (let attempt = 0; attempt < 100 && all.length < lsns.length; attempt += 1) {
     const resume = openTail(`${ws}/api/v1/t/default/tail?after=${all.at(-1) ?? 0}&token=${token}`)
-    await resume.until(() => resume.closed !== undefined || all.length + resume.events.length >= lsns.length, 'more events', 10_000)
+    await resume.until(() => resume.closed !== undefined || all.length + resume.events.length >= lsns.length, 'more events')
     all.push(...resume.events.map((e) => e.lsn))
     await resume.close()
   }
