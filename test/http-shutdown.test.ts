@@ -76,7 +76,7 @@ t.test('closing: a request that arrives while the server closes gets 503 shuttin
   t.equal(refused?.code, 'ECONNREFUSED', 'a new connection is refused once the listener closed')
   t.equal(closed, false, 'close() waits for the connection with a request under way')
 
-  client.end('\r\n')
+  client.write('\r\n')
   await ended
   const text = Buffer.concat(received).toString('utf8')
   const [headText = '', body = ''] = text.split('\r\n\r\n')
