@@ -16,6 +16,7 @@ import { CommitNotifier, pollTail, subscribe, type Subscription, type TailChange
 import { Engine, type EngineOptions } from '../src/engine/index.js'
 import { QueryRunner } from '../src/query/index.js'
 import { buildSchemaIR, fingerprint } from '../src/schema/index.js'
+import { pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const schema = `collection items { id: int primary, v: int, tag: string = "x" }
@@ -164,15 +165,12 @@ t.test('R12: polls in random pages across restarts see each committed transactio
   }
 })
 
-/** Waits until `sub` has handled everything up to `lsn` (or fails the test). */
-async function caughtUp(sub: Subscription, lsn: number, timeout_ms = 20_000): Promise<void> {
-  const deadline = Date.now() + timeout_ms
-  while (sub.last_lsn < lsn) {
-    if (Date.now() > deadline) throw new Error(`subscription stuck at ${sub.last_lsn}, wanted ${lsn}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+/** Waits until `sub` has handled everything up to `lsn` (or the hang guard fails the test). */
+async function caughtUp(sub: Subscription, lsn: number): Promise<void> {
+  await pollUntil(() => sub.last_lsn >= lsn, () => `the subscription to reach ${lsn} (it is at ${sub.last_lsn})`)
 }
 
+/** Random delays that shuffle how consumers and writers interleave (not waits for anything). */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 t.test('live subscriptions see every commit of concurrent writers once, in order: backlog, then live, at any pace', async (t) => {
@@ -262,16 +260,22 @@ t.test('subscription lifecycle: close waits for the running handler, a throwing 
   for (let i = 1; i <= 5; i += 1) await runner.run('a', `insert items {id: ${i}, v: ${i}}`)
 
   let release: () => void = () => {}
+  let blocked = false
   const handled: number[] = []
   const slow = subscribe(engine, notifier, 'a', { after: 0 }, async (e) => {
-    if (handled.length === 1) await new Promise<void>((resolve) => { release = resolve })
+    if (handled.length === 1) {
+      blocked = true
+      await new Promise<void>((resolve) => { release = resolve })
+    }
     handled.push(e.lsn)
   })
-  while (handled.length < 1) await pause(1)
-  await pause(10)
+  await pollUntil(() => blocked, 'the second handler to start and block')
   let closed = false
   const closing = slow.close().then(() => { closed = true })
-  await pause(20)
+  // The handler cannot finish before release() below, so a close that waits for it
+  // cannot have settled; one that does not wait settles in microtasks, long before this
+  // turn of the event loop ends. (No length of wait can make this flake.)
+  await new Promise((resolve) => setImmediate(resolve))
   t.notOk(closed, 'close waits for the handler that is running')
   release()
   await closing
@@ -299,7 +303,7 @@ t.test('a commit nobody notified still reaches a subscription (the idle recheck)
   const events: TailEvent[] = []
   const sub = subscribe(engine, new CommitNotifier(), 'a', { after: engine.stats().current_lsn }, (e) => { events.push(e) })
   const { lsn } = await runner.run('a', 'insert items {id: 2, v: 2}')
-  await caughtUp(sub, lsn!, 5000)
+  await caughtUp(sub, lsn!)
   await sub.close()
   t.same(events.map((e) => e.lsn), [lsn])
 })

@@ -7,6 +7,7 @@ import { CommitNotifier, pollTail, type TailEvent } from '../src/cdc/index.js'
 import { RecentCommits } from '../src/cdc/recent-commits.js'
 import { tail_recent_bytes_max, tail_recent_commit_bytes_max, tail_recent_commits_max } from '../src/limits.js'
 import { openDatabase } from './helpers/database.js'
+import { pollUntil } from './helpers/poll.js'
 
 t.test('recent commits: bounded by count and bytes, oldest out first, large payloads never kept', async (t) => {
   const recent = new RecentCommits()
@@ -40,7 +41,7 @@ t.test('a live tail delivers from memory exactly what a poll reads from the WAL,
   await tenant.query('insert notes {id: $id, text: $t}', { id: ++id, t: 'x'.repeat(tail_recent_commit_bytes_max) })
   await Promise.all(Array.from({ length: 10 }, insert))
   const head = db.engine.stats().current_lsn
-  for (let waited = 0; (live.at(-1)?.lsn ?? 0) < head && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10))
+  await pollUntil(() => (live.at(-1)?.lsn ?? 0) >= head, () => `the live tail to reach ${head} (at ${live.at(-1)?.lsn ?? 0})`)
   t.ok(db.notifier.recent.size > 0, 'the runner kept payloads')
   const polled: TailEvent[] = []
   for (let from = after; ;) {

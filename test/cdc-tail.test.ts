@@ -17,7 +17,9 @@ import { QueryRunner } from '../src/query/index.js'
 import { decodeCommitHeader, encodeCommitHeader } from '../src/query/commit-header.js'
 import { rowsTree } from '../src/query/layout.js'
 import { buildSchemaIR, fingerprint } from '../src/schema/index.js'
+import { pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { tail_wait_ms_max } from '../src/limits.js'
 
 const schema = `collection items { id: int primary, v: int, tag: string = "x" }
   collection notes { id: int primary, text: string }`
@@ -270,24 +272,30 @@ t.test('long poll: wakes on a commit, keeps waiting through commits that are not
   t.same(empty, { events: [], last_lsn: b, head_lsn: b })
   t.ok(Date.now() - started >= 290, 'waited its time')
 
+  // wait_ms is long: answering before it ran out is what shows the wake-up came from
+  // the commit or the abort (a bound on wait_ms itself, not on how fast the machine is).
+  const wait_ms = tail_wait_ms_max
   started = Date.now()
-  const waiting = longPollTail(engine, notifier, 'a', { after: head, wait_ms: 20_000, collection: 'notes' })
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  const waiting = longPollTail(engine, notifier, 'a', { after: head, wait_ms, collection: 'notes' })
+  await pollUntil(() => notifier.waiting === 1, 'the long poll to wait')
   await q('b', 'insert notes {id: 1, text: "not a"}')
   await q('a', 'insert items {id: 2, v: 2}')
-  await new Promise((resolve) => setTimeout(resolve, 50)) // the waiter has read those two and waits on
+  // Each commit's notification took the waiter off the list before its write resolved:
+  // waiting again means it read those two commits, found nothing it wants, and waits on.
+  await pollUntil(() => notifier.waiting === 1, 'the long poll to wait again after commits that are not its events')
   const note = await q('a', 'insert notes {id: 1, text: "a"}')
   const woke = await waiting
   t.same(woke.events.map((e) => e.lsn), [note], 'only the event it asked for')
   t.equal(woke.last_lsn, note)
-  t.ok(Date.now() - started < 5000, 'woken by the commit, not by the timeout')
+  t.ok(Date.now() - started < wait_ms, 'answered before wait_ms ran out: woken by the commit')
 
   const aborted = new AbortController()
   started = Date.now()
-  const cut = longPollTail(engine, notifier, 'a', { after: note, wait_ms: 20_000, signal: aborted.signal })
-  setTimeout(() => aborted.abort(), 50)
+  const cut = longPollTail(engine, notifier, 'a', { after: note, wait_ms, signal: aborted.signal })
+  await pollUntil(() => notifier.waiting === 1, 'the long poll to wait')
+  aborted.abort()
   t.same((await cut).events, [])
-  t.ok(Date.now() - started < 5000, 'an abort ends the wait')
+  t.ok(Date.now() - started < wait_ms, 'answered before wait_ms ran out: the abort ended the wait')
   t.equal(notifier.waiting, 0, 'no waiter is left behind')
 
   const none = await longPollTail(engine, notifier, 'a', { after: 0, wait_ms: 10_000 })
@@ -370,7 +378,7 @@ t.test('retention racing a read: from the oldest starts again, a given after exp
 
   const events: TailEvent[] = []
   const sub = subscribe(racingEngine(20, (call) => (call === 1 ? 11 : undefined)), new CommitNotifier(), 'a', {}, (e) => { events.push(e) })
-  while (sub.last_lsn < 20) await new Promise((resolve) => setTimeout(resolve, 1))
+  await pollUntil(() => sub.last_lsn >= 20, 'the subscription to reach LSN 20')
   await sub.close()
   t.same(events.map((e) => e.lsn), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 'a subscription from the oldest restarts the same way')
 

@@ -4,8 +4,10 @@
 // updates of the client's own rows), records every acknowledged (2xx) write, and
 // SIGKILLs the server 5–80 ms after it answered its first request. With the server
 // dead, the directory is opened in-process and checked: every acknowledged write is
-// there, every row seen after an earlier crash is still there, no row was invented,
-// every atomic block is all or nothing, `verify` is clean and the corruption total 0.
+// there, every row seen after an earlier crash is still there (the model carries every
+// row found across cycles, so a write acknowledged in cycle 1 is checked after every
+// later restart), no row was invented, every atomic block is all or nothing, `verify`
+// is clean and the corruption total 0.
 //
 //   TENANTDB_HTTP_KILL9_CYCLES     most cycles (default 200)
 //   TENANTDB_HTTP_KILL9_BUDGET_MS  time after which no new cycle starts (default 180 000)
@@ -196,6 +198,19 @@ function check(model: Map<number, Row>, c: Cycle, found: Map<number, Row>): stri
   return problems
 }
 
+/**
+ * Checks one cycle, then carries every row found into the model: a row seen after a
+ * kill, acknowledged or not, must be there after every later kill, so a write
+ * acknowledged in cycle 1 is checked again after every restart that follows. (A cycle
+ * with problems ends the loop, so the model never carries a loss forward.)
+ */
+function checkAndCarry(model: Map<number, Row>, c: Cycle, found: Map<number, Row>): string[] {
+  const problems = check(model, c, found)
+  model.clear()
+  for (const [id, row] of found) model.set(id, row)
+  return problems
+}
+
 t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
   // The default budget, a last cycle and the checks fit tap's 300 s; a longer one asks for more.
   if (budget_ms > 180_000) t.setTimeout(budget_ms + 120_000)
@@ -301,7 +316,7 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
       const verified = await db.engine.verify()
       problems.push(...verified.problems.map((p) => `verify: ${p}`))
       found = await readAll(db)
-      problems.push(...check(model, c, found))
+      problems.push(...checkAndCarry(model, c, found))
     } catch (err) {
       problems.push(`reading the directory failed: ${(err as Error).stack ?? String(err)}`)
     } finally {
@@ -310,8 +325,6 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
     totals.check_ms += Date.now() - t1
 
     if (problems.length > 0) fail(cycle, killDelay, c, problems)
-    model.clear()
-    for (const [id, row] of found) model.set(id, row)
   }
 
   const elapsed = Date.now() - started
@@ -345,4 +358,45 @@ t.test('R1: the checker flags a lost acknowledged write, a partial block, a lost
   t.match(problems, /row 99 was never written/)
   c.ackedBlocks.add(7)
   t.match(check(model, c, new Map([...good].filter(([id]) => id < 11))).join('\n'), /acknowledged atomic block 7 .* lost/)
+})
+
+t.test('R1: the checker re-checks every acknowledged write of every earlier cycle after every restart', async (t) => {
+  const row = (client: number, marker: number | null, v: number): Row => ({ client, marker, v })
+  const cycle = (parts: Partial<Cycle> = {}): Cycle => ({
+    inserted: new Map(), ackedInserts: new Set(), blocks: new Map(), ackedBlocks: new Set(),
+    updates: new Map(), ackedUpdate: new Map(), unexpected: [], requests: 0, acks: 0, ...parts,
+  })
+  /** Cycles 1-4 of a run, checked and carried as the loop does; returns the model after cycle 4. */
+  const firstFour = () => {
+    const model = new Map<number, Row>()
+    const history: Array<[Cycle, Map<number, Row>]> = [
+      // 1: row 1 inserted and an atomic block 7 (rows 2-4), both acknowledged.
+      [cycle({ inserted: new Map([[1, row(0, null, 0)], [2, row(1, 7, 0)], [3, row(1, 7, 0)], [4, row(1, 7, 0)]]), ackedInserts: new Set([1]), blocks: new Map([[7, [2, 3, 4]]]), ackedBlocks: new Set([7]) }),
+        new Map([[1, row(0, null, 0)], [2, row(1, 7, 0)], [3, row(1, 7, 0)], [4, row(1, 7, 0)]])],
+      // 2: row 1 updated to v=20, acknowledged.
+      [cycle({ updates: new Map([[1, [20]]]), ackedUpdate: new Map([[1, 0]]) }),
+        new Map([[1, row(0, null, 20)], [2, row(1, 7, 0)], [3, row(1, 7, 0)], [4, row(1, 7, 0)]])],
+      // 3 and 4: other rows only.
+      [cycle({ inserted: new Map([[5, row(2, null, 0)]]), ackedInserts: new Set([5]) }),
+        new Map([[1, row(0, null, 20)], [2, row(1, 7, 0)], [3, row(1, 7, 0)], [4, row(1, 7, 0)], [5, row(2, null, 0)]])],
+      [cycle({ inserted: new Map([[6, row(3, null, 0)]]) }), // not acknowledged, and lost: allowed
+        new Map([[1, row(0, null, 20)], [2, row(1, 7, 0)], [3, row(1, 7, 0)], [4, row(1, 7, 0)], [5, row(2, null, 0)]])],
+    ]
+    for (const [n, [c, found]] of history.entries()) t.same(checkAndCarry(model, c, found), [], `cycle ${n + 1} is right`)
+    return model
+  }
+  const cycle5 = cycle({ inserted: new Map([[8, row(0, null, 0)]]), ackedInserts: new Set([8]) })
+  const rightAfter5 = new Map([[1, row(0, null, 20)], [2, row(1, 7, 0)], [3, row(1, 7, 0)], [4, row(1, 7, 0)], [5, row(2, null, 0)], [8, row(0, null, 0)]])
+  t.same(checkAndCarry(firstFour(), cycle5, rightAfter5), [], 'cycle 5 is right when everything is there')
+
+  const without = (id: number) => new Map([...rightAfter5].filter(([k]) => k !== id))
+  t.match(checkAndCarry(firstFour(), cycle5, without(1)).join('\n'), /row 1 .* was committed before this cycle and is gone/, "cycle 1's acknowledged insert vanished in cycle 5")
+  const lostBlockRow = checkAndCarry(firstFour(), cycle5, without(3)).join('\n')
+  t.match(lostBlockRow, /row 3 .* is gone/, "a row of cycle 1's acknowledged block vanished in cycle 5")
+  t.match(lostBlockRow, /atomic block 7 is partial/)
+  t.match(checkAndCarry(firstFour(), cycle5, without(5)).join('\n'), /row 5 .* is gone/, "cycle 3's acknowledged insert vanished in cycle 5")
+  const reverted = new Map(rightAfter5).set(1, row(0, null, 0))
+  t.match(checkAndCarry(firstFour(), cycle5, reverted).join('\n'), /row 1 has v=0; allowed \[20\]/, "cycle 2's acknowledged update undone in cycle 5")
+  t.match(checkAndCarry(firstFour(), cycle5, new Map(rightAfter5).set(6, row(3, null, 0))).join('\n'), /row 6 was never written/,
+    'a row of an earlier cycle that was lost may not come back')
 })

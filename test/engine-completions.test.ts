@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { Engine, EngineError } from '../src/engine/index.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { hang_guard_ms } from './helpers/poll.js'
 
 const bytes = (text: string) => Buffer.from(text)
 const put = (key: string) => [{ op: 'put' as const, tree: 'c', key: bytes(key), value: bytes('v') }]
@@ -85,20 +86,20 @@ t.test('close settles every commit queued before it; one racing it commits or re
 const ts_loader = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'))
 const engine_module = fileURLToPath(new URL('../src/engine/index.js', import.meta.url))
 
-function runChild(dir: string, body: string): Promise<{ code: number | null; out: string; ms: number }> {
+/** Runs `body` in a child process; a child still running after the hang guard is killed (and fails the test: code null). */
+function runChild(dir: string, body: string): Promise<{ code: number | null; out: string }> {
   const script = `import { Engine } from ${JSON.stringify(engine_module)}
 const engine = await Engine.open(${JSON.stringify(dir)})
 ${body}`
-  const started = Date.now()
   const child = spawn(process.execPath, [...ts_loader, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let out = ''
   child.stdout.on('data', (chunk: Buffer) => { out += chunk })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  const timer = setTimeout(() => child.kill('SIGKILL'), hang_guard_ms)
   return new Promise((resolve) => child.on('exit', (code) => {
     clearTimeout(timer)
-    resolve({ code, out, ms: Date.now() - started })
+    resolve({ code, out })
   }))
 }
 

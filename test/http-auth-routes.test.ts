@@ -1,7 +1,8 @@
 // R8: every route the server registers under /api, with every method, refuses a
-// request without the right token (401) and, with the token in each place seed 5
-// allows, answers its real success status. A registered route missing from the table
-// below fails the test, so no route can be added without deciding its auth.
+// request without the right token (401) and, with the token in each place docs/api.md
+// allows, answers exactly its own success status (never 429 or a 5xx passing for "not
+// 401"). A registered route missing from the table below fails the test, so no route
+// can be added without deciding its auth and its success status.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -12,24 +13,30 @@ import { tempDir } from './helpers/temp-dir.js'
 const token = 'r8-token-0123456789abcdef'
 const wrongSameLength = token.replace(/.$/, 'X')
 
-/** Every route and whether it needs the token ('auth') or is public. */
-const expectations: Record<string, 'auth' | 'public'> = {
-  'GET /api/v1/health': 'auth',
-  'GET /api/v1/health/detail': 'auth',
-  'GET /api/v1/stats': 'auth',
-  'GET /api/v1/tenants': 'auth',
-  'GET /api/v1/t/:tenant/collections': 'auth',
-  'GET /api/v1/t/:tenant/schema': 'auth',
-  'GET /api/v1/t/:tenant/snapshots': 'auth',
-  'GET /api/v1/t/:tenant/diff': 'auth',
-  'GET /api/v1/t/:tenant/tail': 'auth',
-  'POST /api/v1/t/:tenant/query': 'auth',
-  'POST /api/v1/t/:tenant/ops': 'auth',
-  'GET /api/v1/schema.eel': 'auth',
-  'GET /api/v1/openapi.json': 'auth',
-  // The operator console's static files (product.md 6): loading them needs no token.
-  'GET /console': 'public',
-  'GET /console/*': 'public',
+/**
+ * Every route: whether it needs the token ('auth') or is public, and for the /api
+ * routes the request with which it succeeds and its exact success status (diff needs
+ * a snapshot, ops a tenant to resume). A route added without a row here fails.
+ */
+interface Expectation { access: 'auth' | 'public'; success: number; query?: string; body?: string }
+const expectations: Record<string, Expectation> = {
+  'GET /api/v1/health': { access: 'auth', success: 200 },
+  'GET /api/v1/health/detail': { access: 'auth', success: 200 },
+  'GET /api/v1/stats': { access: 'auth', success: 200 },
+  'GET /api/v1/tenants': { access: 'auth', success: 200 },
+  'GET /api/v1/t/:tenant/collections': { access: 'auth', success: 200 },
+  'GET /api/v1/t/:tenant/schema': { access: 'auth', success: 200 },
+  'GET /api/v1/t/:tenant/snapshots': { access: 'auth', success: 200 },
+  'GET /api/v1/t/:tenant/diff': { access: 'auth', success: 200, query: 'from=before' },
+  'GET /api/v1/t/:tenant/tail': { access: 'auth', success: 200, query: 'after=0' },
+  'POST /api/v1/t/:tenant/query': { access: 'auth', success: 200, body: '{"query": "users | take 1"}' },
+  'POST /api/v1/t/:tenant/ops': { access: 'auth', success: 200, body: '{"op": "resume", "name": "default"}' },
+  'GET /api/v1/schema.eel': { access: 'auth', success: 200 },
+  'GET /api/v1/openapi.json': { access: 'auth', success: 200 },
+  // The operator console's static files (docs/api.md): loading them needs no token;
+  // /console redirects to /console/.
+  'GET /console': { access: 'public', success: 301 },
+  'GET /console/*': { access: 'public', success: 200 },
 }
 
 type Variant = [name: string, url: (path: string) => string, headers: Record<string, string>, refused: boolean]
@@ -42,15 +49,6 @@ const variants: Variant[] = [
   ['right token as Bearer', (p) => p, { authorization: `Bearer ${token}` }, false],
   ['right token as X-Service-Token', (p) => p, { 'x-service-token': token }, false],
 ]
-
-/** The query string and body with which each route succeeds (diff needs a snapshot). */
-function requestFor(url: string): { query: string; body?: string; success: number } {
-  if (url.endsWith('/diff')) return { query: 'from=before', success: 200 }
-  if (url.endsWith('/tail')) return { query: 'after=0', success: 200 }
-  if (url.endsWith('/query')) return { query: '', body: '{"query": "users | take 1"}', success: 200 }
-  if (url.endsWith('/ops')) return { query: '', body: '{"op": "resume", "name": "default"}', success: 200 }
-  return { query: '', success: 200 }
-}
 
 const withQuery = (path: string, ...parts: string[]) => {
   const query = parts.filter((p) => p !== '').join('&')
@@ -70,12 +68,12 @@ t.test('R8: every /api route and method needs the token, accepted in each place'
   const keys = routes.map((r) => `${r.method} ${r.url}`)
   for (const key of keys) t.ok(key in expectations, `${key} has an auth expectation in this test`)
   for (const key of Object.keys(expectations)) t.ok(keys.includes(key), `${key} is still registered`)
-  for (const key of keys) t.ok(key.split(' ')[1]?.startsWith('/api/') === (expectations[key] === 'auth'), `${key}: auth exactly under /api/`)
+  for (const key of keys) t.ok(key.split(' ')[1]?.startsWith('/api/') === (expectations[key]?.access === 'auth'), `${key}: auth exactly under /api/`)
 
-  for (const route of routes.filter((r) => expectations[`${r.method} ${r.url}`] === 'public')) {
+  for (const route of routes.filter((r) => expectations[`${r.method} ${r.url}`]?.access === 'public')) {
     const { origin } = await startServer(t, { token, db, consoleDir })
     const res = await fetch(origin + route.url.replace('*', 'index.html'), { method: route.method, redirect: 'manual' })
-    t.equal(res.status, route.url === '/console' ? 301 : 200, `${route.method} ${route.url}: answers without a token`)
+    t.equal(res.status, expectations[`${route.method} ${route.url}`]?.success, `${route.method} ${route.url}: answers without a token`)
     t.equal(res.headers.get('www-authenticate'), null, `${route.method} ${route.url}: asks for no token`)
     await res.arrayBuffer()
   }
@@ -83,7 +81,9 @@ t.test('R8: every /api route and method needs the token, accepted in each place'
   for (const route of routes.filter((r) => r.url.startsWith('/api'))) {
     const { origin } = await startServer(t, { token, db, consoleDir })
     const path = route.url.replace(':tenant', 'default')
-    const { query, body, success } = requestFor(route.url)
+    const expected = expectations[`${route.method} ${route.url}`]
+    if (expected === undefined) continue // failed above: no expectation
+    const { query = '', body, success } = expected
     for (const [name, url, headers, refused] of variants) {
       const init: RequestInit = { method: route.method, headers: { ...headers, 'content-type': 'application/json' } }
       if (body !== undefined) init.body = body

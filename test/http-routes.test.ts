@@ -7,7 +7,9 @@ import { Database } from '../src/database/index.js'
 import { encodeCommitHeader } from '../src/query/commit-header.js'
 import { openDatabase } from './helpers/database.js'
 import { api, startServer } from './helpers/http-server.js'
+import { pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { tail_wait_ms_max } from '../src/limits.js'
 import { flipByteInLeaf } from './helpers/damage-page.js'
 
 const token = 'routes-token-0123456789abcdef'
@@ -167,14 +169,15 @@ t.test('poll tail: after is exclusive, collection filter, limit, bad parameters'
 t.test('poll tail: wait_ms wakes on a commit', async (t) => {
   const { db, call } = await setup(t)
   const head = (await db.tenant('default').query('insert users {id: 1, name: "a"}')).lsn as number
+  // The longest wait_ms: answering before it ran out shows the commit woke the poll.
   const started = Date.now()
-  const waiting = call(`/api/v1/t/default/tail?after=${head}&wait_ms=10000`)
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  const waiting = call(`/api/v1/t/default/tail?after=${head}&wait_ms=${tail_wait_ms_max}`)
+  await pollUntil(() => db.notifier.waiting === 1, 'the long poll to wait')
   const next = (await db.tenant('default').query('insert users {id: 2, name: "b"}')).lsn as number
   const res = await waiting
   t.equal(res.status, 200)
   t.same(res.body.events.map((e: { lsn: number }) => e.lsn), [next])
-  t.ok(Date.now() - started < 5000, 'woken by the commit, not the timeout')
+  t.ok(Date.now() - started < tail_wait_ms_max, 'answered with the commit, before wait_ms ran out')
   const idle = Date.now()
   t.same((await call(`/api/v1/t/default/tail?after=${next}&wait_ms=300`)).body.events, [])
   t.ok(Date.now() - idle >= 250, 'waited out wait_ms with nothing to report')

@@ -1,8 +1,11 @@
-// The change tail over a real WebSocket (product.md 5 "Change tail"): the backlog then
+// The change tail over a real WebSocket (docs/api.md "Change tail"): the backlog then
 // live events, one JSON text message each; resume by `after` with no duplicate and no
 // gap; the collection filter; and every refusal happening BEFORE the upgrade, as a plain
-// HTTP status: 401 without ?token= or with a header token, 404, 400, 410.
+// HTTP status (401 without ?token= or with a header token, 404, 400, 410, and 400 for
+// an upgrade of any other route), answered with `Connection: close` and closed by the
+// server: the client here never ends a refused connection itself.
 import { createRequire } from 'node:module'
+import type { Socket } from 'node:net'
 import t from 'tap'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
@@ -13,6 +16,7 @@ import { Database, type OpenOptions } from '../src/database/index.js'
 import { buildServer } from '../src/http/index.js'
 import { close_codes, type TailWebSocketOptions } from '../src/http/routes/tail-ws.js'
 import { encodeCommitHeader } from '../src/query/commit-header.js'
+import { hang_guard_ms, pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'tail-token-0123456789abcdefghijk'
@@ -26,7 +30,7 @@ export interface WsClient {
   on(event: 'open', listener: () => void): WsClient
   on(event: 'close', listener: (code: number, reason: Buffer) => void): WsClient
   on(event: 'error', listener: (err: Error) => void): WsClient
-  on(event: 'unexpected-response', listener: (req: unknown, res: { statusCode: number; on(e: 'data', l: (c: Buffer) => void): void; on(e: 'end', l: () => void): void }) => void): WsClient
+  on(event: 'unexpected-response', listener: (req: { socket: Socket }, res: { statusCode: number; headers: Record<string, string | undefined>; on(e: 'data', l: (c: Buffer) => void): void; on(e: 'end', l: () => void): void }) => void): WsClient
   close(): void
   pause(): void
   resume(): void
@@ -70,20 +74,18 @@ function openTail(url: string, headers: Record<string, string> = {}) {
   socket.on('error', () => {})
   const opened = new Promise<void>((resolve, reject) => {
     socket.on('open', resolve)
-    socket.on('unexpected-response', (req, res) => {
-      ;(req as { destroy(): void }).destroy()
-      reject(new Error(`refused with ${res.statusCode}`))
-    })
+    socket.on('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)))
   })
   return {
     socket,
     events,
     opened,
     get closed() { return closed },
-    async until(predicate: () => boolean, what: string, ms = 5000): Promise<void> {
-      const deadline = Date.now() + ms
+    /** Waits for `predicate`, woken by each message and the close; fails after the hang guard. */
+    async until(predicate: () => boolean, what: string): Promise<void> {
+      const deadline = Date.now() + hang_guard_ms
       while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; have ${events.length} events, closed=${JSON.stringify(closed)}`)
+        if (Date.now() > deadline) throw new Error(`hang guard: still waiting for ${what} after ${hang_guard_ms} ms; have ${events.length} events, closed=${JSON.stringify(closed)}`)
         await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 50) })
       }
     },
@@ -95,20 +97,30 @@ function openTail(url: string, headers: Record<string, string> = {}) {
   }
 }
 
-/** The status and JSON body of an upgrade the server refused before upgrading. */
-function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+/** How long the server may take to close a refused upgrade's connection: it does so at once; this only guards against a hang. */
+const refused_close_hang_guard_ms = 10_000
+
+/**
+ * The status, `Connection` header and JSON body of an upgrade the server refused
+ * before upgrading. Resolves once the server has closed the connection; nothing here
+ * ends it, so a server that left it open fails with the hang guard.
+ */
+function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; connection: string | undefined; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers })
     socket.on('open', () => { socket.close(); reject(new Error('the upgrade was accepted')) })
     socket.on('error', () => {})
     socket.on('unexpected-response', (req, res) => {
       const chunks: Buffer[] = []
+      const guard = setTimeout(() => reject(new Error(`the server left the refused connection (${res.statusCode}) open for ${refused_close_hang_guard_ms} ms`)), refused_close_hang_guard_ms)
+      const closed = new Promise((resolveClosed) => req.socket.once('close', resolveClosed))
       res.on('data', (c) => chunks.push(c))
       res.on('end', () => {
-        // The refused upgrade's connection is not reusable: close it.
-        ;(req as { destroy(): void }).destroy()
-        const text = Buffer.concat(chunks).toString('utf8')
-        resolve({ status: res.statusCode, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) })
+        void closed.then(() => {
+          clearTimeout(guard)
+          const text = Buffer.concat(chunks).toString('utf8')
+          resolve({ status: res.statusCode, connection: res.headers.connection, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) })
+        })
       })
     })
   })
@@ -176,6 +188,7 @@ t.test('tail ws: refusals come before the upgrade', async (t) => {
   const none = await refusal(url)
   t.equal(none.status, 401, 'no token')
   t.same(none.body, { error: 'missing or invalid token', code: 'unauthorized' })
+  t.equal(none.connection, 'close', 'the refusal says the connection ends with it')
   t.equal((await refusal(`${url}?token=${token.replace(/.$/, '!')}`)).status, 401, 'wrong token')
   const bearer = await refusal(url, { authorization: `Bearer ${token}` })
   t.equal(bearer.status, 401, 'a Bearer header token does not open a tail')
@@ -189,6 +202,14 @@ t.test('tail ws: refusals come before the upgrade', async (t) => {
   t.equal(bad.status, 400)
   t.equal(bad.body.code, 'bad_request')
   t.equal((await refusal(`${url}?after=${head + 1000}&token=${token}`)).status, 400, 'an after beyond the head')
+  // Only the tail upgrades: any other route refuses before the upgrade, token or not.
+  for (const other of ['/api/v1/health', '/api/v1/t/default/collections', '/console/']) {
+    const res = await refusal(`${ws}${other}?token=${token}`)
+    t.equal(res.status, 400, `an upgrade of ${other}`)
+    t.same(res.body, { error: `GET ${other} does not take a WebSocket upgrade; only the change tail does`, code: 'bad_request' })
+    t.equal(res.connection, 'close')
+  }
+  t.equal((await refusal(`${ws}/api/v1/health`)).status, 401, 'without the token, auth answers first')
   // The query token alone opens it.
   const ok = openTail(`${url}?token=${token}`)
   await ok.opened
@@ -217,7 +238,7 @@ t.test('tail ws: 410 before the upgrade for an after retention deleted', async (
 })
 
 t.test('tail ws: a consumer that stops reading is closed with 1013 and resumes by after', async (t) => {
-  const { db, ws } = await startTailServer(t, { buffered_bytes_low: 512, buffered_bytes_max: 1024, stall_ms_max: 300 })
+  const { db, app, ws } = await startTailServer(t, { buffered_bytes_low: 512, buffered_bytes_max: 1024, stall_ms_max: 300 })
   // Big events, so the kernel's socket buffers fill quickly.
   const big = 'x'.repeat(200 * 1024)
   const lsns: number[] = []
@@ -228,9 +249,11 @@ t.test('tail ws: a consumer that stops reading is closed with 1013 and resumes b
   const tail = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)
   await tail.opened
   tail.socket.pause()
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  // Not reading, until the server has given up on this consumer and begun closing it.
+  const ws_closing = 2
+  await pollUntil(() => [...app.websocketServer.clients].some((c) => c.readyState >= ws_closing), 'the server to close the stalled tail')
   tail.socket.resume()
-  await tail.until(() => tail.closed !== undefined, 'the close', 10_000)
+  await tail.until(() => tail.closed !== undefined, 'the close')
   t.equal(tail.closed?.code, close_codes.try_again_later, 'closed with 1013')
   t.match(tail.closed?.reason, /^consumer too slow; resume with after=\d+$/)
   t.ok(tail.events.length < lsns.length, `closed after ${tail.events.length} of ${lsns.length} events`)
@@ -241,7 +264,7 @@ t.test('tail ws: a consumer that stops reading is closed with 1013 and resumes b
   const all = [...got]
   for (let attempt = 0; attempt < 100 && all.length < lsns.length; attempt += 1) {
     const resume = openTail(`${ws}/api/v1/t/default/tail?after=${all.at(-1) ?? 0}&token=${token}`)
-    await resume.until(() => resume.closed !== undefined || all.length + resume.events.length >= lsns.length, 'more events', 10_000)
+    await resume.until(() => resume.closed !== undefined || all.length + resume.events.length >= lsns.length, 'more events')
     all.push(...resume.events.map((e) => e.lsn))
     await resume.close()
   }

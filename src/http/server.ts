@@ -10,10 +10,13 @@
 //                   cors.ts: CORS headers; an allowed preflight is answered (204)
 //                   auth.ts: 401/429 unless the matched route is public
 //                   route-methods.ts: 405 (with Allow) or 404 when no route matched
+//                   upgrade-refusal.ts: 400 for a WebSocket upgrade of a route that takes none
+//   onSend          a refused upgrade's answer says Connection: close (the plugin closes it)
 //   body            body.ts: UTF-8 text, 400 if ill-formed
 //   route           its own hooks (the tail's preHandler) and handler
 import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
@@ -28,6 +31,7 @@ import { log_serializers, pathOnly } from './log.js'
 import { OriginPolicy } from './origin-policy.js'
 import { requestGuardHook } from './request-guard.js'
 import { routeMissingHook } from './route-methods.js'
+import { refusedUpgradeCloses, upgradeRouteHook } from './upgrade-refusal.js'
 import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
 import { openapiRoutes } from './routes/openapi.js'
@@ -126,11 +130,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
   await app.register(websocket, tailWebSocketPluginOptions)
 
+  // The address the server listens on, kept after close() stops the listener: a
+  // request still arriving on a connection it holds while closing is judged by it (and
+  // answered 503 shutting_down below), not refused as naming an unknown host.
   const server = app.server
-  const policy = new OriginPolicy(() => {
+  let listening: AddressInfo | null = null
+  server.on('listening', () => {
     const address = server.address()
-    return address !== null && typeof address === 'object' ? address : null
-  }, options.consoleOrigins ?? [], options.allowedHosts ?? [])
+    listening = address !== null && typeof address === 'object' ? address : null
+  })
+  const policy = new OriginPolicy(() => listening, options.consoleOrigins ?? [], options.allowedHosts ?? [])
   app.addHook('onRequest', requestGuardHook(policy))
 
   const closing = new AbortController()
@@ -149,6 +158,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRequest', corsHook(policy))
   app.addHook('onRequest', authHook(options.token))
   app.addHook('onRequest', routeMissingHook(app))
+  app.addHook('onRequest', upgradeRouteHook)
+  app.addHook('onSend', refusedUpgradeCloses)
 
   // Reached only if a route calls callNotFound: routeMissingHook answers the rest.
   app.setNotFoundHandler((request, reply) =>
@@ -169,6 +180,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(consoleRoutes(options.consoleDir))
   // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
   // and its preHandler, which does nothing for a plain request).
-  app.route({ method: 'GET', url: tail_path, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
+  app.route({ method: 'GET', url: tail_path, config: { websocket: true }, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
   return app
 }

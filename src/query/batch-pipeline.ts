@@ -27,8 +27,16 @@ export interface BatchRead {
   batch: number
 }
 
+/**
+ * How many reads this process ran through readBatches. Its results equal stages.ts's
+ * by design, so this count is the one way to see that a pipeline took this path
+ * (test/query-batch-pipeline.test.ts).
+ */
+export const batch_pipeline_runs = { count: 0 }
+
 /** The output rows (at most rows_max) and whether more matched. */
 export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; truncated: boolean }> {
+  batch_pipeline_runs.count += 1
   const { view, tree, stages, columns, eval: ctx, examined } = read
   // How many rows each skip has dropped and each take has passed so far.
   const counts = stages.map(() => 0)

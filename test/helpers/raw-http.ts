@@ -54,6 +54,28 @@ export function rawRequest(port: number, request: string | Buffer, deadlineMs = 
   })
 }
 
+/**
+ * Writes `request` to 127.0.0.1:port and resolves with the status line's code as soon
+ * as the response head has arrived, then ends the connection (for an answer that keeps
+ * it open, such as a WebSocket's 101). Fails after `hangGuardMs` without a head.
+ */
+export function rawResponseStatus(port: number, request: string | Buffer, hangGuardMs = 60_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const socket = connect(port, '127.0.0.1', () => socket.write(request))
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`hang guard: no response head after ${hangGuardMs} ms`)) }, hangGuardMs)
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      const text = Buffer.concat(chunks).toString('latin1')
+      if (!text.includes('\r\n\r\n')) return
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0))
+    })
+    socket.on('error', (err) => { clearTimeout(timer); reject(err) })
+  })
+}
+
 /** The JSON body of a response, or undefined when it is not JSON. */
 export function jsonBody(response: RawResponse): Record<string, unknown> | undefined {
   try {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { hang_guard_ms } from './poll.js'
 
 export const cli_path = fileURLToPath(new URL('../../bin/tenantdb.js', import.meta.url))
 
@@ -10,8 +11,8 @@ export interface CliProcess {
   stderr(): string
   /** Resolves with the exit code (or the signal's name). */
   exited: Promise<number | string>
-  /** Resolves once `pattern` appears in stdout or stderr. */
-  waitFor(pattern: RegExp, timeout_ms?: number): Promise<RegExpExecArray>
+  /** Resolves once `pattern` appears in stdout or stderr; fails if the process exits first, or after the hang guard. */
+  waitFor(pattern: RegExp, hang_guard_ms?: number): Promise<RegExpExecArray>
 }
 
 /** Runs the real `tenantdb` command; killed when the test ends if still running. */
@@ -34,7 +35,7 @@ export function spawnCli(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): 
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(pattern, timeout_ms = 15_000) {
+    waitFor(pattern, guard_ms = hang_guard_ms) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const match = pattern.exec(out) ?? pattern.exec(err)
@@ -42,7 +43,7 @@ export function spawnCli(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): 
             done(); reject(new Error(`process exited (${child.exitCode}) before ${pattern}:\n${out}\n${err}`))
           }
         }
-        const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${pattern}:\n${out}\n${err}`)) }, timeout_ms)
+        const timer = setTimeout(() => { done(); reject(new Error(`hang guard: no ${pattern} after ${guard_ms} ms:\n${out}\n${err}`)) }, guard_ms)
         const done = () => { clearTimeout(timer); listeners.delete(check) }
         listeners.add(check)
         check()

@@ -4,16 +4,19 @@
 // registered by server.ts:
 //
 //   await app.register(websocket, tailWebSocketPluginOptions)
-//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', handler: poll, ...tailWebSocket(db) })
+//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', config: { websocket: true }, handler: poll, ...tailWebSocket(db) })
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
 // response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
 // or wrong token, or a token offered in a header: product.md 3, WebSockets take only
 // `?token=`), 404 unknown tenant, 400 bad `after`, 410 expired `after`. A refused
-// upgrade's connection is closed by @fastify/websocket's onResponse hook, which
-// server.ts makes run by registering the plugin before every other hook. To make the 404/400/410 exact, the subscription itself is opened
-// in the route's preHandler (it throws at once for a bad `after`) and handed to the
-// socket once upgraded; it is closed when the connection closes, upgraded or not.
+// upgrade is answered with `Connection: close` (upgrade-refusal.ts) and its connection
+// closed by @fastify/websocket's onResponse hook, which server.ts makes run by
+// registering the plugin before every other hook; `config: { websocket: true }` is
+// what lets this route, alone, upgrade. To make the 404/400/410 exact, the
+// subscription itself is opened in the route's preHandler (it throws at once for a
+// bad `after`) and handed to the socket once upgraded; it is closed when the
+// connection closes, upgraded or not.
 //
 // Close codes after the upgrade:
 //   1000  never sent by the server on its own (the client ends a tail)
