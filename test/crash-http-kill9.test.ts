@@ -32,6 +32,7 @@ import { Database } from '../src/database/index.js'
 import type { Value } from '../src/lang/ast.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { rng } from './helpers/rng.js'
 
 const cycles = Number(process.env.TENANTDB_HTTP_KILL9_CYCLES ?? 200)
 const budget_ms = Number(process.env.TENANTDB_HTTP_KILL9_BUDGET_MS ?? 180_000)
@@ -41,18 +42,6 @@ const clients = 4
 const checkpoint_wal_bytes = 16 * 1024
 const token = 'k9k9k9k9k9k9k9k9k9k9k9k9k9k9k9k9'
 const schema = 'collection items { id: int primary, client: int, marker: int?, v: int }\n'
-
-/** mulberry32: a small deterministic generator. */
-function rng(s: number): () => number {
-  let a = s >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Row { client: number; marker: number | null; v: number }
 

@@ -46,7 +46,8 @@ import type { TailChange, TailEvent } from '../src/cdc/index.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { checkTail, type FinalState } from './helpers/tail-check.js'
 import { TailConsumer } from './helpers/tail-consumers.js'
-import { rng, tail_schema, TxnWriter, type Attempt } from './helpers/tail-workload.js'
+import { rng } from './helpers/rng.js'
+import { tail_schema, TxnWriter, type Attempt } from './helpers/tail-workload.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const cycles = Number(process.env.TENANTDB_TAIL_KILL9_CYCLES ?? 100)

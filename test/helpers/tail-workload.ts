@@ -11,22 +11,11 @@
 // again, so its model of its rows, and therefore the expected changes of its next
 // transactions, stays exact whichever way the pending one went.
 import type { TailChange } from '../../src/cdc/index.js'
+import { rng } from './rng.js'
 
 export const tail_schema = `collection txns { id: int primary, writer: int, seq: int }
 collection items { id: int primary, writer: int, v: int, tag: string = "x" }
 `
-
-/** mulberry32: a small deterministic generator, so a seed replays the workload's choices. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export interface ItemRow { id: number; writer: number; v: number; tag: string }
 

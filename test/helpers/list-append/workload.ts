@@ -12,6 +12,7 @@
 // validated against it. Every appended value is unique in the run. A seed fixes each
 // client's plan; the interleaving is the scheduler's.
 import type { Op } from './history.js'
+import { rng } from '../rng.js'
 
 /** A transaction to run: its operations (reads unanswered) and where a filler scan goes, if any. */
 export interface PlannedTxn {
@@ -37,18 +38,6 @@ export const default_shape: Omit<WorkloadShape, 'clients' | 'txns'> = { active: 
 /** The keys a workload of `shape` touches: 0 … keyCount(shape) - 1. */
 export function keyCount(shape: WorkloadShape): number {
   return Math.ceil(shape.txns / shape.window_txns) * shape.stride + shape.active
-}
-
-/** mulberry32: a small deterministic generator. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /**
