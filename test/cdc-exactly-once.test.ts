@@ -1,4 +1,4 @@
-// R12 (docs/architecture.md, "Invariants and the tests that try to break them"): the
+// R12 (docs/architecture.md, "Testing", "Claims and the tests that back them"): the
 // change tail is exactly-once across restarts. Polled in pages of random sizes, with
 // the engine closed and reopened in the middle several times and each consumer
 // resuming from its last `last_lsn`, the union of events is

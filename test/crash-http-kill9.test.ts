@@ -1,4 +1,4 @@
-// R1 (docs/architecture.md, "Invariants and the tests that try to break them"): a kill -9 loop against the real server over HTTP.
+// R1 (docs/architecture.md, "Testing", "Claims and the tests that back them"): a kill -9 loop against the real server over HTTP.
 // Each cycle starts `tenantdb serve` on the same directory, runs a mixed workload from
 // several concurrent HTTP clients (inserts, atomic blocks of 3 rows sharing a marker,
 // updates of the client's own rows), records every acknowledged (2xx) write, and

@@ -1,4 +1,4 @@
-// R12 (docs/architecture.md, "Invariants and the tests that try to break them"): the
+// R12 (docs/architecture.md, "Testing", "Claims and the tests that back them"): the
 // change tail is exactly-once across kill -9 of the real server. Each cycle starts
 // `tenantdb serve` on the same directory; three writers commit transactions over HTTP
 // (each an atomic block naming itself in `txns`, plus writes to the writer's own

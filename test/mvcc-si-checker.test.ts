@@ -1,4 +1,4 @@
-// R7 (docs/architecture.md, "Invariants and the tests that try to break them"):
+// R7 (docs/architecture.md, "Testing", "Claims and the tests that back them"):
 // snapshot isolation, checked Elle-style. Concurrent clients run list-append
 // transactions (test/helpers/list-append/workload.ts: appends and reads over a sliding
 // window of many keys, a quarter of them read-only, some blocks yielding to the event

@@ -1,4 +1,4 @@
-//! R3 (docs/architecture.md, "Invariants and the tests that try to break them"):
+//! R3 (docs/architecture.md, "Testing", "Claims and the tests that back them"):
 //! single-bit flips in the page file, on the simulated file system, each followed by
 //! an open, a read of everything (every tree of the head and of every pin, large
 //! values included) and `verify`.

@@ -1,4 +1,4 @@
-//! R4 (docs/architecture.md, "Invariants and the tests that try to break them"):
+//! R4 (docs/architecture.md, "Testing", "Claims and the tests that back them"):
 //! intact page images in the wrong place, on the simulated file system.
 //!
 //! Stale images are older versions of the same database: the page file is copied
