@@ -48,6 +48,13 @@ export class Recorder {
     }))
   }
 
+  /** Transactions sent and not yet answered. */
+  get pending(): number {
+    let count = 0
+    for (let i = this.history.length - 1; i >= 0 && count < 64; i -= 1) if (this.history[i]?.complete === -1) count += 1
+    return count
+  }
+
   /** Reads keys 0 … count - 1 after everything else, in read-only transactions of up to 500 keys. */
   async readAll(count: number, submit: Submit): Promise<void> {
     for (let first = 0; first < count; first += 500) {
