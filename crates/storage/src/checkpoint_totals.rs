@@ -4,7 +4,7 @@
 //! space is being reused; the kill -9 loop of the HTTP server reads it to know its kills
 //! landed among checkpoints that reuse slots.
 
-use crate::database::CheckpointStats;
+use crate::reports::CheckpointStats;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckpointTotals {

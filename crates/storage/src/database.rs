@@ -32,16 +32,17 @@ use std::time::Instant;
 use crate::btree::{self, TreeCheck};
 use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
 use crate::checkpoint_totals::CheckpointTotals;
+use crate::reports::{CheckpointStats, CloseReport, Stats, VerifyReport};
 use crate::journal::Journal;
 use crate::commit::Commit;
-use crate::corruption_log::{CorruptionLog, CorruptionReport};
+use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
 use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
 use crate::histogram::Histogram;
 use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
 use crate::limits::PAGE_BYTES;
-use crate::pager::{CacheStats, Pager};
+use crate::pager::Pager;
 use crate::page_file::PageFile;
 use crate::readers::{OldestRead, Readers};
 use crate::relocate::{rebase, Moves};
@@ -83,65 +84,6 @@ impl Default for Options {
             vfs: Arc::new(RealVfs),
         }
     }
-}
-
-#[derive(Debug, Clone)]
-pub struct Stats {
-    pub page_count: u64,
-    pub page_file_bytes: u64,
-    pub wal_bytes: u64,
-    /// LSN of the newest durable commit (what readers see).
-    pub current_lsn: u64,
-    pub checkpoint_lsn: u64,
-    /// WAL bytes after the checkpoint LSN: what recovery would replay.
-    pub lag_bytes: u64,
-    pub oldest_lsn: u64,
-    pub replayed_frames: u64,
-    pub torn_bytes: u64,
-    pub open_micros: u64,
-    pub fsync: Histogram,
-    /// What the checkpoints since open did.
-    pub checkpoints: CheckpointTotals,
-    pub cache: CacheStats,
-    /// The page file's slots by state, as of the last checkpoint.
-    pub space: SpaceStats,
-    pub corruption: Vec<CorruptionReport>,
-    pub corruption_total: u64,
-    pub db_dir: PathBuf,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct VerifyReport {
-    pub pages: u64,
-    pub entries: u64,
-    pub wal_problems: usize,
-    /// The slots by state in the space map checked (live and free disjoint, covering
-    /// the file, every count recounted).
-    pub space: SpaceStats,
-    pub problems: Vec<String>,
-}
-
-/// What `Database::close` did besides stopping.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CloseReport {
-    /// The final checkpoint was skipped because the disk is full (the reason). Nothing
-    /// is lost: every acknowledged commit is in the WAL and the next open replays it.
-    pub checkpoint_skipped: Option<String>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct CheckpointStats {
-    /// The generation of the meta record it wrote.
-    pub generation: u64,
-    pub checkpoint_lsn: u64,
-    pub pages_written: u64,
-    /// Slots whose last reference went away and were read to release what they held.
-    pub pages_released: u64,
-    /// It wrote over slots it released itself, through the journal (space/mod.rs).
-    pub in_place: bool,
-    /// The allocator tip after the checkpoint (it comes down when the file's free
-    /// tail is cut off).
-    pub page_count: u64,
 }
 
 struct Head {
