@@ -20,7 +20,10 @@
 // A cycle costs about 1.6 s (mostly the server's start) on an idle 2-core machine and
 // three times that when it is loaded, so the loop stops starting cycles once its time
 // budget is spent, and fails if that left fewer than `cycles_min` (a machine too slow
-// to test meaningfully is a failure, not a pass).
+// to test meaningfully is a failure, not a pass). tap's file limit (600 s, package.json)
+// is a hang guard above the default budget plus 30 cycles of a loaded machine; a budget
+// beyond it needs `npx tap --timeout=N`. (A test cannot lift that limit itself: tap 21
+// ignores `t.setTimeout` for it, which the old subtest call here assumed.)
 //
 // Timing of the kill relative to the server's work is the scheduler's, so a seed
 // replays the same workload choices and delays, not the same interleaving.
@@ -201,8 +204,6 @@ function checkAndCarry(model: Map<number, Row>, c: Cycle, found: Map<number, Row
 }
 
 t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
-  // The default budget, a last cycle and the checks fit tap's 300 s; a longer one asks for more.
-  if (budget_ms > 180_000) t.setTimeout(budget_ms + 120_000)
   const dir = tempDir(t, 'tenantdb-kill9-')
   const dbDir = join(dir, 'db')
   const checkDir = join(dir, 'check')

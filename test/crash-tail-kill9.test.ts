@@ -23,7 +23,8 @@
 //
 //   TENANTDB_TAIL_KILL9_CYCLES     most cycles (default 100)
 //   TENANTDB_TAIL_KILL9_BUDGET_MS  time after which no new cycle starts (default 40 000;
-//                                  a longer run, e.g. 600 000, raises the test's timeout)
+//                                  a run longer than tap's 600 s file limit needs
+//                                  `npx tap --timeout=N`)
 //   TENANTDB_TAIL_KILL9_SEED       seed of the workload, the consumers' choices and the
 //                                  kill delays (default fixed; printed on failure)
 //
@@ -165,7 +166,6 @@ async function readAll(url: string, collection: string, columns: string[]): Prom
 }
 
 t.test('R12: the change tail is exactly-once across kill -9 of the server, over HTTP polls and WebSockets resumed by `after`', async (t) => {
-  if (budget_ms > 40_000) t.setTimeout(budget_ms + 120_000)
   const dir = tempDir(t, 'tenantdb-tail-kill9-')
   const dbDir = join(dir, 'db')
   const schemaFile = join(dir, 'schema.eel')
