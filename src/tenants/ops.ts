@@ -198,7 +198,10 @@ async function dropSnapshot(runner: QueryRunner, view: TxnView, tenant: string, 
   return { ok: true, message: `dropped snapshot ${name} of ${tenant}` }
 }
 
-/** Seed 4.5: live rows into fresh pages; pins keep the pages they need. */
+/**
+ * Compact (docs/operations.md, "Compacting a tenant"): live rows into fresh pages; pins
+ * keep the pages they need.
+ */
 async function compact(runner: QueryRunner, view: TxnView, name: string): Promise<OpResult> {
   const started = Date.now()
   requireTenant(view, name)
