@@ -219,8 +219,8 @@ async function compact(runner: QueryRunner, view: TxnView, name: string): Promis
 /**
  * After a tenant's compaction, the page file's: what nothing reaches any more is
  * released and live pages move down so the free tail is cut off (docs/operations.md,
- * "Compacting"). The message gains the page file's size before the operation began
- * and after it.
+ * "Compacting a tenant"). The message gains the page file's size before the operation
+ * began and after it.
  */
 async function compactFiles(runner: QueryRunner, result: OpResult, bytes_before: number): Promise<OpResult> {
   const space = await runner.engine.compactSpace()
