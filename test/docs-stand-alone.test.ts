@@ -112,6 +112,10 @@ t.test('the checks find what they look for', async (t) => {
   const innocent = ['const seed = 0x5eed', '// with seed 0 and seed = the prime', '// failures name the seed (seeds 1, 2, …)', '// a product that is itself rounded']
   for (const sample of innocent) t.same(outsideReferences('x.ts', sample), [], `not a reference: ${sample}`)
 
+  const parsed = headings('# Top\n```` ```eel ```` blocks run.\n## After inline code\n```\n# not a heading\n```\n## Twice\n## Twice\n### With `code` (and a path)')
+  t.same([...parsed.anchors], ['top', 'after-inline-code', 'twice', 'twice-1', 'with-code-and-a-path'], 'headings outside code fences, with GitHub\'s anchors')
+  t.ok(parsed.names.has('With `code`') && !parsed.names.has('not a heading'), 'a name without its "(…)"; nothing from inside a fence')
+
   const broken = brokenCitations(new Map([
     ['src/x.ts', '// The tail (docs/api.md, "Change tail"), and (docs/api.md, "No such section").\n// Also docs/operations.md,\n// "Nor this one", and docs/api.md "Origins and\n// elsewhere".'],
     ['test/y.test.ts', '// (docs/replication.md, "Leases")'],

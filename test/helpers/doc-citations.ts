@@ -51,10 +51,22 @@ export function headings(markdown: string): Headings {
   const names = new Set<string>()
   const anchors = new Set<string>()
   const seen = new Map<string, number>()
-  let fenced = false
+  let fence: string | null = null // the open code fence, while inside one
   for (const line of markdown.split('\n')) {
-    if (/^\s*```/.test(line)) fenced = !fenced
-    const m = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
+    if (fence === null) {
+      // An opening fence: three or more backticks with no backtick after them (so a
+      // line that starts with inline code, ```` ```eel ````, is not one), or tildes.
+      const open = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/.exec(line)
+      if (open !== null) {
+        fence = open[1] as string
+        continue
+      }
+    } else {
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line)
+      if (close !== null && close[1]?.[0] === fence[0] && (close[1] as string).length >= fence.length) fence = null
+      continue
+    }
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
     if (m === null) continue
     const name = m[1] as string
     names.add(name)
