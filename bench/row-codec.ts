@@ -1,4 +1,4 @@
-// Row codec candidates, measured (issue: "choose it by measurement"): the binary format
+// Row codec candidates, measured, so the choice rests on figures: the binary format
 // of src/codec/row.ts against JSON with a small tagging scheme (kept only here). Per row
 // shape: bytes per row, encode and decode rows/s, each the median of `--reps` passes
 // after a warm-up, and binary/JSON ratios (>1 means binary is better).

@@ -140,7 +140,7 @@ export const tail_ws_stall_ms_max = 30_000
 /** Interval of the server's pings on a tail socket (docs/api.md). */
 export const tail_ws_ping_ms = 15_000
 
-// The embedded query path (performance.md P3-P5).
+// The embedded query path (docs/performance.md, P3-P5).
 
 /** Encoded tree names the engine facade keeps for reuse (forgotten wholesale when full). */
 export const tree_name_buffers_max = 4096

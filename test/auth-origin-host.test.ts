@@ -1,4 +1,4 @@
-// D1 (docs/api.md "Origins and hosts"): cross-site requests and DNS rebinding are
+// R13 (docs/api.md, "Origins and hosts"): cross-site requests and DNS rebinding are
 // refused before routing and before authentication, for every method and for the
 // WebSocket upgrade: an Origin that is not allowed, or Sec-Fetch-Site cross-site /
 // same-site without one, is 403 `origin_not_allowed`; a Host that does not name the

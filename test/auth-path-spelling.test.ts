@@ -1,4 +1,4 @@
-// D1 (docs/api.md "Paths"): the token check cannot be passed by spelling a path
+// R13 (docs/api.md, "Paths"): the token check cannot be passed by spelling a path
 // differently. Over raw sockets (nothing normalises the request line), every registered
 // route × every method × many spellings: percent-encoded characters in every position
 // (upper- and lower-case hex), whole encoded segments, upper case, double and trailing
@@ -104,7 +104,7 @@ function consoleFixture(t: Parameters<typeof tempDir>[0]): string {
   return root
 }
 
-t.test('D1: no spelling of any route passes the token check', async (t) => {
+t.test('R13: no spelling of any route passes the token check', async (t) => {
   const db = await openExampleDatabase(t)
   await db.ops({ op: 'snapshot', name: 'default', target: 'before' })
   const { app, port } = await startServer(t, { token, db, consoleDir: consoleFixture(t) })

@@ -1,5 +1,6 @@
 // The real `tenantdb compact` and `tenantdb verify` commands on temporary directories
-// (product.md 2, seed 4.5). Run `npm run build:ts` first: the command runs from dist/.
+// (docs/operations.md, "Compacting a tenant", "Verifying a directory"). Run `npm run
+// build:ts` first: the command runs from dist/.
 import { spawnSync } from 'node:child_process'
 import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -28,7 +29,7 @@ async function seeded(t: Test): Promise<{ dir: string; schema: string }> {
   return { dir, schema }
 }
 
-t.test('compact prints the seed figures and keeps every row and snapshot readable', async (t) => {
+t.test('compact prints the documented figures and keeps every row and snapshot readable', async (t) => {
   const { dir, schema } = await seeded(t)
   const before = statSync(join(dir, 'pages')).size
   const run = spawnCli(t, ['compact', dir])

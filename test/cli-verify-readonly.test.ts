@@ -1,6 +1,6 @@
-// `tenantdb verify` opens the directory read-only (D11): it changes no byte, so it
-// works on a read-only mount and on a full disk, and a running server's lock still
-// makes it exit 2.
+// `tenantdb verify` opens the directory read-only (docs/operations.md,
+// "Verifying a directory"): it changes no byte, so it works on a read-only mount and on
+// a full disk, and a running server's lock still makes it exit 2.
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,13 +1,13 @@
-// The operator console in a real headless Chromium (issue 8, "done when"): against a
-// real server (real engine, real database in a temp dir), the test enters the token,
-// runs a query and sees rows with the plan hint, sees a diagnostic with line and
-// column, switches write mode on and creates, forks and deletes tenants, sees a live
-// tail event after an insert (and pause/resume losing nothing), views a diff, drops
-// snapshots (refused without write mode, a stale one answered with the 404's sentence),
-// sees compact's whole message, sees the page file's slots as /stats reports them, is
-// asked for the token again after a 401, sees corruption shown loudly, and uses the
-// console from another origin. It saves a screenshot of each page into
-// .tap/console-screenshots/ (printed below).
+// The operator console in a real headless Chromium (docs/operations.md,
+// "The operator console"): against a real server (real engine, real database in a temp
+// dir), the test enters the token, runs a query and sees rows with the plan hint, sees
+// a diagnostic with line and column, switches write mode on and creates, forks and
+// deletes tenants, sees a live tail event after an insert (and pause/resume losing
+// nothing), views a diff, drops snapshots (refused without write mode, a stale one
+// answered with the 404's sentence), sees compact's whole message, sees the page file's
+// slots as /stats reports them, is asked for the token again after a 401, sees
+// corruption shown loudly, and uses the console from another origin. It saves a
+// screenshot of each page into .tap/console-screenshots/ (printed below).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'

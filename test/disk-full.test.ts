@@ -1,8 +1,8 @@
-// Disk-full tests (D3) over the real server on a small tmpfs: a write the full disk
+// Disk-full tests (R14) over the real server on a small tmpfs: a write the full disk
 // refuses answers 507 `storage_full` and is gone after a restart (no failed row ever
-// appears, so a client may retry it); reads go on; writes succeed again once space
-// is freed, without a restart; SIGTERM on the full disk exits 0 and the restart
-// recovers every acknowledged row (docs/operations.md, "Disk full").
+// appears, so a client may retry it); reads go on; writes succeed again once space is
+// freed, without a restart; SIGTERM on the full disk exits 0 and the restart recovers
+// every acknowledged row (docs/operations.md, "Disk full").
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

@@ -1,6 +1,7 @@
-// File modes (D11): the server's data directory and `wal/` are 0700 and every file in
-// them 0600 (the token file included), so no other local user can read a tenant's
-// data or the token; an existing directory with wider modes is tightened at start.
+// File modes (docs/operations.md, "File modes"): the server's data directory and `wal/`
+// are 0700 and every file in them 0600 (the token file included), so no other local
+// user can read a tenant's data or the token; an existing directory with wider modes is
+// tightened at start.
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

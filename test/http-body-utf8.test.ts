@@ -1,7 +1,8 @@
-// D4: a body that is not well-formed UTF-8 is refused with 400 `bad_request`, JSON and
-// text alike, instead of being decoded leniently (each bad sequence becoming U+FFFD,
-// so `acct-\xff` and `acct-\xfe` were one key). Raw bytes over real HTTP, the real
-// engine; the query route's refusal also says `conflict: false`.
+// A body that is not well-formed UTF-8 is refused with 400 `bad_request` (docs/api.md,
+// "Requests"), JSON and text alike, instead of being decoded leniently (each bad
+// sequence becoming U+FFFD, so `acct-\xff` and `acct-\xfe` were one key). Raw bytes
+// over real HTTP, the real engine; the query route's refusal also says `conflict:
+// false`.
 import t from 'tap'
 import { openExampleDatabase, startServer } from './helpers/http-server.js'
 import { jsonBody, rawRequest, requestText } from './helpers/raw-http.js'
@@ -10,13 +11,13 @@ const token = 'utf8-token-0123456789abcdef'
 
 const bytes = (...parts: Array<string | number[]>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))))
 
-t.test('D4: ill-formed UTF-8 in a body is refused, and distinct keys stay distinct', async (t) => {
+t.test('ill-formed UTF-8 in a body is refused, and distinct keys stay distinct', async (t) => {
   const db = await openExampleDatabase(t)
   const { port } = await startServer(t, { token, db })
   const post = (path: string, type: string, body: Buffer) =>
     rawRequest(port, requestText('POST', path, `127.0.0.1:${port}`, { authorization: `Bearer ${token}`, 'content-type': type }, body))
 
-  // The issue's reproduction: two upserts whose keys differ only in an invalid byte.
+  // The reported reproduction: two upserts whose keys differ only in an invalid byte.
   const ill_formed: Array<[string, number[]]> = [
     ['\\xff', [0xff]],
     ['\\xfe', [0xfe]],

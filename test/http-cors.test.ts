@@ -1,6 +1,7 @@
-// Cross-origin access over real HTTP (seed 4.7): the server's own origin and each
-// console origin are allowed, never `*`; preflights are answered without a token; any
-// other origin is refused with 403 before authentication (docs/api.md).
+// Cross-origin access over real HTTP (docs/api.md, "Origins and hosts"): the server's
+// own origin and each console origin are allowed, never `*`; preflights are answered
+// without a token; any other origin is refused with 403 before authentication
+// (docs/api.md).
 import t from 'tap'
 import { api, startServer } from './helpers/http-server.js'
 

@@ -1,5 +1,6 @@
-// R10 and the rest of product.md 7 over real HTTP: a slow client is timed out, a query
-// past its time limit is `query_timeout`, and the OpenAPI document describes every route.
+// R10 and the rest of the limits (docs/operations.md, "Limits") over real HTTP: a slow
+// client is timed out, a query past its time limit is `query_timeout`, and the OpenAPI
+// document describes every route.
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import t from 'tap'

@@ -1,4 +1,4 @@
-// The OpenAPI fuzzer (issue 12, Build 4; docs/api.md "OpenAPI"): the document served at
+// The OpenAPI fuzzer (R15; docs/api.md, "OpenAPI"): the document served at
 // /api/v1/openapi.json is valid OpenAPI 3.1 (openapi-spec-validator), and schemathesis,
 // generating requests from it against the real server (the real engine,
 // examples/schema.eel, 127.0.0.1), finds no server error and no status code, content

@@ -1,7 +1,8 @@
-// D12 and what the OpenAPI fuzzer found, as exact requests over real HTTP: each
-// server answer is checked, and so is the document's description of it (its status is
-// documented for the operation, and the document's constraint says the same as the
-// server). The fuzzer itself is test/http-openapi-fuzz.test.ts.
+// R15 (docs/api.md, "OpenAPI"): what the OpenAPI fuzzer found, and the mismatches found
+// before it ran, as exact requests over real HTTP: each server answer is checked, and
+// so is the document's description of it (its status is documented for the operation,
+// and the document's constraint says the same as the server). The fuzzer itself is
+// test/http-openapi-fuzz.test.ts.
 import t from 'tap'
 import { error_statuses } from '../src/http/errors.js'
 import { tail_wait_ms_max } from '../src/limits.js'
@@ -11,7 +12,7 @@ import { jsonBody, rawRequest, requestText } from './helpers/raw-http.js'
 const token = 'openapi-regress-token-012345678'
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-t.test('D12 and fuzzer findings: the server and its document agree', async (t) => {
+t.test('R15 fuzzer findings: the server and its document agree', async (t) => {
   const db = await openExampleDatabase(t)
   const lsn = (await db.tenant('default').query('insert users {id: 1, email: "a", name: "A"}')).lsn ?? 0
   const { port } = await startServer(t, { token, db })

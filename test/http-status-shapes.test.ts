@@ -1,6 +1,6 @@
-// D10 (docs/api.md): every answer is the documented JSON error body, including those
-// Node's parser gives before fastify sees a request. A known path under a method it
-// does not take is 405 `method_not_allowed` with `Allow` (after authentication, like
+// docs/api.md, "Errors": every answer is the documented JSON error body, including
+// those Node's parser gives before fastify sees a request. A known path under a method
+// it does not take is 405 `method_not_allowed` with `Allow` (after authentication, like
 // every route); a method the parser refuses is 405 too; a request that is not received
 // in time is 408 `request_timeout`; oversized headers 431; a malformed request 400.
 import t from 'tap'

@@ -1,7 +1,8 @@
-// D6: logging must never block serving. With stdout on a full file system, the server
-// used to hang after ~1 600 requests (pino's flushSync retried ENOSPC without end,
-// the main thread in Atomics.wait). Now lines are dropped and counted, the failure is
-// said once on stderr, and the lost count is logged once output works again.
+// R14 (docs/operations.md, "Logs"): logging must never block serving. With stdout on a
+// full file system, the server used to hang after ~1 600 requests (pino's flushSync
+// retried ENOSPC without end, the main thread in Atomics.wait). Now lines are dropped
+// and counted, the failure is said once on stderr, and the lost count is logged once
+// output works again.
 import { spawn } from 'node:child_process'
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'

@@ -1,6 +1,6 @@
-// Inserting many rows in one statement (performance.md P4): the shortcuts of the bulk
-// path (no engine read for a key of a collection that is empty in the snapshot, the
-// commit written as one buffer) must keep every refusal of a row-by-row insert.
+// Inserting many rows in one statement (docs/performance.md, P4): the shortcuts of the
+// bulk path (no engine read for a key of a collection that is empty in the snapshot,
+// the commit written as one buffer) must keep every refusal of a row-by-row insert.
 import t from 'tap'
 import { openDatabase } from './helpers/database.js'
 

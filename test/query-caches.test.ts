@@ -1,7 +1,7 @@
-// The caches of the embedded query path (performance.md P3), each tried where it
+// The caches of the embedded query path (docs/performance.md, P3), each tried where it
 // could serve something stale: the engine's shared head snapshot across commits, the
-// tenant records remembered per snapshot across suspend, resume, delete and fork,
-// and the parsed statements across parameters of other types and a changed schema.
+// tenant records remembered per snapshot across suspend, resume, delete and fork, and
+// the parsed statements across parameters of other types and a changed schema.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

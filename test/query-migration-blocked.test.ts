@@ -1,9 +1,10 @@
-// Lazy migration over real data, the rows of language.md's table that block: the
-// tenant's queries (reads and writes) fail with migration_blocked and a reason that names
-// the collection and what to do; blockedReason(tenant) says the same; nothing is
-// written (the LSN does not move), and reopening the directory with schema v1 reads
-// every row, index and meta entry back exactly as before. Where the schema can accept
-// the change explicitly, the same data then migrates with the marker.
+// Lazy migration over real data, the rows of the table in docs/language.md,
+// "Lazy migration", that block: the tenant's queries (reads and writes) fail with
+// migration_blocked and a reason that names the collection and what to do;
+// blockedReason(tenant) says the same; nothing is written (the LSN does not move), and
+// reopening the directory with schema v1 reads every row, index and meta entry back
+// exactly as before. Where the schema can accept the change explicitly, the same data
+// then migrates with the marker.
 import t, { type Test } from 'tap'
 import { phase, planned, expectBlocked, type Db, type Row } from './migration-fixtures/harness.js'
 import { tempDir } from './helpers/temp-dir.js'

@@ -1,9 +1,10 @@
-// Lazy migration over real data, the rows of language.md's table that apply: each test
-// writes rows under schema v1, closes the engine, reopens the same directory with
-// schema v2 and a new QueryRunner (the restart path), touches the tenant with a query,
-// and checks the data (through Eel and beneath it, in the stored trees), the plan hints
-// and that nothing was lost. Blocked rows: query-migration-blocked.test.ts; commit and
-// tenant behaviour: query-migration-commit.test.ts.
+// Lazy migration over real data, the rows of the table in docs/language.md,
+// "Lazy migration", that apply: each test writes rows under schema v1, closes the
+// engine, reopens the same directory with schema v2 and a new QueryRunner (the restart
+// path), touches the tenant with a query, and checks the data (through Eel and beneath
+// it, in the stored trees), the plan hints and that nothing was lost. Blocked rows:
+// query-migration-blocked.test.ts; commit and tenant behaviour:
+// query-migration-commit.test.ts.
 import t, { type Test } from 'tap'
 import { EelError } from '../src/lang/diagnostic.js'
 import { phase, planned, type Row } from './migration-fixtures/harness.js'

@@ -1,5 +1,5 @@
-// One test per row of language.md's lazy-migration table, applied and blocked, against
-// hand-built IR; each asserts the exact plan or the exact reason.
+// One test per row of the table in docs/language.md, "Lazy migration", applied and
+// blocked, against hand-built IR; each asserts the exact plan or the exact reason.
 import t from 'tap'
 import { blockedByDuplicate, blockedByValue, describeStep, planMigration, type MigrationStep } from '../src/schema/migration-plan.js'
 import { collection, field, FLOAT, index, INT, JSON_T, list, schema, STRING, TIMESTAMP, BOOL } from './schema-fixtures/ir.js'

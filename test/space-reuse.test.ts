@@ -60,7 +60,7 @@ t.test('steady churn: the page file levels off', async (t) => {
     `the page file grew ${warmed.file_bytes} → ${after.file_bytes} bytes over the second phase (< 10 %)`,
   )
   // Checkpoints release the slots churn replaced and write the next versions into them
-  // (docs/architecture.md, "Space"): far more pages go out than the file grows by.
+  // (docs/architecture.md, "Free space"): far more pages go out than the file grows by.
   t.ok(released > 0, `checkpoints released ${released} slots in the second phase`)
   const grown = Math.max(0, db.engine.stats().page_count - warmedTip)
   t.ok(written > 4 * grown, `${written} pages written, the file grew by ${grown} pages`)

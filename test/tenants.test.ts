@@ -85,7 +85,7 @@ t.test('suspend, resume and delete', async (t) => {
   t.same((await db.tenant('acme').query('notes | count')).rows, [[0]], 'a re-created tenant starts empty')
 })
 
-t.test('compact keeps every row and every pin readable, with the seed\'s figures', async (t) => {
+t.test('compact keeps every row and every pin readable, with the documented figures', async (t) => {
   const { db } = await openDatabase(t, schema)
   const main = db.tenant('default')
   await main.query('insert notes $rows', { rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, text: `row ${i}`, n: i % 10 })) })

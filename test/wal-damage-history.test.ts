@@ -1,8 +1,9 @@
-// Corruption tests of checkpointed WAL history (D2, D7) over the real server: one
-// flipped payload byte in a frame the checkpoint already covers. The server starts
-// and serves (recovery does not need that frame), /health/detail reports it, the
-// change tail over it answers 500 `storage_error` (not 410, not silently empty)
-// while a tail after it works, and `tenantdb verify` exits 1 naming it.
+// Corruption tests of checkpointed WAL history (R14; docs/architecture.md,
+// "Corruption") over the real server: one flipped payload byte in a frame the
+// checkpoint already covers. The server starts and serves (recovery does not need that
+// frame), /health/detail reports it, the change tail over it answers 500
+// `storage_error` (not 410, not silently empty) while a tail after it works, and
+// `tenantdb verify` exits 1 naming it.
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { flipPayloadByte, walFrames } from './helpers/damage-wal.js'

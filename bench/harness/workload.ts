@@ -3,7 +3,7 @@ import type { BenchContext } from './context.js'
 import type { Recorder } from './recorder.js'
 
 export interface Workload {
-  /** 'P1' … 'P12'. */
+  /** 'P1' … 'P13'. */
   id: string
   title: string
   run(ctx: BenchContext, rec: Recorder): Promise<void>

@@ -17,7 +17,8 @@ import { UsageError } from './usage-error.js'
 // Log lines go to stdout asynchronously: a synchronous write per request was a large
 // share of a point query's cost (P9). Lines written while one write is in flight are
 // coalesced; a SIGKILL can lose the lines not yet written, a clean stop flushes them.
-// An output that fails (a full disk) loses lines, never blocks serving (D6).
+// An output that fails (a full disk) loses lines, never blocks serving
+// (docs/operations.md, "Logs").
 const log_destination = new LogDestination(1)
 
 export async function serve(argv: string[]): Promise<void> {

@@ -1,6 +1,6 @@
-// Authentication (seed 5, product.md 3): every request needs the token except those
-// whose matched route is registered with `config: { public: true }` (the console's
-// static files). The token may come as ?token=, "Authorization: Bearer", or
+// Authentication (docs/operations.md, "The token"): every request needs the token
+// except those whose matched route is registered with `config: { public: true }` (the
+// console's static files). The token may come as ?token=, "Authorization: Bearer", or
 // "X-Service-Token" (a WebSocket: ?token= only). Comparison is constant time: both
 // sides are hashed to equal length, then compared with timingSafeEqual.
 //
@@ -36,7 +36,7 @@ export class TokenCheck {
   }
 }
 
-/** Every token the request offers, in the places seed 5 allows. */
+/** Every token the request offers, in the places docs/operations.md ("The token") allows. */
 export function offeredTokens(request: FastifyRequest): string[] {
   const offered: string[] = []
   const query = request.query as Record<string, unknown> | undefined

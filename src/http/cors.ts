@@ -1,4 +1,4 @@
-// Cross-origin access (seed 4.7, product.md 5). Which origins are allowed is
+// Cross-origin access (docs/api.md, "Origins and hosts"). Which origins are allowed is
 // origin-policy.ts's decision, and a request from any other origin has already been
 // refused by the request guard (403). Here an allowed origin gets the CORS headers
 // (never `*`), and its preflight is answered before authentication, since browsers

@@ -1,7 +1,7 @@
-// The one mapping from every error class to an HTTP status and body (product.md 4).
-// Routes throw; the server's error handler calls mapError. The query route answers
-// every failure of the query itself with 400 and adds `conflict` and Eel's position
-// (seed 7); the other routes use each code's own status.
+// The one mapping from every error class to an HTTP status and body (docs/api.md,
+// "Errors"). Routes throw; the server's error handler calls mapError. The query route
+// answers every failure of the query itself with 400 and adds `conflict` and Eel's
+// position; the other routes use each code's own status.
 import { LsnExpiredError, TailRequestError } from '../cdc/index.js'
 import { CodecError } from '../codec/error.js'
 import { EngineError } from '../engine/index.js'

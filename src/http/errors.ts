@@ -1,5 +1,5 @@
-// The one catalogue of HTTP error codes and their statuses (product.md 4). Every
-// error body is {"error": <sentence>, "code": <code>}; some add fields (the query
+// The one catalogue of HTTP error codes and their statuses (docs/api.md, "Errors").
+// Every error body is {"error": <sentence>, "code": <code>}; some add fields (the query
 // route's `conflict` and Eel positions, the tail's `oldest_lsn`).
 import type { FastifyReply } from 'fastify'
 import { CodedError } from '../coded-error.js'
@@ -27,7 +27,7 @@ export const error_statuses = {
   request_timeout: 408,
   // A lost first-committer-wins race (nothing was changed; retrying is safe). The
   // query route answers it with 400 and `conflict: true` instead, as every failure of
-  // a query (seed 7).
+  // a query (docs/api.md, "Errors").
   conflict: 409,
   tenant_exists: 409,
   snapshot_exists: 409,

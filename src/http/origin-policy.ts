@@ -1,8 +1,8 @@
-// Which `Host` names and which `Origin`s the server answers (docs/api.md "Origins and
-// hosts"; docs/operations.md "--allowed-host"). Refusing other hosts defeats DNS
-// rebinding (a hostile name resolved to 127.0.0.1 still says its own name in Host);
-// refusing other origins defeats cross-site requests a browser would send with the
-// user's network position, token or not.
+// Which `Host` names and which `Origin`s the server answers (docs/api.md,
+// "Origins and hosts"; docs/operations.md, "Starting the server"). Refusing other hosts
+// defeats DNS rebinding (a hostile name resolved to 127.0.0.1 still says its own name
+// in Host); refusing other origins defeats cross-site requests a browser would send
+// with the user's network position, token or not.
 //
 // Allowed host names: the listen address; for a loopback listener also `localhost`,
 // `127.0.0.1` and `[::1]`; for a wildcard listener (0.0.0.0, ::) `localhost` and every

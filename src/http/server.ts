@@ -1,6 +1,6 @@
-// The fastify server: a thin layer over a Database (product.md 1). The canonical
-// path, the hooks, the one error mapping, and the routes. It holds no state of its own
-// beyond what it is given and whether it is closing.
+// The fastify server: a thin layer over a Database (docs/architecture.md, "Layers").
+// The canonical path, the hooks, the one error mapping, and the routes. It holds no
+// state of its own beyond what it is given and whether it is closing.
 //
 // What a request meets, in order (docs/architecture.md "The HTTP layer"):
 //   rewriteUrl      canonical-path.ts: one spelling of the path, or a refusal mark

@@ -1,5 +1,6 @@
-// Reads a collection's rows the way the plan says, in bounded batches, yielding to
-// the event loop between batches (invariant 8) and checking the deadline.
+// Reads a collection's rows the way the plan says, in bounded batches, yielding to the
+// event loop between batches (docs/architecture.md, "Invariants", 8) and checking the
+// deadline.
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Value } from '../lang/ast.js'
 import { decodeKey, decodeRow, encodeKey } from '../codec/index.js'

@@ -198,7 +198,10 @@ async function dropSnapshot(runner: QueryRunner, view: TxnView, tenant: string, 
   return { ok: true, message: `dropped snapshot ${name} of ${tenant}` }
 }
 
-/** Seed 4.5: live rows into fresh pages; pins keep the pages they need. */
+/**
+ * Compact (docs/operations.md, "Compacting a tenant"): live rows into fresh pages; pins
+ * keep the pages they need.
+ */
 async function compact(runner: QueryRunner, view: TxnView, name: string): Promise<OpResult> {
   const started = Date.now()
   requireTenant(view, name)
@@ -216,8 +219,8 @@ async function compact(runner: QueryRunner, view: TxnView, name: string): Promis
 /**
  * After a tenant's compaction, the page file's: what nothing reaches any more is
  * released and live pages move down so the free tail is cut off (docs/operations.md,
- * "Compacting"). The message gains the page file's size before the operation began
- * and after it.
+ * "Compacting a tenant"). The message gains the page file's size before the operation
+ * began and after it.
  */
 async function compactFiles(runner: QueryRunner, result: OpResult, bytes_before: number): Promise<OpResult> {
   const space = await runner.engine.compactSpace()

@@ -17,7 +17,7 @@ const refresh_ms = 2000
 /** The engine checkpoints when this much WAL follows the last checkpoint; more lag means it is behind. */
 const checkpoint_wal_bytes = 64 * 1024 * 1024
 
-/** Seed section 1, word for word where it gives the remedy. */
+/** The corruption remedy, word for word (docs/api.md, "Health and stats"). */
 export const corruption_remedy = 'A non-zero corruption count means data loss has been detected. The remedy is to restore from a known-good copy of the database directory or to recreate it.'
 
 interface Snapshot {

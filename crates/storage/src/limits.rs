@@ -38,8 +38,8 @@ const _: () = assert!(WAL_PREALLOCATE_BYTES_DEFAULT <= WAL_SEGMENT_BYTES_MAX);
 
 /// Largest payload of one WAL frame (one commit); a frame claiming more is invalid.
 ///
-/// Sized for a bulk load of a million rows in one atomic block (performance.md P4:
-/// 1e6 rows of a 24-byte key and a 150-byte value are about 240 MB of commit), with
+/// Sized for a bulk load of a million rows in one atomic block (docs/performance.md,
+/// P4: 1e6 rows of a 24-byte key and a 150-byte value are about 240 MB of commit), with
 /// room for rows twice that size. Memory follows the size: while it is committed, a
 /// commit of N payload bytes is held as the caller's buffer (N), its decoded ops
 /// (keys and values, about N plus 40 bytes per op, which become the tree's entries),

@@ -1,7 +1,7 @@
 //! A bounded LRU cache of decoded B-tree nodes, keyed by page number and checksum: a
 //! slot reused for another node (free space, `space/`) never answers for the old one.
-//! Its budget is in bytes of decoded nodes (invariant 7: memory is bounded by
-//! configuration, not by data).
+//! Its budget is in bytes of decoded nodes (docs/architecture.md, "Invariants", 7:
+//! memory is bounded by configuration, not by data).
 
 use std::collections::HashMap;
 use std::sync::Arc;

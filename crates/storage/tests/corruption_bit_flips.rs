@@ -70,7 +70,7 @@ fn reported(db: &Database, page: u64) -> bool {
     db.stats().unwrap().corruption.iter().any(|r| r.page == Some(page) && r.id == format!("page:{page}"))
 }
 
-/// Opens the damaged file and checks the outcome the design gives `role`.
+/// Opens the damaged file and checks the outcome the module docs above give `role`.
 fn check(vfs: &SimVfs, expected: &Expected, role: Role, page: u64, bit: usize) {
     let context = format!("{role:?} page {page} bit {bit}");
     let db = Database::open(&db_path(), rich::open_options(vfs)).unwrap_or_else(|e| panic!("{context}: open failed: {e:?}"));

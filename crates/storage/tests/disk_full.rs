@@ -1,10 +1,10 @@
-//! Disk-full tests (D3), on the simulated file system with a capacity: a full disk
-//! makes a commit fail with `StorageFull` before anything of it is written, so it
-//! never appears after a restart; the database is not stopped and takes commits
-//! again once space is freed. A write or fsync that fails after the batch's bytes
-//! went out is `OutcomeUnknown` for that batch and `FailStopped` after. A checkpoint
-//! on a full disk is abandoned without fail-stop, and close on a full disk still
-//! stops cleanly.
+//! Disk-full tests (R14; docs/operations.md, "Disk full"), on the simulated file system
+//! with a capacity: a full disk makes a commit fail with `StorageFull` before anything
+//! of it is written, so it never appears after a restart; the database is not stopped
+//! and takes commits again once space is freed. A write or fsync that fails after the
+//! batch's bytes went out is `OutcomeUnknown` for that batch and `FailStopped` after. A
+//! checkpoint on a full disk is abandoned without fail-stop, and close on a full disk
+//! still stops cleanly.
 
 mod common;
 

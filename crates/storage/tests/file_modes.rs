@@ -1,6 +1,7 @@
-//! File modes (D11): the database directory and `wal/` are 0700 and every file the
-//! core creates 0600, so no other local user can read a tenant's data (or the
-//! token beside it); a directory created wider is tightened on open.
+//! File modes (docs/operations.md, "File modes"): the database directory and `wal/` are
+//! 0700 and every file the core creates 0600, so no other local user can read a
+//! tenant's data (or the token beside it); a directory created wider is tightened on
+//! open.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -1,10 +1,10 @@
-//! The real fsync matters (docs/architecture.md, invariant 1): a child process runs a
-//! workload on the real file system under `strace`, and the system calls it made are
+//! The real fsync matters (docs/architecture.md, "Invariants", 1): a child process runs
+//! a workload on the real file system under `strace`, and the system calls it made are
 //! checked against the durability ordering rules (`common/durability_order.rs`): no
 //! commit acknowledged before the `fdatasync` covering its WAL frame returned, page
-//! slots synced before the meta record naming them is written, slot 0 before slot 1,
-//! an in-place checkpoint's journal synced before any slot is written over, and a
-//! durable record covering a WAL segment before the segment is removed.
+//! slots synced before the meta record naming them is written, slot 0 before slot 1, an
+//! in-place checkpoint's journal synced before any slot is written over, and a durable
+//! record covering a WAL segment before the segment is removed.
 //!
 //! The kill -9 and power-loss tests cannot show this: kill -9 keeps the operating
 //! system's page cache, and the simulated file system only models what the engine

@@ -1,6 +1,6 @@
-//! Read-only open (D11): `tenantdb verify` must work on a full disk and a read-only
-//! mount, so opening read-only changes no byte of the directory, even with a torn
-//! tail or damage to report, and refuses every change.
+//! Read-only open (docs/operations.md, "Verifying a directory"): `tenantdb verify` must
+//! work on a full disk and a read-only mount, so opening read-only changes no byte of
+//! the directory, even with a torn tail or damage to report, and refuses every change.
 
 mod common;
 

@@ -1,9 +1,10 @@
-//! Corruption tests of checkpointed WAL history (D2, D7), on a whole database: a
-//! damaged or missing frame at or below the checkpoint LSN was synced, so it is
-//! corruption, never a torn tail. The database opens and serves (recovery does not
-//! need that history), the damage is reported and persisted, reading it through the
-//! change feed fails with `WalCorrupted`, verify reports it, and nothing is deleted.
-//! Damage after the checkpoint still refuses the open.
+//! Corruption tests of checkpointed WAL history (R14; docs/architecture.md,
+//! "Corruption"), on a whole database: a damaged or missing frame at or below the
+//! checkpoint LSN was synced, so it is corruption, never a torn tail. The database
+//! opens and serves (recovery does not need that history), the damage is reported and
+//! persisted, reading it through the change feed fails with `WalCorrupted`, verify
+//! reports it, and nothing is deleted. Damage after the checkpoint still refuses the
+//! open.
 
 mod common;
 

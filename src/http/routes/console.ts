@@ -1,7 +1,7 @@
-// GET /console/…: the operator console's static files (product.md 6), built by
-// `npm run build:console` into dist/console/. Their routes are the only ones
-// registered `public` (auth.ts): loading them needs no token; the page asks for the
-// token and sends it with every API call.
+// GET /console/…: the operator console's static files (docs/operations.md,
+// "The operator console"), built by `npm run build:console` into dist/console/. Their
+// routes are the only ones registered `public` (auth.ts): loading them needs no token;
+// the page asks for the token and sends it with every API call.
 //
 // Only a plain relative path of ordinary names is served: a segment that is empty,
 // `.`, `..`, hidden (leading dot) or holds a backslash or NUL is refused, and the

@@ -1,4 +1,4 @@
-// GET /api/v1/health: liveness (seed 2.1, product.md 5), which says nothing of
+// GET /api/v1/health: liveness (docs/api.md, "Health and stats"), which says nothing of
 // corruption or WAL lag; GET /api/v1/health/detail and /api/v1/stats say that.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'

@@ -1,4 +1,4 @@
-// POST /api/v1/t/:tenant/ops (seed 4.4, product.md 5): create, fork, snapshot, suspend,
+// POST /api/v1/t/:tenant/ops (docs/api.md, "Operations"): create, fork, snapshot, suspend,
 // resume, delete, compact → {ok: true, message}. `create` names the path tenant when
 // `name` is omitted; `compact` always works on the path tenant.
 import type { FastifyInstance } from 'fastify'

@@ -35,7 +35,7 @@ export function intParam(query: Query, name: string, max = query_int_param_max):
   return value
 }
 
-/** Routes other than query refuse a suspended tenant with 423 (product.md 4). */
+/** Routes other than query refuse a suspended tenant with 423 (docs/api.md, "Errors"). */
 export function requireActiveTenant(db: Database, tenant: string): void {
   const record = readTenant(db.engine.snapshot(), tenant)
   if (record === null) throw new TenantError('unknown_tenant', `no tenant named '${tenant}'`)

@@ -1,4 +1,4 @@
-// POST /api/v1/t/:tenant/query (seed 4.3, product.md 5): one pipeline or one atomic
+// POST /api/v1/t/:tenant/query (docs/api.md, "Queries"): one pipeline or one atomic
 // block. Body: JSON {"query"|"text": "…", "params": {…}}, or any body that is not JSON
 // as the query text itself. `Service-Snapshot: <name>` pins the read to a snapshot.
 // Every failure of the query is a 400 with `conflict` (the error handler adds it).

@@ -1,5 +1,6 @@
 // GET /api/v1/schema.eel: the schema source the server was started with, as text.
-// Several files are concatenated with a "# file: NAME" line before each (product.md 5).
+// Several files are concatenated with a "# file: NAME" line before each (docs/api.md,
+// "Schema source").
 import type { FastifyInstance } from 'fastify'
 
 export interface SchemaFile {

@@ -1,5 +1,5 @@
 // GET /api/v1/t/:tenant/tail without an upgrade: the HTTP poll form of the change tail
-// (seed 4.6, product.md 5) → {events, last_lsn, head_lsn}. `after` is exclusive;
+// (docs/api.md, "Change tail") → {events, last_lsn, head_lsn}. `after` is exclusive;
 // `wait_ms` (at most tail_wait_ms_max; a larger value is refused, not lowered) long-polls,
 // ending early when the client goes away or the server closes.
 // The WebSocket form shares the path: server.ts registers this as the route's HTTP

@@ -1,4 +1,4 @@
-// GET /api/v1/t/:tenant/tail as a WebSocket (seed 4.6 and 6, product.md 5 "Change tail"):
+// GET /api/v1/t/:tenant/tail as a WebSocket (docs/api.md, "Change tail"):
 // the backlog after `after`, then live events, one JSON text message per event, in LSN
 // order, each once. Pings every 15 s. The route itself (with the HTTP poll handler) is
 // registered by server.ts:
@@ -8,7 +8,7 @@
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
 // response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
-// or wrong token, or a token offered in a header: product.md 3, WebSockets take only
+// or wrong token, or a token offered in a header, which WebSockets never take: only
 // `?token=`), 404 unknown tenant, 400 bad `after`, 410 expired `after`. A refused
 // upgrade is answered with `Connection: close` (upgrade-refusal.ts) and its connection
 // closed by @fastify/websocket's onResponse hook, which server.ts makes run by
@@ -227,7 +227,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
 
 /**
  * Options for `app.register(websocket, …)` in server.ts: oversize client messages close
- * with 1009, and shutdown closes every tail with 1001 (product.md 2).
+ * with 1009, and shutdown closes every tail with 1001 (docs/operations.md, "Stopping").
  */
 export const tailWebSocketPluginOptions = {
   options: { maxPayload: ws_message_bytes_max },

@@ -1,4 +1,4 @@
-// The catalog and per-tenant read routes (seed 4.2, product.md 5): tenants,
+// The catalog and per-tenant read routes (docs/api.md, "Tenants"): tenants,
 // collections, schema status, snapshots and diffs.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
@@ -10,14 +10,14 @@ export function tenantRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.get('/api/v1/tenants', async () => db.tenants())
 
-    // Touching collections applies pending lazy migration (seed 4.2 rule 1).
+    // Touching collections applies pending lazy migration (docs/api.md, "Tenants").
     app.get('/api/v1/t/:tenant/collections', async (request) => {
       const tenant = tenantOf(request)
       requireActiveTenant(db, tenant)
       return db.tenant(tenant).collections()
     })
 
-    // Never migrates (seed 4.2 rule 2); a suspended tenant's status is still shown.
+    // Never migrates (docs/api.md, "Tenants"); a suspended tenant's status is still shown.
     app.get('/api/v1/t/:tenant/schema', async (request) => db.tenant(tenantOf(request)).schema())
 
     app.get('/api/v1/t/:tenant/snapshots', async (request) => db.tenant(tenantOf(request)).snapshots())

@@ -1,8 +1,9 @@
-//! The ordering rules of durability (docs/architecture.md, "Durability"; the WAL's and
-//! the checkpoint's module docs), checked against the system calls a real run made
-//! (`strace_log.rs`). A write counts as durable once an `fdatasync`/`fsync` of its
-//! file that was entered after the write returned has itself returned 0; a created or
-//! renamed name once an `fsync` of its directory did the same.
+//! The ordering rules of durability (docs/architecture.md,
+//! "Commit, group commit and durability"; the WAL's and the checkpoint's module docs),
+//! checked against the system calls a real run made (`strace_log.rs`). A write counts
+//! as durable once an `fdatasync`/`fsync` of its file that was entered after the write
+//! returned has itself returned 0; a created or renamed name once an `fsync` of its
+//! directory did the same.
 //!
 //! 1. A commit is acknowledged (the workload writes `ack <lsn>` to fd 1 once
 //!    `commit_sync` returned) only after its WAL frame is durable, and its segment's
