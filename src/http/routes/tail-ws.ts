@@ -37,7 +37,8 @@ import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
 import { pathOnly } from '../log.js'
-import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import { requireActiveTenant } from './params.js'
+import type { TailQuery } from './tail-poll.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
 export { tail_ws_buffered_bytes_low, tail_ws_buffered_bytes_max, tail_ws_ping_ms, tail_ws_stall_ms_max } from '../../limits.js'
@@ -111,11 +112,10 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
     ready.catch(() => {})
     let subscription: Subscription
     try {
-      // The same parameters, and the same refusals, as the poll form of the route.
-      const tenant = tenantOf(request)
-      const query = queryOf(request)
-      const after = intParam(query, 'after')
-      const collection = stringParam(query, 'collection')
+      // The same parameters (validated by the route's schema before this hook), and the
+      // same refusals, as the poll form of the route.
+      const { tenant } = request.params as { tenant: string }
+      const { after, collection } = request.query as TailQuery
       requireActiveTenant(db, tenant)
       subscription = db.tenant(tenant).subscribe({ after, collection: collection === '' ? undefined : collection }, async (event: TailEvent) => {
         socket ??= await ready
