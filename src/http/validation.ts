@@ -57,14 +57,10 @@ export function describeFailure(errors: readonly Failure[], part: SchemaErrorDat
       return `${what} may be at most ${String(params.limit)}, got ${String(failure.data)}`
     case 'minLength':
       return params.limit === 1 ? `${what} may not be empty` : `${what} must be at least ${String(params.limit)} characters`
-    case 'maxLength':
-      return `${what} may be at most ${String(params.limit)} characters`
     case 'pattern':
       return `${what} must match ${String(params.pattern)}, got ${JSON.stringify(failure.data)}`
     case 'enum':
       return `${what} must be one of ${(params.allowedValues as unknown[]).join(', ')}, got ${JSON.stringify(failure.data)}`
-    case 'const':
-      return `${what} must be ${JSON.stringify(params.allowedValue)}, got ${JSON.stringify(failure.data)}`
     case 'oneOf':
       return oneOfSentence(failure, what)
     default:
