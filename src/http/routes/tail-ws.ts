@@ -4,12 +4,13 @@
 // registered by server.ts:
 //
 //   await app.register(websocket, tailWebSocketPluginOptions)
-//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', config: { websocket: true }, handler: poll, ...tailWebSocket(db) })
+//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', schema: tail_schema, config: { websocket: true }, handler: poll, ...tailWebSocket(db) })
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
 // response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
 // or wrong token, or a token offered in a header: product.md 3, WebSockets take only
-// `?token=`), 404 unknown tenant, 400 bad `after`, 410 expired `after`. A refused
+// `?token=`), 400 a malformed parameter (the route's schema, tail-poll.ts), 404 unknown
+// tenant, 400 an `after` beyond the head, 410 expired `after`. A refused
 // upgrade is answered with `Connection: close` (upgrade-refusal.ts) and its connection
 // closed by @fastify/websocket's onResponse hook, which server.ts makes run by
 // registering the plugin before every other hook; `config: { websocket: true }` is
