@@ -64,12 +64,17 @@ t.test('a method the parser refuses is 405 in the JSON body, with Allow', async 
 t.test('408 request_timeout for a client that never finishes its request', async (t) => {
   const { port } = await startServer(t, { token, requestTimeoutMs: 300 })
   const started = Date.now()
-  const res = await rawRequest(port, `POST /api/v1/t/default/query HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 100\r\n\r\nusers`)
+  const stalled = (path: string) => rawRequest(port, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 100\r\n\r\nusers`)
+  const res = await stalled('/api/v1/t/default/query')
   t.equal(res.status, 408)
   t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-  t.same(jsonBody(res), { error: 'the request was not received in time', code: 'request_timeout' })
+  // The query route's error bodies all add conflict (docs/api.md), this one too.
+  t.same(jsonBody(res), { error: 'the request was not received in time', code: 'request_timeout', conflict: false })
   t.equal(res.closed, true, 'and disconnected')
   t.ok(Date.now() - started >= 250, 'not before the timeout')
+  const ops = await stalled('/api/v1/t/default/ops')
+  t.equal(ops.status, 408)
+  t.same(jsonBody(ops), { error: 'the request was not received in time', code: 'request_timeout' }, 'another route\'s has no conflict')
 })
 
 t.test('431 headers_too_large and 400 for a malformed request, as JSON', async (t) => {

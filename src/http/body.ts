@@ -1,8 +1,9 @@
-// Request bodies reach the routes as text, whatever their content type: the query
-// route treats a body that is not JSON as the query text, the others parse JSON
-// themselves. The bytes must be well-formed UTF-8: decoding leniently would replace
-// each bad sequence with U+FFFD, so distinct keys (`acct-\xff`, `acct-\xfe`) would
-// become one. A byte-order mark is kept as sent, as before.
+// Request bodies, whatever their content type (docs/api.md): the bytes must be
+// well-formed UTF-8, and a body that is JSON reaches the route's schema as its value,
+// any other as its text (the query route takes text as the query itself; the ops
+// route's schema refuses it). Decoding leniently would replace each bad sequence with
+// U+FFFD, so distinct keys (`acct-\xff`, `acct-\xfe`) would become one. A byte-order
+// mark is kept as sent.
 import type { FastifyInstance } from 'fastify'
 import { HttpError } from './errors.js'
 
@@ -16,11 +17,20 @@ export function decodeBody(body: Buffer): string {
   }
 }
 
-export function textBodies(app: FastifyInstance): void {
+/** The value of a body that is JSON, else its text. */
+export function bodyValue(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+export function jsonOrTextBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, decodeBody(body as Buffer))
+      done(null, bodyValue(decodeBody(body as Buffer)))
     } catch (err) {
       done(err as Error, undefined)
     }

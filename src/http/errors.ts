@@ -1,8 +1,22 @@
-// The one catalogue of HTTP error codes and their statuses (docs/api.md, "Errors").
-// Every error body is {"error": <sentence>, "code": <code>}; some add fields (the query
+// The one catalogue of HTTP error codes and their statuses (docs/api.md, "Errors"). Every
+// error body is {"error": <sentence>, "code": <code>}; some add fields (the query
 // route's `conflict` and Eel positions, the tail's `oldest_lsn`).
-import type { FastifyReply } from 'fastify'
+//
+// The query route adds `conflict` to every error body it answers, whoever answers it:
+// the error handler (error-mapping.ts) for what the route throws, and sendError below
+// for the hooks' refusals (401, 403, 429, 503, …) and the 408 of a stalled body
+// (client-errors.ts). A route says so with `config: { errorsAddConflict: true }`; the
+// first hook records it on the raw request, the one thing all of them can see.
+import type { IncomingMessage } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { CodedError } from '../coded-error.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Every error body of this route adds `conflict` (false unless the code is `conflict`): the query route. */
+    errorsAddConflict?: boolean
+  }
+}
 
 export const error_statuses = {
   bad_request: 400,
@@ -58,6 +72,23 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(error_statuses, code)
 }
 
+const adds_conflict = new WeakSet<IncomingMessage>()
+
+/** onRequest, first: remember that this request's route adds `conflict` to its errors. */
+export async function recordErrorsAddConflict(request: FastifyRequest): Promise<void> {
+  if (request.routeOptions.config.errorsAddConflict === true) adds_conflict.add(request.raw)
+}
+
+/** Whether an error body answering `raw` adds `conflict`. */
+export function errorsAddConflict(raw: IncomingMessage): boolean {
+  return adds_conflict.has(raw)
+}
+
+/** The fields an error body for `raw` adds: `conflict` on the query route. */
+export function errorExtras(raw: IncomingMessage, code: ErrorCode): Record<string, unknown> {
+  return errorsAddConflict(raw) ? { conflict: code === 'conflict' } : {}
+}
+
 export function sendError(
   reply: FastifyReply,
   code: ErrorCode,
@@ -65,6 +96,6 @@ export function sendError(
   extra: Record<string, unknown> = {},
   status: number = error_statuses[code],
 ): FastifyReply {
-  const body: ErrorBody = { error, code, ...extra }
+  const body: ErrorBody = { error, code, ...errorExtras(reply.request.raw, code), ...extra }
   return reply.code(status).type('application/json; charset=utf-8').send(body)
 }

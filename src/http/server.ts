@@ -12,8 +12,13 @@
 //                   route-methods.ts: 405 (with Allow) or 404 when no route matched
 //                   upgrade-refusal.ts: 400 for a WebSocket upgrade of a route that takes none
 //   onSend          a refused upgrade's answer says Connection: close (the plugin closes it)
-//   body            body.ts: UTF-8 text, 400 if ill-formed
+//   body            body.ts: UTF-8, 400 if ill-formed; JSON as its value, else the text
+//   validation      the route's schema (validation.ts): params, query string, headers,
+//                   body; 400 bad_request naming what is wrong
 //   route           its own hooks (the tail's preHandler) and handler
+//
+// The same schemas generate the OpenAPI document (openapi.ts, @fastify/swagger).
+import swagger from '@fastify/swagger'
 import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -21,24 +26,27 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
 import { authHook } from './auth.js'
-import { textBodies } from './body.js'
+import { jsonOrTextBodies } from './body.js'
 import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
 import { corsHook } from './cors.js'
 import { mapError } from './error-mapping.js'
-import { sendError } from './errors.js'
+import { errorsAddConflict, recordErrorsAddConflict, sendError } from './errors.js'
 import { log_serializers, pathOnly } from './log.js'
+import { swagger_options } from './openapi.js'
 import { OriginPolicy } from './origin-policy.js'
 import { requestGuardHook } from './request-guard.js'
 import { routeMissingHook } from './route-methods.js'
+import { addSharedSchemas } from './schemas.js'
 import { refusedUpgradeCloses, upgradeRouteHook } from './upgrade-refusal.js'
+import { schemaErrorFormatter, validatorCompiler } from './validation.js'
 import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
 import { openapiRoutes } from './routes/openapi.js'
 import { opsRoutes } from './routes/ops.js'
-import { query_path, queryRoutes } from './routes/query.js'
+import { queryRoutes } from './routes/query.js'
 import { schemaSourceRoutes, type SchemaFile } from './routes/schema-source.js'
-import { tail_path, tailPollRoute } from './routes/tail-poll.js'
+import { tail_path, tail_schema, tailPollRoute } from './routes/tail-poll.js'
 import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from './routes/tail-ws.js'
 import { tenantRoutes } from './routes/tenants.js'
 
@@ -113,6 +121,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Our own 503 `shutting_down` below, in the documented body.
     return503OnClosing: false,
     logController: new OneLinePerRequest(),
+    // A request its route's schema refuses: 400 bad_request, in a sentence.
+    schemaErrorFormatter,
   })
 
   // Every route, as registered: the auth test (R8) enumerates them, so a new route
@@ -123,7 +133,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   })
   registered_routes.set(app, routes)
 
-  textBodies(app)
+  jsonOrTextBodies(app)
+  app.setValidatorCompiler(validatorCompiler)
+  // The response schemas describe (the document is generated from them) but do not
+  // serialize: fast-json-stringify would drop any field a schema does not list and
+  // coerce values to the declared types, so a gap in a description would change an
+  // answer instead of showing up in the OpenAPI fuzzer.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  addSharedSchemas(app)
+  // Before every route: it collects them as they are registered.
+  await app.register(swagger, swagger_options)
+
+  app.addHook('onRequest', recordErrorsAddConflict)
 
   // First, so its onRequest hook marks an upgrade (request.ws) before any hook below
   // can refuse it, and its onResponse hook then closes the refused upgrade's socket.
@@ -166,7 +187,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
-    const { status, body, log } = mapError(error, { query: request.routeOptions.url === query_path })
+    const { status, body, log } = mapError(error, { query: errorsAddConflict(request.raw) })
     if (log) request.log.error({ err: error }, 'request failed')
     return reply.code(status).type('application/json; charset=utf-8').send(body)
   })
@@ -175,11 +196,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(tenantRoutes(db))
   await app.register(queryRoutes(db))
   await app.register(opsRoutes(db))
-  await app.register(openapiRoutes)
+  await app.register(openapiRoutes(() => listening))
   await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))
   await app.register(consoleRoutes(options.consoleDir))
   // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
   // and its preHandler, which does nothing for a plain request).
-  app.route({ method: 'GET', url: tail_path, config: { websocket: true }, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
+  app.route({ method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true }, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
   return app
 }

@@ -86,14 +86,20 @@ async function sendFile(reply: FastifyReply, root: string, relative: string): Pr
     .send(body)
 }
 
+// Not part of the API, so not in its OpenAPI document (hide).
+const redirect_schema = { hide: true, summary: 'The console, at /console/' }
+const file_schema = {
+  hide: true,
+  summary: 'A file of the built console',
+  params: { type: 'object', required: ['*'], properties: { '*': { type: 'string', description: 'the file, relative to the console directory; empty for index.html' } } },
+}
+
 export function consoleRoutes(root: string = default_console_dir) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // Relative asset URLs in index.html resolve against the directory, so the page
     // must be loaded as /console/, not /console.
-    app.get(console_path, { config: { public: true } }, async (_request, reply) => reply.redirect(`${console_path}/`, 301))
-    app.get(`${console_path}/*`, { config: { public: true } }, async (request, reply) => {
-      const relative = (request.params as { '*': string })['*']
-      return sendFile(reply, root, relative)
-    })
+    app.get(console_path, { schema: redirect_schema, config: { public: true } }, async (_request, reply) => reply.redirect(`${console_path}/`, 301))
+    app.get<{ Params: { '*': string } }>(`${console_path}/*`, { schema: file_schema, config: { public: true } }, async (request, reply) =>
+      sendFile(reply, root, request.params['*']))
   }
 }

@@ -2,6 +2,7 @@
 // corruption or WAL lag; GET /api/v1/health/detail and /api/v1/stats say that.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
+import { anyObject, described, ref, responses } from '../schemas.js'
 
 export interface HealthBody {
   ok: true
@@ -9,10 +10,60 @@ export interface HealthBody {
   version: string
 }
 
+const health = {
+  operationId: 'getHealth',
+  summary: 'Liveness',
+  response: responses({
+    200: described('OK', {
+      type: 'object', required: ['ok', 'tenant', 'version'],
+      properties: { ok: { const: true }, tenant: { type: 'string' }, version: { type: 'string' } },
+    }),
+  }),
+}
+
+const health_detail = {
+  operationId: 'getHealthDetail',
+  summary: 'Corruption, WAL, recovery and fsync detail',
+  response: responses({
+    200: described('OK', {
+      type: 'object',
+      properties: {
+        ok: { type: 'boolean' },
+        corruption: { type: 'object', properties: { total: { type: 'integer' }, reports: { type: 'array', items: anyObject } } },
+        wal: { type: 'object', properties: { current_lsn: { type: 'integer' }, checkpoint_lsn: { type: 'integer' }, lag_bytes: { type: 'integer' }, bytes: { type: 'integer' } } },
+        recovery: { type: 'object', properties: { replayed_frames: { type: 'integer' }, open_micros: { type: 'integer' } } },
+        pages: ref('Pages'),
+        checkpoints: {
+          type: 'object', required: ['count', 'in_place', 'pages_written', 'pages_released', 'max_micros'],
+          properties: {
+            count: { type: 'integer' }, in_place: { type: 'integer' }, pages_written: { type: 'integer' },
+            pages_released: { type: 'integer' }, max_micros: { type: 'integer' },
+          },
+        },
+        fsync: anyObject, page_count: { type: 'integer' }, db_dir: { type: 'string' },
+      },
+    }),
+  }),
+}
+
+const stats = {
+  operationId: 'getStats',
+  summary: 'Statistics',
+  response: responses({
+    200: described('OK', {
+      type: 'object',
+      properties: {
+        page_count: { type: 'integer' }, wal_bytes: { type: 'integer' }, checkpoint_lsn: { type: 'integer' },
+        corruption_count: { type: 'integer' }, db_dir: { type: 'string' }, tenants: { type: 'integer' }, cache: anyObject, pages: ref('Pages'), uptime_s: { type: 'number' },
+      },
+    }),
+  }),
+}
+
 export function healthRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get('/api/v1/health', async (): Promise<HealthBody> => db.health())
-    app.get('/api/v1/health/detail', async () => db.healthDetail())
-    app.get('/api/v1/stats', async () => db.stats())
+    app.get('/api/v1/health', { schema: health }, async (): Promise<HealthBody> => db.health())
+    app.get('/api/v1/health/detail', { schema: health_detail }, async () => db.healthDetail())
+    app.get('/api/v1/stats', { schema: stats }, async () => db.stats())
   }
 }

@@ -1,44 +1,69 @@
-// POST /api/v1/t/:tenant/ops (docs/api.md, "Operations"): create, fork, snapshot, suspend,
-// resume, delete, compact → {ok: true, message}. `create` names the path tenant when
-// `name` is omitted; `compact` always works on the path tenant.
+// POST /api/v1/t/:tenant/ops (docs/api.md, "Operations"): create, fork, snapshot,
+// suspend, resume, delete, compact → {ok: true, message}. `create` names the path
+// tenant when `name` is omitted; `compact` always works on the path tenant.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
-import type { TenantOpRequest } from '../../tenants/index.js'
-import { HttpError } from '../errors.js'
-import { requireActiveTenant, tenantOf } from './params.js'
+import { name_pattern, type TenantOpRequest } from '../../tenants/index.js'
+import { described, ref, responses, suspended, tenant_params, unknown_tenant, with_body, writes } from '../schemas.js'
+import { requireActiveTenant } from './params.js'
 
-const ops = ['create', 'fork', 'snapshot', 'suspend', 'resume', 'delete', 'compact'] as const
+/** The body once its schema accepted it. */
+export type OpBody =
+  | { op: 'create' | 'suspend' | 'resume' | 'delete'; name?: string }
+  | { op: 'fork' | 'snapshot'; name?: string; target: string }
+  | { op: 'compact' }
 
-/** The operation a raw request body names, for the tenant in the path. */
-export function parseOpBody(raw: unknown, pathTenant: string): TenantOpRequest {
-  let json: unknown
-  try {
-    json = JSON.parse(typeof raw === 'string' ? raw : '')
-  } catch {
-    throw new HttpError('bad_request', 'the body must be JSON: {"op": "…", "name": "…", "target": "…"}')
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new HttpError('bad_request', 'the body must be a JSON object')
-  const { op, name, target } = json as Record<string, unknown>
-  if (typeof op !== 'string' || !(ops as readonly string[]).includes(op)) {
-    throw new HttpError('bad_request', `op must be one of ${ops.join(', ')}`)
-  }
-  if (name !== undefined && typeof name !== 'string') throw new HttpError('bad_request', 'name must be a string')
-  if (target !== undefined && typeof target !== 'string') throw new HttpError('bad_request', 'target must be a string')
-  switch (op as (typeof ops)[number]) {
+const tenant_name = { type: 'string', pattern: name_pattern.source, description: 'a tenant name (defaults to the path tenant)' }
+const any_name = { type: 'string', description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' }
+
+/** One branch per op; each names its own fields (validation.ts reports the branch `op` names). */
+const op_body = {
+  type: 'object', required: ['op'],
+  oneOf: [
+    { type: 'object', required: ['op'], properties: { op: { enum: ['create', 'suspend', 'resume'] }, name: tenant_name } },
+    { type: 'object', required: ['op'], properties: { op: { const: 'delete' }, name: any_name }, description: 'tenant@snapshot drops that snapshot' },
+    { type: 'object', required: ['op', 'target'], properties: { op: { const: 'fork' }, name: any_name, target: { ...tenant_name, description: 'the new tenant' } } },
+    { type: 'object', required: ['op', 'target'], properties: { op: { const: 'snapshot' }, name: tenant_name, target: { ...tenant_name, description: 'the snapshot name' } } },
+    { type: 'object', required: ['op'], properties: { op: { const: 'compact' } }, description: 'always the path tenant' },
+  ],
+  examples: [{ op: 'snapshot', name: 'acme', target: 'before' }],
+}
+
+const schema = {
+  operationId: 'runTenantOperation',
+  summary: 'Tenant operations',
+  params: tenant_params,
+  body: op_body,
+  response: responses(
+    { 200: described('OK', ref('OpResult')) },
+    {
+      ...unknown_tenant,
+      400: '`bad_request`: a body that is not the JSON object described, a bad name, or a refused path',
+      404: '`unknown_tenant`, `unknown_snapshot`',
+      409: '`tenant_exists`, `snapshot_exists`, `conflict` (another operation on the tenant won; retry)',
+      ...suspended,
+      ...with_body,
+      ...writes,
+    },
+  ),
+}
+
+/** The operation a validated body names, for the tenant in the path. */
+export function opRequest(body: OpBody, pathTenant: string): TenantOpRequest {
+  switch (body.op) {
     case 'fork': case 'snapshot':
-      if (target === undefined) throw new HttpError('bad_request', `${op} needs a target`)
-      return { op: op as 'fork' | 'snapshot', name: name ?? pathTenant, target }
+      return { op: body.op, name: body.name ?? pathTenant, target: body.target }
     case 'compact':
       return { op: 'compact', name: pathTenant }
     default:
-      return { op: op as 'create' | 'suspend' | 'resume' | 'delete', name: name ?? pathTenant }
+      return { op: body.op, name: body.name ?? pathTenant }
   }
 }
 
 export function opsRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.post('/api/v1/t/:tenant/ops', async (request) => {
-      const request_ = parseOpBody(request.body, tenantOf(request))
+    app.post<{ Params: { tenant: string }; Body: OpBody }>('/api/v1/t/:tenant/ops', { schema }, async (request) => {
+      const request_ = opRequest(request.body, request.params.tenant)
       if (request_.op === 'compact') requireActiveTenant(db, request_.name)
       return db.ops(request_)
     })

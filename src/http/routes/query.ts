@@ -1,49 +1,100 @@
 // POST /api/v1/t/:tenant/query (docs/api.md, "Queries"): one pipeline or one atomic
-// block. Body: JSON {"query"|"text": "…", "params": {…}}, or any body that is not JSON
-// as the query text itself. `Service-Snapshot: <name>` pins the read to a snapshot.
-// Every failure of the query is a 400 with `conflict` (the error handler adds it).
+// block. Body: JSON {"query"|"text": "…", "params": {…}}, or the query text itself (a
+// body that is not JSON, or a JSON string). `Service-Snapshot: <name>` pins the read to
+// a snapshot. Every failure of the query is a 400 with `conflict` (the error handler
+// adds it), and every other error body of this route carries `conflict: false`
+// (config.errorsAddConflict, errors.ts).
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import type { Value } from '../../lang/ast.js'
-import { HttpError } from '../errors.js'
-import { tenantOf } from './params.js'
+import { described, ref, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
 
 export const query_path = '/api/v1/t/:tenant/query'
+
+/** The body once its schema accepted it. */
+export type QueryBody = string | { query?: string; text?: string; params?: Record<string, Value> }
 
 export interface QueryRequest {
   text: string
   params: Record<string, Value>
 }
 
-/** The query text and params of a raw request body. */
-export function parseQueryBody(raw: unknown): QueryRequest {
-  const body = typeof raw === 'string' ? raw : ''
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch {
-    return { text: body, params: {} }
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new HttpError('bad_request', 'the body must be a JSON object {"query": "…", "params": {…}} or the query text itself')
-  }
-  const { query, text, params } = json as Record<string, unknown>
-  if (query !== undefined && text !== undefined) throw new HttpError('bad_request', 'the body may give "query" or "text", not both')
-  const source = query ?? text
-  if (typeof source !== 'string') throw new HttpError('bad_request', 'the body needs "query" (or "text"): the query text as a string')
-  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
-    throw new HttpError('bad_request', '"params" must be an object of named parameters')
-  }
-  return { text: source, params: (params ?? {}) as Record<string, Value> }
+const query_text: Schema = { type: 'string', description: 'the query text itself', examples: ['users | take 5'] }
+const query_object: Schema = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'the query text' },
+    text: { type: 'string', description: 'the query text (the same as query; give one of them)' },
+    params: { type: 'object', additionalProperties: true, description: 'named parameters ($name in the query)' },
+  },
+  oneOf: [{ required: ['query'] }, { required: ['text'] }],
+  examples: [{ query: 'users | where age > $a | take 5', params: { a: 30 } }],
+}
+
+const schema = {
+  operationId: 'runQuery',
+  summary: 'Run one pipeline or one atomic block',
+  params: tenant_params,
+  headers: {
+    type: 'object',
+    properties: {
+      'service-snapshot': { type: 'string', description: 'read the named snapshot of the path tenant (writes fail with readonly_snapshot)' },
+    },
+  },
+  // Bodies are read whatever their content type (body.ts): validation takes either form.
+  body: { anyOf: [query_text, query_object] },
+  response: responses(
+    {
+      200: described('OK', {
+        type: 'object', required: ['columns', 'rows'],
+        properties: {
+          columns: { type: 'array', items: { type: 'string' } }, rows: { type: 'array', items: { type: 'array' } },
+          plan: { type: 'object', additionalProperties: true }, lsn: { type: 'integer' }, truncated: { type: 'boolean' },
+          results: { type: 'array' }, stats: { type: 'object', additionalProperties: true },
+        },
+      }),
+    },
+    {
+      ...unknown_tenant,
+      400: described(
+        'every failure of the query itself, a malformed body or one that is not well-formed UTF-8 (QueryError, with `conflict`); ' +
+          'a refused path (Error, without `conflict`: the route is never reached)',
+        { anyOf: [ref('QueryError'), ref('Error')] },
+      ),
+      404: '`unknown_tenant`, `unknown_snapshot` (Service-Snapshot)',
+      // Answered by Node's parser handler (client-errors.ts): a 408 adds `conflict` once
+      // the request's headers arrived; one that stalls in its headers, and a 431, come
+      // before any route is known.
+      408: described('`request_timeout`: the request was not received in time (with `conflict: false` once its headers arrived)', ref('Error')),
+      431: described('`headers_too_large` (before any route is known: without `conflict`)', ref('Error')),
+      ...with_body,
+      ...writes,
+    },
+    'QueryError',
+  ),
+}
+
+/** The document names each form under its content type. */
+const document_body = { content: { 'application/json': { schema: query_object }, 'text/plain': { schema: query_text } } }
+
+/** The query text and params of a validated body. */
+export function queryRequest(body: QueryBody): QueryRequest {
+  if (typeof body === 'string') return { text: body, params: {} }
+  return { text: body.query ?? body.text ?? '', params: body.params ?? {} }
 }
 
 export function queryRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.post(query_path, async (request) => {
-      const { text, params } = parseQueryBody(request.body)
+    app.post<{ Params: { tenant: string }; Body: QueryBody; Headers: { 'service-snapshot'?: string } }>(query_path, {
+      schema,
+      config: {
+        errorsAddConflict: true,
+        swaggerTransform: ({ schema: routeSchema, url }) => ({ schema: { ...routeSchema, body: document_body }, url }),
+      },
+    }, async (request) => {
+      const { text, params } = queryRequest(request.body)
       const pin = request.headers['service-snapshot']
-      if (Array.isArray(pin)) throw new HttpError('bad_request', 'Service-Snapshot may be given once')
-      return db.tenant(tenantOf(request)).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
+      return db.tenant(request.params.tenant).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
     })
   }
 }

@@ -6,19 +6,58 @@
 // handler next to the upgrade handler.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
-import { tail_wait_ms_max } from '../../limits.js'
-import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import { tail_limit_max, tail_wait_ms_max } from '../../limits.js'
+import { described, intQuery, ref, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
+import { requireActiveTenant } from './params.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
 
+export interface TailQuery {
+  after?: number
+  collection?: string
+  limit?: number
+  wait_ms?: number
+}
+
+/** The route's schema, for both forms: the parameters are the same (limit and wait_ms: poll only). */
+export const tail_schema = {
+  operationId: 'tailChanges',
+  summary: 'The change tail: an HTTP poll, or a WebSocket upgrade (backlog then live events)',
+  description: 'With `Upgrade: websocket` the token must be `?token=` (a header token is refused with 401 before the upgrade); ' +
+    'the server then sends one JSON text message per event (TailEvent), pings every 15 s, and closes with 1001 (shutdown), ' +
+    '1009 (client message over 1 MiB), 1011 (failure), 1013 (consumer too slow; resume with after) or 4410 (lsn_expired). ' +
+    'Every refusal (400, 401, 403, 404, 410, 423) comes before the upgrade.',
+  params: tenant_params,
+  querystring: {
+    type: 'object',
+    properties: {
+      after: intQuery('exclusive; absent: from the oldest retained event. Beyond the newest commit: 400'),
+      collection: { type: 'string', description: 'only this collection (an unknown one has no events)' },
+      limit: intQuery(`poll only: most events; more than ${tail_limit_max} is lowered to ${tail_limit_max}`, { minimum: 1 }),
+      wait_ms: intQuery(`poll only: long-poll until an event arrives, at most ${tail_wait_ms_max} ms (more is refused with 400)`, { maximum: tail_wait_ms_max }),
+    },
+  },
+  response: responses(
+    {
+      200: described('a page of events (poll)', {
+        type: 'object', required: ['events', 'last_lsn', 'head_lsn'],
+        properties: { events: { type: 'array', items: ref('TailEvent') }, last_lsn: { type: 'integer' }, head_lsn: { type: 'integer' } },
+      }),
+      101: described('switched to the WebSocket protocol', { type: 'null' }),
+    },
+    {
+      ...unknown_tenant,
+      400: '`bad_request`: a malformed `after`, `limit` or `wait_ms`, a `wait_ms` over the maximum, an `after` beyond the newest commit, or a refused path',
+      410: '`lsn_expired`; the body adds `oldest_lsn`',
+      ...suspended,
+    },
+  ),
+}
+
 export function tailPollRoute(db: Database, closing: AbortSignal) {
-  return async function tailPoll(request: FastifyRequest, reply: FastifyReply) {
-    const tenant = tenantOf(request)
-    const query = queryOf(request)
-    const after = intParam(query, 'after')
-    const limit = intParam(query, 'limit')
-    const wait_ms = intParam(query, 'wait_ms', tail_wait_ms_max)
-    const collection = stringParam(query, 'collection')
+  return async function tailPoll(request: FastifyRequest<{ Params: { tenant: string }; Querystring: TailQuery }>, reply: FastifyReply) {
+    const { tenant } = request.params
+    const { after, limit, wait_ms, collection } = request.query
     requireActiveTenant(db, tenant)
     const gone = new AbortController()
     const onClose = () => { if (!reply.raw.writableFinished) gone.abort() }

@@ -4,12 +4,13 @@
 // registered by server.ts:
 //
 //   await app.register(websocket, tailWebSocketPluginOptions)
-//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', config: { websocket: true }, handler: poll, ...tailWebSocket(db) })
+//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', schema: tail_schema, config: { websocket: true }, handler: poll, ...tailWebSocket(db) })
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
 // response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
-// or wrong token, or a token offered in a header, which WebSockets never take: only
-// `?token=`), 404 unknown tenant, 400 bad `after`, 410 expired `after`. A refused
+// or wrong token, or a token offered in a header: WebSockets take only
+// `?token=`), 400 a malformed parameter (the route's schema, tail-poll.ts), 404 unknown
+// tenant, 400 an `after` beyond the head, 410 expired `after`. A refused
 // upgrade is answered with `Connection: close` (upgrade-refusal.ts) and its connection
 // closed by @fastify/websocket's onResponse hook, which server.ts makes run by
 // registering the plugin before every other hook; `config: { websocket: true }` is
@@ -37,7 +38,8 @@ import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
 import { pathOnly } from '../log.js'
-import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import { requireActiveTenant } from './params.js'
+import type { TailQuery } from './tail-poll.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
 export { tail_ws_buffered_bytes_low, tail_ws_buffered_bytes_max, tail_ws_ping_ms, tail_ws_stall_ms_max } from '../../limits.js'
@@ -111,11 +113,10 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
     ready.catch(() => {})
     let subscription: Subscription
     try {
-      // The same parameters, and the same refusals, as the poll form of the route.
-      const tenant = tenantOf(request)
-      const query = queryOf(request)
-      const after = intParam(query, 'after')
-      const collection = stringParam(query, 'collection')
+      // The same parameters (validated by the route's schema before this hook), and the
+      // same refusals, as the poll form of the route.
+      const { tenant } = request.params as { tenant: string }
+      const { after, collection } = request.query as TailQuery
       requireActiveTenant(db, tenant)
       subscription = db.tenant(tenant).subscribe({ after, collection: collection === '' ? undefined : collection }, async (event: TailEvent) => {
         socket ??= await ready

@@ -1,36 +1,97 @@
-// The catalog and per-tenant read routes (docs/api.md, "Tenants"): tenants,
-// collections, schema status, snapshots and diffs.
+// The catalog and per-tenant read routes (docs/api.md, "Tenants"): tenants, collections,
+// schema status, snapshots and diffs.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { diff_rows_default } from '../../limits.js'
 import { HttpError } from '../errors.js'
-import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import { anyObject, described, intQuery, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
+import { requireActiveTenant } from './params.js'
+
+interface TenantParams { tenant: string }
+interface DiffQuery { from: string; to?: string; collection?: string; limit: number }
+
+const tenants = {
+  operationId: 'listTenants',
+  summary: 'The tenant catalog',
+  response: responses({ 200: described('OK', { type: 'object', properties: { tenants: { type: 'array', items: anyObject } } }) }),
+}
+
+const collections = {
+  operationId: 'listCollections',
+  summary: 'Collections with row estimates (applies pending migration)',
+  params: tenant_params,
+  response: responses(
+    { 200: described('OK', { type: 'object', properties: { tenant: { type: 'string' }, collections: { type: 'array', items: anyObject } } }) },
+    {
+      ...unknown_tenant,
+      ...suspended,
+      409: '`conflict`: the pending migration this applies lost a race with another write of the tenant (nothing changed; retry)',
+    },
+  ),
+}
+
+const schema_status = {
+  operationId: 'getTenantSchema',
+  summary: 'Schema IR and fingerprint status (never migrates)',
+  params: tenant_params,
+  response: responses(
+    { 200: described('OK', { type: 'object', properties: { fingerprint: { type: 'string' }, ir: {}, tenant: anyObject } }) },
+    unknown_tenant,
+  ),
+}
+
+const snapshots = {
+  operationId: 'listSnapshots',
+  summary: 'Named snapshots',
+  params: tenant_params,
+  response: responses(
+    { 200: described('OK', { type: 'object', properties: { tenant: { type: 'string' }, snapshots: { type: 'array', items: anyObject } } }) },
+    unknown_tenant,
+  ),
+}
+
+const diff = {
+  operationId: 'diffVersions',
+  summary: 'Rows added, removed and changed between two versions',
+  params: tenant_params,
+  querystring: {
+    type: 'object', required: ['from'],
+    properties: {
+      from: { type: 'string', minLength: 1, description: 'snapshot name' },
+      to: { type: 'string', description: 'snapshot name or head (the default)' },
+      collection: { type: 'string', description: 'only this collection' },
+      limit: intQuery('most rows in all', { minimum: 1, default: diff_rows_default }),
+    },
+  },
+  response: responses(
+    { 200: described('OK', { type: 'object', properties: { from: anyObject, to: anyObject, collections: anyObject, truncated: { type: 'boolean' } } }) },
+    {
+      400: '`bad_request` (a missing or empty `from`, a malformed `limit`), `unknown_collection`, or a refused path',
+      404: '`unknown_tenant`, `unknown_snapshot`',
+      ...suspended,
+    },
+  ),
+}
 
 export function tenantRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get('/api/v1/tenants', async () => db.tenants())
+    app.get('/api/v1/tenants', { schema: tenants }, async () => db.tenants())
 
     // Touching collections applies pending lazy migration (docs/api.md, "Tenants").
-    app.get('/api/v1/t/:tenant/collections', async (request) => {
-      const tenant = tenantOf(request)
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/collections', { schema: collections }, async (request) => {
+      const { tenant } = request.params
       requireActiveTenant(db, tenant)
       return db.tenant(tenant).collections()
     })
 
     // Never migrates (docs/api.md, "Tenants"); a suspended tenant's status is still shown.
-    app.get('/api/v1/t/:tenant/schema', async (request) => db.tenant(tenantOf(request)).schema())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status }, async (request) => db.tenant(request.params.tenant).schema())
 
-    app.get('/api/v1/t/:tenant/snapshots', async (request) => db.tenant(tenantOf(request)).snapshots())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots }, async (request) => db.tenant(request.params.tenant).snapshots())
 
-    app.get('/api/v1/t/:tenant/diff', async (request) => {
-      const tenant = tenantOf(request)
-      const query = queryOf(request)
-      const from = stringParam(query, 'from')
-      if (from === undefined || from === '') throw new HttpError('bad_request', 'diff needs from=<snapshot> (and optionally to=<snapshot|head>)')
-      const to = stringParam(query, 'to')
-      const collection = stringParam(query, 'collection')
-      const limit = intParam(query, 'limit') ?? diff_rows_default
-      if (limit < 1) throw new HttpError('bad_request', 'limit must be at least 1')
+    app.get<{ Params: TenantParams; Querystring: DiffQuery }>('/api/v1/t/:tenant/diff', { schema: diff }, async (request) => {
+      const { tenant } = request.params
+      const { from, to, collection, limit } = request.query
       if (collection !== undefined && !db.schema.ir.collections.some((c) => c.name === collection)) {
         throw new HttpError('unknown_collection', `no collection named '${collection}'`)
       }

@@ -1,0 +1,135 @@
+// The pieces the routes' schemas share: the shared component schemas (registered with
+// app.addSchema, listed under components.schemas in the OpenAPI document), the tenant
+// path parameter, the integer query parameters, and the error responses every route
+// documents. Each route's own schema sits beside its handler (routes/*.ts): fastify
+// validates requests with it (validation.ts) and @fastify/swagger generates the
+// document from it (openapi.ts), so the two cannot drift apart.
+import type { FastifyInstance } from 'fastify'
+import { body_bytes_max, query_int_param_max, request_timeout_ms } from '../limits.js'
+import { error_statuses } from './errors.js'
+
+export type Schema = Record<string, unknown>
+
+const codes = Object.keys(error_statuses)
+const anyObject: Schema = { type: 'object', additionalProperties: true }
+
+/** Component schemas, referenced as `{ $ref: '<id>#' }` (see ref). */
+const shared: readonly Schema[] = [
+  {
+    $id: 'Error',
+    type: 'object', required: ['error', 'code'],
+    description: 'every error body: a sentence and a code of the catalogue (docs/api.md); some add fields',
+    properties: { error: { type: 'string' }, code: { enum: codes } },
+    additionalProperties: true,
+    examples: [{ error: 'missing or invalid token', code: 'unauthorized' }],
+  },
+  {
+    $id: 'QueryError',
+    type: 'object', required: ['error', 'code', 'conflict'],
+    description: 'an error of the query route: `conflict` is true only for a lost race (retry), and Eel errors add their position',
+    properties: {
+      error: { type: 'string' }, code: { enum: codes }, conflict: { type: 'boolean' },
+      line: { type: 'integer' }, column: { type: 'integer' }, expected: { type: 'array', items: { type: 'string' } }, hint: { type: 'string' },
+    },
+    examples: [{ error: 'no collection named \'user\'', code: 'unknown_collection', conflict: false, line: 1, column: 1 }],
+  },
+  {
+    $id: 'TailEvent',
+    type: 'object', required: ['lsn', 'at', 'tenant', 'changes'],
+    properties: {
+      lsn: { type: 'integer' }, at: { type: 'string', format: 'date-time' }, tenant: { type: 'string' },
+      changes: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['collection', 'op', 'key', 'row'],
+          properties: {
+            collection: { type: 'string' }, op: { enum: ['insert', 'update', 'delete'] },
+            key: {}, row: { oneOf: [anyObject, { type: 'null' }] },
+          },
+        },
+      },
+    },
+  },
+  {
+    $id: 'OpResult',
+    type: 'object', required: ['ok', 'message'],
+    properties: { ok: { const: true }, message: { type: 'string' } },
+    examples: [{ ok: true, message: 'snapshot before of acme at lsn 17' }],
+  },
+  {
+    $id: 'Pages',
+    type: 'object',
+    description: 'the page file by its slots: file_bytes, live (in use), free (reusable now), pending (freed, held back for the older meta record or a reader), releasing (freed, references not yet released)',
+    properties: { file_bytes: { type: 'integer' }, live: { type: 'integer' }, free: { type: 'integer' }, pending: { type: 'integer' }, releasing: { type: 'integer' } },
+  },
+]
+
+export function addSharedSchemas(app: FastifyInstance): void {
+  for (const schema of shared) app.addSchema(schema)
+}
+
+export type SharedSchema = 'Error' | 'QueryError' | 'TailEvent' | 'OpResult' | 'Pages'
+
+/** A reference to a shared schema; the document names it #/components/schemas/<id>. */
+export const ref = (id: SharedSchema): Schema => ({ $ref: `${id}#` })
+
+export { anyObject }
+
+/** Params of the routes under /api/v1/t/:tenant. Any name is routed: one no tenant has is 404. */
+export const tenant_params: Schema = {
+  type: 'object', required: ['tenant'],
+  properties: { tenant: { type: 'string', description: 'tenant name' } },
+}
+
+/** An integer query parameter: digits, 0 to query_int_param_max unless narrowed. */
+export const intQuery = (description: string, extra: Schema = {}): Schema =>
+  ({ type: 'integer', minimum: 0, maximum: query_int_param_max, description, ...extra })
+
+/**
+ * Errors any operation may answer: refusals before routing (docs/api.md "Paths",
+ * "Origins and hosts"), authentication, timeouts, and failures of the server.
+ */
+const common_errors: Readonly<Record<number, string>> = {
+  400: '`bad_request`: a refused path spelling, a malformed parameter or request, or a body that is not well-formed UTF-8',
+  401: 'missing or invalid token (`unauthorized`), with `WWW-Authenticate: Bearer`',
+  403: '`host_not_allowed` (Host names another server) or `origin_not_allowed` (an Origin, or Sec-Fetch-Site cross-site/same-site without one, that is not allowed)',
+  408: `\`request_timeout\`: the request was not received within ${request_timeout_ms / 1000} s`,
+  429: 'too many wrong tokens from this address (`rate_limited`), with `Retry-After`',
+  431: '`headers_too_large`',
+  500: '`storage_error` or `internal`',
+  503: 'the server is shutting down (`shutting_down`), or stopped writing after a disk failure (`storage_unavailable`, with `outcome`)',
+  507: 'the disk is full: nothing of the request was written (`storage_full`)',
+}
+
+/** Routes under /api/v1/t/:tenant. */
+export const unknown_tenant: Readonly<Record<number, string>> = { 404: '`unknown_tenant`' }
+/** Routes that read a request body. */
+export const with_body: Readonly<Record<number, string>> = { 413: `\`payload_too_large\` (a body over ${body_bytes_max} bytes)` }
+/** Routes that write. */
+export const writes: Readonly<Record<number, string>> = { 507: '`storage_full`: the disk is full; nothing was written' }
+export const suspended: Readonly<Record<number, string>> = { 423: '`tenant_suspended`' }
+
+/**
+ * A response schema entry: its description, and the body's schema. Beside a $ref the
+ * description is `description` (the document drops it from the reference); otherwise
+ * @fastify/swagger's x-response-description, which stays out of the body's schema.
+ */
+export const described = (description: string, schema: Schema): Schema =>
+  '$ref' in schema ? { description, ...schema } : { 'x-response-description': description, ...schema }
+
+/**
+ * The `response` of a route schema: its success, then every error it may answer (the
+ * common ones, then `errors`, which may override them), each with the Error schema or
+ * the one `errorSchema` names; an entry given as a schema is taken as it is.
+ */
+export function responses(
+  success: Record<number, Schema>,
+  errors: Readonly<Record<number, string | Schema>> = {},
+  errorSchema: SharedSchema = 'Error',
+): Record<number, Schema> {
+  const all: Record<number, Schema> = { ...success }
+  for (const [status, entry] of Object.entries({ ...common_errors, ...errors })) {
+    all[Number(status)] = typeof entry === 'string' ? described(entry, ref(errorSchema)) : entry
+  }
+  return all
+}

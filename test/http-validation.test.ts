@@ -1,0 +1,91 @@
+// Requests the routes' JSON schemas refuse (issue 15, Build 3; docs/api.md): each is a
+// 400 `bad_request` whose sentence names the parameter or body field and what it must
+// be, over real HTTP, and nothing is written. The bounds the OpenAPI document states
+// are the ones the server enforces, because both come from the same schema: every
+// integer query parameter the document bounds is refused one past its bound.
+import t from 'tap'
+import { openExampleDatabase, startServer } from './helpers/http-server.js'
+
+const token = 'validation-token-0123456789abcd'
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+t.test('refused parameters and bodies: 400 bad_request naming what is wrong', async (t) => {
+  const db = await openExampleDatabase(t)
+  await db.ops({ op: 'snapshot', name: 'default', target: 's1' })
+  const { origin } = await startServer(t, { token, db })
+  const auth = { authorization: `Bearer ${token}` }
+  const refused = async (method: string, path: string, body: string | undefined, error: string, extra: Json = {}) => {
+    const res = await fetch(origin + path, { method, headers: auth, ...(body === undefined ? {} : { body }) })
+    t.equal(res.status, 400, `${method} ${path} ${body ?? ''}`)
+    t.same(await res.json(), { error, code: 'bad_request', ...extra }, `${method} ${path} ${body ?? ''}`)
+  }
+
+  // Query strings: integers, bounds, repeats, required and non-empty strings.
+  await refused('GET', '/api/v1/t/default/tail?after=x', undefined, 'after must be an integer, got "x"')
+  await refused('GET', '/api/v1/t/default/tail?after=1.5', undefined, 'after must be an integer, got "1.5"')
+  await refused('GET', '/api/v1/t/default/tail?after=-1', undefined, 'after must be at least 0, got -1')
+  await refused('GET', '/api/v1/t/default/tail?after=1000000000000000', undefined, 'after may be at most 999999999999999, got 1000000000000000')
+  await refused('GET', '/api/v1/t/default/tail?after=1&after=2', undefined, 'after may be given once')
+  await refused('GET', '/api/v1/t/default/tail?limit=0', undefined, 'limit must be at least 1, got 0')
+  await refused('GET', '/api/v1/t/default/diff', undefined, 'from is required')
+  await refused('GET', '/api/v1/t/default/diff?from=', undefined, 'from may not be empty')
+  await refused('GET', '/api/v1/t/default/diff?from=s1&collection=users&collection=orders', undefined, 'collection may be given once')
+
+  // The ops body: a JSON object naming one of the ops, with that op's fields.
+  const ops = '/api/v1/t/default/ops'
+  await refused('POST', ops, 'resume default', 'the body must be a JSON object, got "resume default"')
+  await refused('POST', ops, '[]', 'the body must be a JSON object, got an array')
+  await refused('POST', ops, '{"name": "default"}', 'the body needs "op"')
+  await refused('POST', ops, '{"op": "explode"}', '"op" in the body must be one of create, suspend, resume, delete, fork, snapshot, compact, got "explode"')
+  await refused('POST', ops, '{"op": "fork"}', 'the body needs "target"')
+  await refused('POST', ops, '{"op": "snapshot", "target": 5}', '"target" in the body must be a string, got the number 5')
+  await refused('POST', ops, '{"op": "create", "name": "Not A Name"}', '"name" in the body must match ^[a-z0-9][a-z0-9_-]{0,62}$, got "Not A Name"')
+
+  // The query body: the text itself, or {"query"|"text", "params"}; every error adds conflict.
+  const query = '/api/v1/t/default/query'
+  const conflict = { conflict: false }
+  await refused('POST', query, '{}', 'the body needs "query" or "text"', conflict)
+  await refused('POST', query, '{"query": "users", "text": "users"}', 'the body may give "query" or "text", not both', conflict)
+  await refused('POST', query, '{"query": 1}', '"query" in the body must be a string, got the number 1', conflict)
+  await refused('POST', query, '{"query": "users", "params": [1]}', '"params" in the body must be an object, got an array', conflict)
+  await refused('POST', query, '5', 'the body must be text or a JSON object, got the number 5', conflict)
+  await refused('POST', query, 'null', 'the body must be text or a JSON object, got nothing', conflict)
+  await refused('POST', query, undefined, 'the body must be text or a JSON object, got nothing', conflict)
+
+  t.same((await db.tenant('default').query('users')).rows, [], 'nothing was written')
+  t.same((await db.tenants()).tenants.map((x) => x.name), ['default'], 'no tenant was created')
+
+  // What the schemas accept: the query text as a JSON string, or as any other text.
+  for (const body of ['"users | take 1"', 'users | take 1', '{"text": "users | where age > $a", "params": {"a": 1}}']) {
+    const res = await fetch(origin + query, { method: 'POST', headers: auth, body })
+    t.equal(res.status, 200, `the query body ${body}`)
+    t.match(await res.json(), { columns: Array, rows: [] })
+  }
+})
+
+t.test('every bound the document states on a query parameter is the server\'s', async (t) => {
+  const db = await openExampleDatabase(t)
+  await db.ops({ op: 'snapshot', name: 'default', target: 's1' })
+  const { origin } = await startServer(t, { token, db })
+  const auth = { authorization: `Bearer ${token}` }
+  const doc = (await (await fetch(`${origin}/api/v1/openapi.json`, { headers: auth })).json()) as Json
+  // The other parameters a request needs to reach its checks.
+  const needed: Record<string, string> = { '/api/v1/t/{tenant}/diff': 'from=s1&' }
+  let checked = 0
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const parameter of ((item as Json).get?.parameters ?? []) as Json[]) {
+      if (parameter.in !== 'query' || parameter.schema.type !== 'integer') continue
+      const base = `${origin}${path.replace('{tenant}', 'default')}?${needed[path] ?? ''}`
+      for (const [bound, past] of [['maximum', 1], ['minimum', -1]] as const) {
+        const stated: unknown = parameter.schema[bound]
+        if (typeof stated !== 'number') continue
+        const value = stated + past
+        const res = await fetch(`${base}${parameter.name}=${value}`, { headers: auth })
+        t.equal(res.status, 400, `${path} ${parameter.name}=${value} (one past its ${bound})`)
+        t.match(await res.json(), { code: 'bad_request', error: new RegExp(`^${parameter.name} `) })
+        checked += 1
+      }
+    }
+  }
+  t.equal(checked, 8, 'both bounds of the four integer parameters (diff: limit; tail: after, limit, wait_ms)')
+})
