@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use std::collections::HashSet;
 
-use crate::btree::{MemNode, Node, NodeRef, TreeRoot, Value};
+use crate::btree::{self, node_references, MemNode, Node, NodeRef, TreeRoot, Value};
 use crate::error::{Error, Result};
 use crate::journal::{Journal, JournalWriter};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
@@ -45,7 +45,7 @@ use crate::page_file::{Direct, PageSink};
 use crate::pager::Pager;
 use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
-use crate::space::{node_references, SpaceMap};
+use crate::space::SpaceMap;
 use crate::space_chain;
 use crate::space_trace::meta_references;
 use crate::version::Version;
@@ -268,7 +268,7 @@ impl Attempt<'_> {
                 for (key, value) in entries {
                     let value = match value {
                         Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
-                            let (value, chain) = self.pager.write_overflow(&mut self.books, sink, bytes, self.lsn)?;
+                            let (value, chain) = btree::write_overflow(self.pager, &mut self.books, sink, bytes, self.lsn)?;
                             // Each page of the chain but the first is referenced by the one before it.
                             for &page in &chain[1..] {
                                 self.books.reference(page);
@@ -294,13 +294,13 @@ impl Attempt<'_> {
             }
         };
         // The node as written refers to its children by page, like one read back: the
-        // page cache keeps it (`Pager::write_node`), and a cached node holding the
+        // page cache keeps it (`btree::write_node`), and a cached node holding the
         // children in memory would keep them alive past the cache's budget and hand
         // their large values, still as bytes, to the next change, which would write
         // them to new overflow chains again.
         // References to pages on disk before this checkpoint were counted up front.
         let new: Vec<u64> = node_references(&on_disk).iter().map(|r| r.page()).filter(|p| self.new_pages.contains(p)).collect();
-        let loc = self.pager.write_node(&mut self.books, sink, on_disk, self.lsn)?;
+        let loc = btree::write_node(self.pager, &mut self.books, sink, on_disk, self.lsn)?;
         for page in new {
             self.books.reference(page);
         }

@@ -31,7 +31,8 @@
 //! open publishes the newest again, as format 2 naming no space map; the next
 //! checkpoint writes one. A record of another format or length is not a valid record.
 
-use crate::btree::{DiskLoc, NodeRef, TreeRoot};
+use crate::btree::{NodeRef, TreeRoot};
+use crate::disk_loc::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{META_SLOTS, PAGE_BYTES, PAGE_NO_MAX};
 use crate::page::PageType;

@@ -14,7 +14,7 @@
 //! chain is detected. A chain may end in pages holding no bytes (written when the
 //! encoding came out shorter than the slots first taken for it).
 
-use crate::btree::DiskLoc;
+use crate::disk_loc::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::page::{self, PageType, PAGE_PAYLOAD_BYTES_MAX};
 use crate::page_file::{PageFile, PageSink};

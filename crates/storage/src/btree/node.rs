@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::disk_loc::DiskLoc;
 use crate::limits::PAGE_BYTES;
 use crate::page::PAGE_HEADER_BYTES;
 
@@ -19,12 +20,6 @@ pub type Key = Arc<[u8]>;
 pub enum NodeRef {
     Disk(DiskLoc),
     Mem(Arc<MemNode>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DiskLoc {
-    pub page: u64,
-    pub checksum: u64,
 }
 
 #[derive(Debug)]

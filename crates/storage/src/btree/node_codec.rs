@@ -32,10 +32,11 @@
 use std::sync::Arc;
 
 use super::node::{
-    DiskLoc, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
+    Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
     LEAF_HEADER_BYTES, OVERFLOW_REF_BYTES, TREE_REF_BYTES,
 };
 use crate::byte_reader::ByteReader;
+use crate::disk_loc::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, VALUE_BYTES_MAX};
 use crate::page::PageType;
