@@ -45,7 +45,7 @@ use crate::page_file::{Direct, PageSink};
 use crate::pager::Pager;
 use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
-use crate::space::SpaceMap;
+use crate::space::{RangeSet, SpaceMap};
 use crate::space_chain;
 use crate::space_trace::meta_references;
 use crate::version::Version;
@@ -123,16 +123,39 @@ struct Attempt<'a> {
 }
 
 /// Where this checkpoint's page images go, and (through the journal) where each is.
-enum Sink<'a> {
+enum Target<'a> {
     Direct(Direct<'a>),
     Journal { writer: JournalWriter<'a>, entries: Vec<(u64, u64)> },
 }
 
+/// The slots no record on disk reaches, as the attempt began: free once promoted, or
+/// at or past the tip (`space/mod.rs`, "Invariants"). With `reused`, the slots an
+/// in-place checkpoint released itself, which the record on disk still reaches.
+struct Unreached {
+    free: RangeSet,
+    tip: u64,
+    reused: RangeSet,
+}
+
+/// Every page a checkpoint writes goes through here, which asserts it never writes a
+/// slot the durable record reaches, except through the journal (paired with the space
+/// map's own assertions on every move of a slot: `space/map.rs`).
+struct Sink<'a> {
+    target: Target<'a>,
+    unreached: Unreached,
+}
+
 impl PageSink for Sink<'_> {
     fn put(&mut self, page_no: u64, slot: &[u8]) -> Result<()> {
-        match self {
-            Sink::Direct(direct) => direct.put(page_no, slot),
-            Sink::Journal { writer, entries } => {
+        let Unreached { free, tip, reused } = &self.unreached;
+        let unreached = page_no >= *tip || free.contains(page_no);
+        match &mut self.target {
+            Target::Direct(direct) => {
+                assert!(unreached, "a checkpoint writes slot {page_no} directly though the record on disk may reach it");
+                direct.put(page_no, slot)
+            }
+            Target::Journal { writer, entries } => {
+                assert!(unreached || reused.contains(page_no), "an in-place checkpoint writes slot {page_no}, which it did not release");
                 let offset = writer.page(page_no, slot)?;
                 entries.push((page_no, offset));
                 Ok(())
@@ -151,6 +174,9 @@ impl Attempt<'_> {
         budget: ReleaseBudget,
         in_place: bool,
     ) -> Result<(Meta, u64, bool)> {
+        assert_eq!(generation, previous.generation + 1, "a checkpoint writes the generation after the record on disk");
+        assert!(version.lsn >= previous.checkpoint_lsn, "a checkpoint never goes back in LSN");
+        let (free, tip) = (self.books.free().clone(), self.books.tip());
         // 1. What the new version keeps of what is on disk counts first, so a slot both
         //    records reach never drops to zero on the way.
         let mut meta = Meta { generation, page_count: 0, checkpoint_lsn: version.lsn, trees: version.trees.clone(), pins: version.pins.clone(), space: None };
@@ -171,9 +197,11 @@ impl Attempt<'_> {
         // 3. With no reader of an older version, those slots take this checkpoint's
         //    pages at once; the current record still reaches them, so everything goes
         //    through the journal first.
-        let in_place = in_place && self.books.reuse_released(generation) > 0;
-        let mut sink =
-            if in_place { Sink::Journal { writer: journal.begin(generation), entries: Vec::new() } } else { Sink::Direct(Direct(self.pager.file())) };
+        let reused = if in_place { self.books.reuse_released(generation) } else { RangeSet::new() };
+        let in_place = !reused.is_empty();
+        let target =
+            if in_place { Target::Journal { writer: journal.begin(generation), entries: Vec::new() } } else { Target::Direct(Direct(self.pager.file())) };
+        let mut sink = Sink { target, unreached: Unreached { free, tip, reused } };
         // 4. The new pages, each counting its references to pages written before it.
         self.write_tree(&mut sink, &version.trees)?;
         self.write_tree(&mut sink, &version.pins)?;
@@ -182,16 +210,19 @@ impl Attempt<'_> {
         }
         meta.space = Some(space_chain::write(&mut sink, &mut self.books, self.lsn)?);
         meta.page_count = self.books.tip();
+        // Paired with `Meta::encode`: the record names written roots only.
+        assert!(meta.trees.root.as_ref().is_none_or(|r| r.disk_loc().is_some()), "the root set is written before its record");
+        assert!(meta.pins.root.as_ref().is_none_or(|r| r.disk_loc().is_some()), "the pin table is written before its record");
         // 5. Durable: the pages, then the record in both slots.
         let file = self.pager.file();
-        match sink {
-            Sink::Direct(_) => {
+        match sink.target {
+            Target::Direct(_) => {
                 self.pager.sync()?;
                 // A record half published (one slot new, one old) names pages the books
                 // would hand out again if the attempt were abandoned: never a retry.
                 meta.publish(file).map_err(|err| Error::FailStopped(format!("publishing the meta record failed ({err})")))?;
             }
-            Sink::Journal { writer, entries } => {
+            Target::Journal { writer, entries } => {
                 writer.finish(&meta)?;
                 // From here the checkpoint can be redone, and slots the record on disk
                 // reaches may be written over: a failure, a full disk included, must stop
@@ -273,7 +304,9 @@ impl Attempt<'_> {
                             for &page in &chain[1..] {
                                 self.books.reference(page);
                             }
-                            self.new_pages.extend(chain);
+                            for page in chain {
+                                assert!(self.new_pages.insert(page), "a checkpoint writes slot {page} once");
+                            }
                             value
                         }
                         Value::Tree(sub) => {
@@ -304,7 +337,7 @@ impl Attempt<'_> {
         for page in new {
             self.books.reference(page);
         }
-        self.new_pages.insert(loc.page);
+        assert!(self.new_pages.insert(loc.page), "a checkpoint writes slot {} once", loc.page);
         mem.written.set(loc);
         self.written.push(mem.clone());
         Ok(())

@@ -134,6 +134,16 @@ impl Node {
     pub fn memory_bytes(&self) -> usize {
         64 + self.encoded_bytes()
     }
+
+    /// Whether the node keeps its own order: keys strictly ascending and, in a branch,
+    /// one separator fewer than children. O(n): for `debug_assert!` after a change (the
+    /// decoder refuses a page that breaks it, as corruption: `node_codec.rs`).
+    pub fn is_ordered(&self) -> bool {
+        match self {
+            Node::Leaf(entries) => entries.windows(2).all(|w| w[0].0 < w[1].0),
+            Node::Branch { keys, children, .. } => keys.len() + 1 == children.len() && keys.windows(2).all(|w| w[0] < w[1]),
+        }
+    }
 }
 
 pub const LEAF_HEADER_BYTES: usize = 3;

@@ -86,7 +86,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
                     }
                 }
             }
-            debug_assert_eq!(out.len(), node.encoded_bytes());
+            assert_eq!(out.len(), node.encoded_bytes(), "a node encodes to the size it predicts (splits rely on it)");
             (PageType::Leaf, out)
         }
         Node::Branch { level, keys, children } => {
@@ -101,7 +101,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
                 out.extend_from_slice(&(key.len() as u16).to_le_bytes());
                 out.extend_from_slice(key);
             }
-            debug_assert_eq!(out.len(), node.encoded_bytes());
+            assert_eq!(out.len(), node.encoded_bytes(), "a node encodes to the size it predicts (splits rely on it)");
             (PageType::Branch, out)
         }
     }

@@ -164,13 +164,12 @@ impl SpaceMap {
 
     /// Makes the slots released at `generation` free at once, for the checkpoint of that
     /// generation to write in place (through the journal: `space/mod.rs`, "Writing in
-    /// place"). Returns how many.
-    pub fn reuse_released(&mut self, generation: u64) -> u64 {
-        let Some(set) = self.pending.remove(&generation) else { return 0 };
-        let n = set.len();
-        let disjoint = self.free.absorb(set);
+    /// place"). Returns them.
+    pub fn reuse_released(&mut self, generation: u64) -> RangeSet {
+        let Some(set) = self.pending.remove(&generation) else { return RangeSet::new() };
+        let disjoint = self.free.absorb(set.clone());
         assert!(disjoint, "a slot was pending and free at once");
-        n
+        set
     }
 
     /// Gives the free slots at the end of the file back: the tip comes down to the
@@ -298,7 +297,7 @@ mod tests {
         assert_eq!(map.allocate(), Some(a), "free once the records on disk and every reader are past it");
         map2.promote(6, None);
         assert!(map2.free().contains(a));
-        assert_eq!(map3.reuse_released(5), 1, "writing in place takes it at once");
+        assert_eq!(map3.reuse_released(5).len(), 1, "writing in place takes it at once");
         assert!(map3.free().contains(a));
     }
 
