@@ -163,6 +163,7 @@ impl Pager {
     /// Writes one page into a new slot of `books`, through `sink`; returns where it is.
     /// Counting the references it holds, and to it, is the caller's.
     pub fn write_page(&self, books: &mut SpaceMap, sink: &mut dyn PageSink, page_type: PageType, payload: &[u8], lsn: u64) -> Result<DiskLoc> {
+        assert!(page_type != PageType::Meta, "a meta record is published, never allocated a slot");
         let [page] = Pager::allocate(books, 1)?[..] else { unreachable!("one slot was asked for") };
         let slot = page::encode(page, lsn, page_type, payload)?;
         sink.put(page, &slot).inspect_err(|_| books.unallocate(page))?;

@@ -42,6 +42,8 @@ pub fn release(pager: &Pager, books: &mut SpaceMap, generation: u64, budget: u64
                 Err(err) => return Err(err),
             },
         };
+        // Paired with `Ref::page`: a reference is counted on, and released from, its first slot.
+        assert_eq!(pages.first(), Some(&target.page()), "a release frees the slot its reference is counted on");
         released += pages.len() as u64;
         books.released(&pages, generation);
     }

@@ -56,6 +56,7 @@ pub fn write(sink: &mut dyn PageSink, books: &mut SpaceMap, lsn: u64) -> Result<
         sink.put(page, &slot)?;
         next = DiskLoc { page, checksum: page::slot_checksum(&slot) };
     }
+    assert_eq!(pages.first(), Some(&next.page), "the record names the chain's first page");
     Ok(next)
 }
 
