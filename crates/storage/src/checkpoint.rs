@@ -38,10 +38,11 @@ use std::collections::HashSet;
 
 use crate::btree::{self, node_references, MemNode, Node, NodeRef, TreeRoot, Value};
 use crate::error::{Error, Result};
-use crate::journal::{Journal, JournalWriter};
+use crate::checkpoint_sink::{Sink, Target, Unreached};
+use crate::journal::Journal;
 use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
 use crate::meta::Meta;
-use crate::page_file::{Direct, PageSink};
+use crate::page_file::Direct;
 use crate::pager::Pager;
 use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
@@ -120,48 +121,6 @@ struct Attempt<'a> {
     written: Vec<Arc<MemNode>>,
     /// Slots this attempt wrote: references to them are counted as they are made.
     new_pages: HashSet<u64>,
-}
-
-/// Where this checkpoint's page images go, and (through the journal) where each is.
-enum Target<'a> {
-    Direct(Direct<'a>),
-    Journal { writer: JournalWriter<'a>, entries: Vec<(u64, u64)> },
-}
-
-/// The slots no record on disk reaches, as the attempt began: free once promoted, or
-/// at or past the tip (`space/mod.rs`, "Invariants"). With `reused`, the slots an
-/// in-place checkpoint released itself, which the record on disk still reaches.
-struct Unreached {
-    free: RangeSet,
-    tip: u64,
-    reused: RangeSet,
-}
-
-/// Every page a checkpoint writes goes through here, which asserts it never writes a
-/// slot the durable record reaches, except through the journal (paired with the space
-/// map's own assertions on every move of a slot: `space/map.rs`).
-struct Sink<'a> {
-    target: Target<'a>,
-    unreached: Unreached,
-}
-
-impl PageSink for Sink<'_> {
-    fn put(&mut self, page_no: u64, slot: &[u8]) -> Result<()> {
-        let Unreached { free, tip, reused } = &self.unreached;
-        let unreached = page_no >= *tip || free.contains(page_no);
-        match &mut self.target {
-            Target::Direct(direct) => {
-                assert!(unreached, "a checkpoint writes slot {page_no} directly though the record on disk may reach it");
-                direct.put(page_no, slot)
-            }
-            Target::Journal { writer, entries } => {
-                assert!(unreached || reused.contains(page_no), "an in-place checkpoint writes slot {page_no}, which it did not release");
-                let offset = writer.page(page_no, slot)?;
-                entries.push((page_no, offset));
-                Ok(())
-            }
-        }
-    }
 }
 
 impl Attempt<'_> {

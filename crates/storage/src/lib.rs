@@ -5,6 +5,7 @@
 mod btree;
 mod byte_reader;
 mod checkpoint;
+mod checkpoint_sink;
 mod checkpoint_totals;
 mod checksum;
 mod commit;

@@ -232,3 +232,19 @@ fn check_op(op: &Op) -> Result<()> {
         Op::Pin { name: n } | Op::Unpin { name: n } => name("pin", n),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::database::{Database, Options};
+    use crate::vfs::SimVfs;
+
+    #[test]
+    #[should_panic(expected = "LSNs only grow")]
+    fn applying_a_commit_at_an_lsn_not_past_its_version_is_a_bug() {
+        let db = Database::open(std::path::Path::new("/db"), Options { vfs: Arc::new(SimVfs::new()), ..Options::default() }).unwrap();
+        let put = Op::Put { tree: Arc::from(&b"t"[..]), key: Arc::from(&b"k"[..]), value: Arc::from(&b"v"[..]) };
+        let version = Version { lsn: 5, ..Version::default() };
+        let _ = version.apply(&db.inner().pager, &Commit { meta: Vec::new(), ops: vec![put] }, 5);
+    }
+}
