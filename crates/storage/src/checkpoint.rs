@@ -36,16 +36,17 @@ use std::sync::Arc;
 
 use std::collections::HashSet;
 
-use crate::btree::{MemNode, Node, NodeRef, TreeRoot, Value};
+use crate::btree::{self, node_references, MemNode, Node, NodeRef, TreeRoot, Value};
 use crate::error::{Error, Result};
-use crate::journal::{Journal, JournalWriter};
+use crate::checkpoint_sink::{Sink, Target, Unreached};
+use crate::journal::Journal;
 use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
 use crate::meta::Meta;
-use crate::page_file::{Direct, PageSink};
+use crate::page_file::Direct;
 use crate::pager::Pager;
 use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
-use crate::space::{node_references, SpaceMap};
+use crate::space::{RangeSet, SpaceMap};
 use crate::space_chain;
 use crate::space_trace::meta_references;
 use crate::version::Version;
@@ -122,25 +123,6 @@ struct Attempt<'a> {
     new_pages: HashSet<u64>,
 }
 
-/// Where this checkpoint's page images go, and (through the journal) where each is.
-enum Sink<'a> {
-    Direct(Direct<'a>),
-    Journal { writer: JournalWriter<'a>, entries: Vec<(u64, u64)> },
-}
-
-impl PageSink for Sink<'_> {
-    fn put(&mut self, page_no: u64, slot: &[u8]) -> Result<()> {
-        match self {
-            Sink::Direct(direct) => direct.put(page_no, slot),
-            Sink::Journal { writer, entries } => {
-                let offset = writer.page(page_no, slot)?;
-                entries.push((page_no, offset));
-                Ok(())
-            }
-        }
-    }
-}
-
 impl Attempt<'_> {
     fn run(
         &mut self,
@@ -151,6 +133,9 @@ impl Attempt<'_> {
         budget: ReleaseBudget,
         in_place: bool,
     ) -> Result<(Meta, u64, bool)> {
+        assert_eq!(generation, previous.generation + 1, "a checkpoint writes the generation after the record on disk");
+        assert!(version.lsn >= previous.checkpoint_lsn, "a checkpoint never goes back in LSN");
+        let (free, tip) = (self.books.free().clone(), self.books.tip());
         // 1. What the new version keeps of what is on disk counts first, so a slot both
         //    records reach never drops to zero on the way.
         let mut meta = Meta { generation, page_count: 0, checkpoint_lsn: version.lsn, trees: version.trees.clone(), pins: version.pins.clone(), space: None };
@@ -171,9 +156,11 @@ impl Attempt<'_> {
         // 3. With no reader of an older version, those slots take this checkpoint's
         //    pages at once; the current record still reaches them, so everything goes
         //    through the journal first.
-        let in_place = in_place && self.books.reuse_released(generation) > 0;
-        let mut sink =
-            if in_place { Sink::Journal { writer: journal.begin(generation), entries: Vec::new() } } else { Sink::Direct(Direct(self.pager.file())) };
+        let reused = if in_place { self.books.reuse_released(generation) } else { RangeSet::new() };
+        let in_place = !reused.is_empty();
+        let target =
+            if in_place { Target::Journal { writer: journal.begin(generation), entries: Vec::new() } } else { Target::Direct(Direct(self.pager.file())) };
+        let mut sink = Sink { target, unreached: Unreached { free, tip, reused } };
         // 4. The new pages, each counting its references to pages written before it.
         self.write_tree(&mut sink, &version.trees)?;
         self.write_tree(&mut sink, &version.pins)?;
@@ -182,16 +169,19 @@ impl Attempt<'_> {
         }
         meta.space = Some(space_chain::write(&mut sink, &mut self.books, self.lsn)?);
         meta.page_count = self.books.tip();
+        // Paired with `Meta::encode`: the record names written roots only.
+        assert!(meta.trees.root.as_ref().is_none_or(|r| r.disk_loc().is_some()), "the root set is written before its record");
+        assert!(meta.pins.root.as_ref().is_none_or(|r| r.disk_loc().is_some()), "the pin table is written before its record");
         // 5. Durable: the pages, then the record in both slots.
         let file = self.pager.file();
-        match sink {
-            Sink::Direct(_) => {
+        match sink.target {
+            Target::Direct(_) => {
                 self.pager.sync()?;
                 // A record half published (one slot new, one old) names pages the books
                 // would hand out again if the attempt were abandoned: never a retry.
                 meta.publish(file).map_err(|err| Error::FailStopped(format!("publishing the meta record failed ({err})")))?;
             }
-            Sink::Journal { writer, entries } => {
+            Target::Journal { writer, entries } => {
                 writer.finish(&meta)?;
                 // From here the checkpoint can be redone, and slots the record on disk
                 // reaches may be written over: a failure, a full disk included, must stop
@@ -268,12 +258,14 @@ impl Attempt<'_> {
                 for (key, value) in entries {
                     let value = match value {
                         Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
-                            let (value, chain) = self.pager.write_overflow(&mut self.books, sink, bytes, self.lsn)?;
+                            let (value, chain) = btree::write_overflow(self.pager, &mut self.books, sink, bytes, self.lsn)?;
                             // Each page of the chain but the first is referenced by the one before it.
                             for &page in &chain[1..] {
                                 self.books.reference(page);
                             }
-                            self.new_pages.extend(chain);
+                            for page in chain {
+                                assert!(self.new_pages.insert(page), "a checkpoint writes slot {page} once");
+                            }
                             value
                         }
                         Value::Tree(sub) => {
@@ -294,17 +286,17 @@ impl Attempt<'_> {
             }
         };
         // The node as written refers to its children by page, like one read back: the
-        // page cache keeps it (`Pager::write_node`), and a cached node holding the
+        // page cache keeps it (`btree::write_node`), and a cached node holding the
         // children in memory would keep them alive past the cache's budget and hand
         // their large values, still as bytes, to the next change, which would write
         // them to new overflow chains again.
         // References to pages on disk before this checkpoint were counted up front.
         let new: Vec<u64> = node_references(&on_disk).iter().map(|r| r.page()).filter(|p| self.new_pages.contains(p)).collect();
-        let loc = self.pager.write_node(&mut self.books, sink, on_disk, self.lsn)?;
+        let loc = btree::write_node(self.pager, &mut self.books, sink, on_disk, self.lsn)?;
         for page in new {
             self.books.reference(page);
         }
-        self.new_pages.insert(loc.page);
+        assert!(self.new_pages.insert(loc.page), "a checkpoint writes slot {} once", loc.page);
         mem.written.set(loc);
         self.written.push(mem.clone());
         Ok(())

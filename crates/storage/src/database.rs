@@ -202,6 +202,7 @@ impl Database {
             })?;
             // A logged commit passed these checks when it was made: one that fails them
             // now was damaged on disk (its frame checksum notwithstanding), not refused.
+            assert_eq!(frame.lsn, version.lsn + 1, "replay applies recovered frames in LSN order, none skipped");
             version = version.apply(&pager, &commit, frame.lsn).map_err(|err| match err {
                 Error::InvalidArgument(_) => record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 }),
                 other => other,
@@ -469,6 +470,8 @@ impl Inner {
             Err(err) => return Err(self.checkpoint_failed(err)),
         };
         let Published { meta, books, pages_written, pages_released, in_place, moved } = published;
+        assert_eq!(meta.generation, previous.generation + 1, "each checkpoint publishes the next generation");
+        assert!(meta.checkpoint_lsn >= previous.checkpoint_lsn, "a checkpoint never goes back in LSN");
         let page_count = meta.page_count;
         let generation = meta.generation;
         let trimmed = page_count < previous.page_count;
@@ -566,9 +569,11 @@ impl BatchSink for Inner {
     fn apply(&self, commit: &Commit) -> Result<u64> {
         let mut head = self.head.lock().expect("head lock");
         let lsn = head.next_lsn;
+        assert_eq!(lsn, head.version.lsn + 1, "the head's next LSN follows its version");
         let version = head.version.apply(&self.pager, commit, lsn)?;
         head.version = Arc::new(version);
         head.next_lsn += 1;
+        assert_eq!(head.next_lsn, head.version.lsn + 1, "the head's next LSN follows its version");
         Ok(lsn)
     }
 

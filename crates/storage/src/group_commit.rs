@@ -75,6 +75,7 @@ impl GroupCommit {
                     })
                     .count()
                     .max(1);
+                assert!(take >= 1 && take <= queue.pending.len(), "a batch takes one queued commit or more");
                 if take == queue.pending.len() {
                     return Some(std::mem::take(&mut queue.pending));
                 }
@@ -115,6 +116,9 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
                 continue;
             }
             match sink.apply(&pending.commit) {
+                // Queue order is LSN order: the batch's commits take consecutive LSNs
+                // (the WAL asserts the same of the frames it is given).
+                Ok(lsn) if applied.last().is_some_and(|a: &Applied| a.lsn + 1 != lsn) => panic!("commit {lsn} does not follow the batch's last"),
                 Ok(lsn) => applied.push(Applied { lsn, payload: pending.commit.encode(), done: pending.done }),
                 Err(err) => (pending.done)(Err(err)),
             }
@@ -128,6 +132,8 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
         drop(frames);
         match result {
             Ok(_) => {
+                let last_lsn = applied.last().expect("a written batch holds commits").lsn;
+                assert_eq!(sink.head().lsn, last_lsn, "the version published is the one holding the batch's last commit");
                 sink.publish(sink.head());
                 for commit in applied {
                     (commit.done)(Ok(commit.lsn));

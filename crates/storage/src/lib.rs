@@ -5,6 +5,7 @@
 mod btree;
 mod byte_reader;
 mod checkpoint;
+mod checkpoint_sink;
 mod checkpoint_totals;
 mod checksum;
 mod commit;
@@ -15,12 +16,14 @@ mod database;
 #[doc(hidden)]
 pub mod decoders;
 mod dir_lock;
+mod disk_loc;
 mod error;
 mod group_commit;
 mod histogram;
 mod journal;
 pub mod limits;
 mod meta;
+mod overflow;
 mod page;
 mod page_cache;
 mod page_file;

@@ -31,7 +31,8 @@
 //! open publishes the newest again, as format 2 naming no space map; the next
 //! checkpoint writes one. A record of another format or length is not a valid record.
 
-use crate::btree::{DiskLoc, NodeRef, TreeRoot};
+use crate::btree::{NodeRef, TreeRoot};
+use crate::disk_loc::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{META_SLOTS, PAGE_BYTES, PAGE_NO_MAX};
 use crate::page::PageType;
@@ -75,6 +76,12 @@ impl Meta {
     }
 
     pub(crate) fn encode(&self) -> Vec<u8> {
+        // Paired with `decode`, which refuses (as corruption) a record breaking these.
+        assert!((META_SLOTS..=PAGE_NO_MAX).contains(&self.page_count), "a record's page count is within the file's limits");
+        let inside = |loc: Option<DiskLoc>| loc.is_none_or(|l| l.page >= META_SLOTS && l.page < self.page_count);
+        assert!(inside(self.trees.root.as_ref().and_then(|r| r.disk_loc())), "a record's root set is inside its file");
+        assert!(inside(self.pins.root.as_ref().and_then(|r| r.disk_loc())), "a record's pin table is inside its file");
+        assert!(inside(self.space), "a record's space map is inside its file");
         let mut bytes = Vec::with_capacity(META_BYTES);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -86,7 +93,7 @@ impl Meta {
         encode_tree(&mut bytes, &self.pins);
         bytes.extend_from_slice(&self.space.map_or(0, |l| l.page).to_le_bytes());
         bytes.extend_from_slice(&self.space.map_or(0, |l| l.checksum).to_le_bytes());
-        debug_assert_eq!(bytes.len(), META_BYTES);
+        assert_eq!(bytes.len(), META_BYTES, "a meta record has one size");
         bytes
     }
 

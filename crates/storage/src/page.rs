@@ -47,7 +47,7 @@ pub enum PageType {
     Leaf = 3,
     /// A B-tree branch (`btree/node_codec.rs`).
     Branch = 4,
-    /// One page of a large value's chain (`btree/overflow.rs`).
+    /// One page of a large value's chain (`overflow.rs`).
     Overflow = 5,
     /// One page of the space map's chain (`space_chain.rs`).
     SpaceMap = 6,

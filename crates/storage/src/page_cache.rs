@@ -1,18 +1,25 @@
-//! A bounded LRU cache of decoded B-tree nodes, keyed by page number and checksum: a
-//! slot reused for another node (free space, `space/`) never answers for the old one.
-//! Its budget is in bytes of decoded nodes (docs/architecture.md, "Invariants", 7:
-//! memory is bounded by configuration, not by data).
+//! A bounded LRU cache of decoded pages, keyed by page number and checksum: a slot
+//! reused for another page (free space, `space/`) never answers for the old one. What a
+//! page decodes to is its reader's business (a B-tree node: `btree/node_io.rs`); the
+//! cache holds it type-erased, with the bytes of memory the reader says it takes. Its
+//! budget is in those bytes (docs/architecture.md, "Invariants", 7: memory is bounded by
+//! configuration, not by data).
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::btree::{DiskLoc, Node};
+use crate::disk_loc::DiskLoc;
+
+/// A decoded page, of whatever type its reader decoded it to.
+pub type Decoded = Arc<dyn Any + Send + Sync>;
 
 const NIL: usize = usize::MAX;
 
 struct Entry {
     loc: DiskLoc,
-    node: Arc<Node>,
+    /// None once evicted, so the page is dropped now rather than when the slot is reused.
+    page: Option<Decoded>,
     bytes: usize,
     prev: usize,
     next: usize,
@@ -39,24 +46,26 @@ impl PageCache {
         self.bytes
     }
 
-    pub fn get(&mut self, loc: DiskLoc) -> Option<Arc<Node>> {
+    pub fn get(&mut self, loc: DiskLoc) -> Option<Decoded> {
         let index = *self.map.get(&loc)?;
         self.unlink(index);
         self.push_front(index);
-        Some(self.slab[index].node.clone())
+        let page = self.slab[index].page.clone();
+        assert!(page.is_some(), "a listed entry holds its page");
+        page
     }
 
-    pub fn insert(&mut self, loc: DiskLoc, node: Arc<Node>) {
-        let bytes = node.memory_bytes();
+    /// Caches `page`, which holds about `bytes` of memory.
+    pub fn insert(&mut self, loc: DiskLoc, page: Decoded, bytes: usize) {
         if let Some(&index) = self.map.get(&loc) {
             self.unlink(index);
             self.bytes -= self.slab[index].bytes;
-            self.slab[index].node = node;
+            self.slab[index].page = Some(page);
             self.slab[index].bytes = bytes;
             self.bytes += bytes;
             self.push_front(index);
         } else {
-            let entry = Entry { loc, node, bytes, prev: NIL, next: NIL };
+            let entry = Entry { loc, page: Some(page), bytes, prev: NIL, next: NIL };
             let index = match self.free.pop() {
                 Some(index) => {
                     self.slab[index] = entry;
@@ -74,14 +83,16 @@ impl PageCache {
         while self.bytes > self.bytes_max && self.tail != NIL && self.tail != self.head {
             self.evict(self.tail);
         }
+        // Only the entry just inserted may stand over the budget, alone.
+        assert!(self.bytes <= self.bytes_max || self.head == self.tail, "the cache keeps to its budget");
+        assert_eq!(self.map.len() + self.free.len(), self.slab.len(), "every slab entry is listed or free");
     }
 
     fn evict(&mut self, index: usize) {
         self.unlink(index);
         self.map.remove(&self.slab[index].loc);
         self.bytes -= self.slab[index].bytes;
-        // Drop the node now rather than when the slot is reused.
-        self.slab[index].node = Arc::new(Node::Leaf(Vec::new()));
+        self.slab[index].page = None;
         self.free.push(index);
     }
 
@@ -112,25 +123,30 @@ mod tests {
         DiskLoc { page, checksum: page ^ 0x5555 }
     }
 
-    fn leaf(n: usize) -> Arc<Node> {
-        let value = crate::btree::Value::Bytes(Arc::from(vec![0u8; n]));
-        Arc::new(Node::Leaf(vec![(Arc::from(&b"k"[..]), value)]))
+    /// A decoded page of `n` bytes (a byte buffer stands for a node).
+    fn page(n: usize) -> (Decoded, usize) {
+        (Arc::new(vec![0u8; n]), n)
+    }
+
+    fn put(cache: &mut PageCache, loc: DiskLoc, n: usize) {
+        let (page, bytes) = page(n);
+        cache.insert(loc, page, bytes);
     }
 
     #[test]
     fn cache_stays_within_its_budget_and_evicts_least_recently_used() {
-        let one = leaf(100).memory_bytes();
+        let one = 100;
         let mut cache = PageCache::new(one * 3);
         for page in 0..3 {
-            cache.insert(at(page), leaf(100));
+            put(&mut cache, at(page), one);
         }
         assert!(cache.get(at(0)).is_some()); // 0 is now most recent; 1 is least
-        cache.insert(at(3), leaf(100));
+        put(&mut cache, at(3), one);
         assert!(cache.get(at(1)).is_none());
         assert!(cache.get(at(0)).is_some() && cache.get(at(2)).is_some() && cache.get(at(3)).is_some());
         assert!(cache.bytes() <= one * 3);
         for page in 10..1000 {
-            cache.insert(at(page), leaf(100));
+            put(&mut cache, at(page), one);
             assert!(cache.bytes() <= one * 3);
         }
     }
@@ -138,7 +154,7 @@ mod tests {
     #[test]
     fn a_reused_slot_never_answers_for_its_old_node() {
         let mut cache = PageCache::new(1 << 20);
-        cache.insert(DiskLoc { page: 7, checksum: 1 }, leaf(10));
+        put(&mut cache, DiskLoc { page: 7, checksum: 1 }, 10);
         assert!(cache.get(DiskLoc { page: 7, checksum: 2 }).is_none());
         assert!(cache.get(DiskLoc { page: 7, checksum: 1 }).is_some());
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::limits::PAGE_BYTES;
+use crate::limits::{META_SLOTS, PAGE_BYTES};
 use crate::page::{self, Page, PageType};
 use crate::vfs::{read_full_or_zero, Vfs, VfsFile};
 
@@ -86,6 +86,7 @@ impl PageFile {
     /// Writes one slot and returns its checksum. A full file system is
     /// `Error::StorageFull` (the slot may be partly written, as after any failure).
     pub fn write(&self, page_no: u64, lsn: u64, page_type: PageType, payload: &[u8]) -> Result<u64> {
+        assert_eq!(page_no < META_SLOTS, page_type == PageType::Meta, "meta records go to the meta slots, and nothing else does");
         let slot = page::encode(page_no, lsn, page_type, payload)?;
         self.write_slot(page_no, &slot)?;
         Ok(page::slot_checksum(&slot))

@@ -51,6 +51,7 @@ impl Readers {
     /// caller reads the epoch first). `version` is none for a hold of a meta record's
     /// pages only (verify): it holds its epoch and LSN, and names no version to reuse.
     pub fn hold(self: &Arc<Readers>, epoch: u64, lsn: u64, version: Option<&Arc<Version>>) -> Arc<ReaderHold> {
+        assert!(version.is_none_or(|v| v.lsn == lsn), "a hold is listed under its version's LSN");
         let mut held = self.lock();
         *held.epochs.entry(epoch).or_insert(0) += 1;
         let entry = held.versions.entry(lsn).or_insert_with(|| (0, Weak::new()));
@@ -75,7 +76,9 @@ impl Readers {
 
     /// The oldest version held, if any.
     pub fn oldest_read(&self) -> Option<OldestRead> {
-        self.lock().versions.iter().next().map(|(&lsn, (_, weak))| OldestRead { lsn, version: weak.upgrade() })
+        let oldest = self.lock().versions.iter().next().map(|(&lsn, (_, weak))| OldestRead { lsn, version: weak.upgrade() });
+        assert!(oldest.as_ref().is_none_or(|o| o.version.as_ref().is_none_or(|v| v.lsn == o.lsn)), "the oldest version held is the one at its LSN");
+        oldest
     }
 
     /// Waits until no reader holds an epoch below `epoch`, or until `deadline`; true

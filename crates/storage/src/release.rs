@@ -5,9 +5,10 @@
 //! page can never make the books free a slot something else still uses (it can only
 //! keep some slots from ever being freed, which `verify` then shows).
 
+use crate::btree::{load_node, node_references};
 use crate::error::Result;
 use crate::pager::Pager;
-use crate::space::{node_references, Ref, SpaceMap};
+use crate::space::{Ref, SpaceMap};
 use crate::space_chain;
 
 /// Releases queued references, oldest first, until at least `budget` slots were
@@ -17,7 +18,7 @@ pub fn release(pager: &Pager, books: &mut SpaceMap, generation: u64, budget: u64
     while released < budget {
         let Some(target) = books.next_release() else { break };
         let pages = match target {
-            Ref::Node(loc) => match pager.load(loc) {
+            Ref::Node(loc) => match load_node(pager, loc) {
                 Ok(node) => {
                     for held in node_references(&node) {
                         books.dereference(held);
@@ -41,6 +42,8 @@ pub fn release(pager: &Pager, books: &mut SpaceMap, generation: u64, budget: u64
                 Err(err) => return Err(err),
             },
         };
+        // Paired with `Ref::page`: a reference is counted on, and released from, its first slot.
+        assert_eq!(pages.first(), Some(&target.page()), "a release frees the slot its reference is counted on");
         released += pages.len() as u64;
         books.released(&pages, generation);
     }

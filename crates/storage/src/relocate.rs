@@ -188,7 +188,7 @@ impl Copier<'_> {
                         let value = match value {
                             Value::Tree(sub) => Value::Tree(self.tree(sub)?),
                             Value::Overflow { first_page, .. } if self.moves.values.contains(first_page) => {
-                                Value::Bytes(self.pager.read_value(value)?)
+                                Value::Bytes(crate::btree::read_value(self.pager, value)?)
                             }
                             other => other.clone(),
                         };

@@ -67,7 +67,7 @@ impl Snapshot {
     pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Arc<[u8]>>> {
         let root = self.tree(tree)?;
         match btree::get(&self.inner.pager, &root, key)? {
-            Some(value) => self.inner.pager.read_value(&value).map(Some),
+            Some(value) => btree::read_value(&self.inner.pager, &value).map(Some),
             None => Ok(None),
         }
     }
@@ -83,7 +83,7 @@ impl Snapshot {
     ) -> Result<Vec<(Arc<[u8]>, Arc<[u8]>)>> {
         let root = self.tree(tree)?;
         let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
-        entries.into_iter().map(|(key, value)| Ok((key, self.inner.pager.read_value(&value)?))).collect()
+        entries.into_iter().map(|(key, value)| Ok((key, btree::read_value(&self.inner.pager, &value)?))).collect()
     }
 
     /// Up to `limit` differences of `tree` from this version to `newer`, in key order,
@@ -92,7 +92,7 @@ impl Snapshot {
     pub fn diff(&self, newer: &Snapshot, tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
         let pager = &self.inner.pager;
         let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(tree)?, limit)?;
-        let read = |value: &Value| pager.read_value(value);
+        let read = |value: &Value| btree::read_value(pager, value);
         let diffs = entries
             .into_iter()
             .map(|entry| {

@@ -14,7 +14,7 @@
 //! chain is detected. A chain may end in pages holding no bytes (written when the
 //! encoding came out shorter than the slots first taken for it).
 
-use crate::btree::DiskLoc;
+use crate::disk_loc::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::page::{self, PageType, PAGE_PAYLOAD_BYTES_MAX};
 use crate::page_file::{PageFile, PageSink};
@@ -56,6 +56,7 @@ pub fn write(sink: &mut dyn PageSink, books: &mut SpaceMap, lsn: u64) -> Result<
         sink.put(page, &slot)?;
         next = DiskLoc { page, checksum: page::slot_checksum(&slot) };
     }
+    assert_eq!(pages.first(), Some(&next.page), "the record names the chain's first page");
     Ok(next)
 }
 

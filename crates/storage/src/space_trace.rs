@@ -5,11 +5,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::btree::{self, node_references};
 use crate::error::{Error, Result};
 use crate::limits::META_SLOTS;
 use crate::meta::Meta;
 use crate::pager::Pager;
-use crate::space::{node_references, RangeSet, Ref, SpaceMap};
+use crate::space::{RangeSet, Ref, SpaceMap};
 use crate::space_chain;
 
 /// What a walk found: every slot reached, with the references to it.
@@ -32,7 +33,7 @@ impl Traced {
                 continue;
             }
             let owned = match target {
-                Ref::Node(loc) => match pager.load(loc) {
+                Ref::Node(loc) => match btree::load_node(pager, loc) {
                     Ok(node) => {
                         stack.extend(node_references(&node));
                         Vec::new()
@@ -115,7 +116,7 @@ pub fn check(pager: &Pager, meta: &Meta, books: &SpaceMap) -> Result<SpaceCheck>
     let mut queued: BTreeSet<u64> = BTreeSet::new();
     for &target in books.releasing() {
         let read = match target {
-            Ref::Node(loc) => pager.load(loc).map(|node| (vec![loc.page], node_references(&node))),
+            Ref::Node(loc) => btree::load_node(pager, loc).map(|node| (vec![loc.page], node_references(&node))),
             Ref::Overflow { first_page, len, hash } => pager.overflow_chain(first_page, len, hash).map(|pages| (pages, Vec::new())),
             Ref::SpaceMap(loc) => space_chain::read(pager.file(), loc, pager.page_count()).map(|(_, pages)| (pages, Vec::new())),
         };

@@ -38,6 +38,9 @@ impl Version {
     /// Checks `commit` and applies it as LSN `lsn`. On any error nothing changes: the
     /// new version is only returned whole.
     pub fn apply(&self, pager: &Pager, commit: &Commit, lsn: u64) -> Result<Version> {
+        // Paired with the callers (the sync thread, replay at open), which assert the
+        // same from their side: a commit's LSN follows the version it applies to.
+        assert!(lsn > self.lsn, "LSNs only grow: commit {lsn} applied to a version at {}", self.lsn);
         for op in &commit.ops {
             check_op(op)?;
         }
@@ -46,7 +49,9 @@ impl Version {
             next.apply(op)?;
         }
         next.flush()?;
+        assert!(next.touched.is_empty(), "every tree a commit changed is back in the root set");
         next.version.lsn = lsn;
+        assert!(next.version.lsn > self.lsn, "the new version is newer than the one it came from");
         Ok(next.version)
     }
 }
@@ -130,6 +135,7 @@ impl Working<'_> {
                     return Err(Error::InvalidArgument(format!("pin {} exists", String::from_utf8_lossy(name))));
                 }
                 self.flush()?;
+                assert!(self.touched.is_empty(), "a pin sees every change made before it in its commit");
                 let trees = TreeRoot { lsn, ..self.version.trees.clone() };
                 btree::put_owned(pager, &mut self.version.pins, Arc::from(name.as_slice()), Value::Tree(trees), lsn)?;
             }
@@ -140,7 +146,10 @@ impl Working<'_> {
                 let root = self.tree(tree)?;
                 if root.root.is_some() {
                     let entries = all_entries(pager, &root)?;
-                    self.touched.insert(tree.clone(), Some(btree::build(entries, lsn)));
+                    let count = entries.len() as u64;
+                    let built = btree::build(entries, lsn);
+                    assert_eq!(built.count, count, "a compacted tree holds every entry it was built from");
+                    self.touched.insert(tree.clone(), Some(built));
                 }
             }
         }
@@ -187,6 +196,9 @@ fn all_entries(pager: &Pager, tree: &TreeRoot) -> Result<Vec<(btree::Key, Value)
         if batch.is_empty() {
             return Ok(out);
         }
+        // O(1) per batch: each continues strictly after the last (so the loop ends).
+        assert!(out.last().is_none_or(|(last, _)| *last < batch[0].0), "a batch starts after the key it continues from");
+        assert!(batch.len() <= RANGE_BATCH_ENTRIES_MAX, "a range read keeps to its limit");
         out.extend(batch);
     }
 }
@@ -218,5 +230,21 @@ fn check_op(op: &Op) -> Result<()> {
         Op::CopyTree { from, to } => name("tree", from).and(name("tree", to)),
         Op::CopyTreeFromPin { pin, from, to } => name("pin", pin).and(name("tree", from)).and(name("tree", to)),
         Op::Pin { name: n } | Op::Unpin { name: n } => name("pin", n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::database::{Database, Options};
+    use crate::vfs::SimVfs;
+
+    #[test]
+    #[should_panic(expected = "LSNs only grow")]
+    fn applying_a_commit_at_an_lsn_not_past_its_version_is_a_bug() {
+        let db = Database::open(std::path::Path::new("/db"), Options { vfs: Arc::new(SimVfs::new()), ..Options::default() }).unwrap();
+        let put = Op::Put { tree: Arc::from(&b"t"[..]), key: Arc::from(&b"k"[..]), value: Arc::from(&b"v"[..]) };
+        let version = Version { lsn: 5, ..Version::default() };
+        let _ = version.apply(&db.inner().pager, &Commit { meta: Vec::new(), ops: vec![put] }, 5);
     }
 }

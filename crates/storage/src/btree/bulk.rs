@@ -13,11 +13,13 @@ pub fn build(entries: impl IntoIterator<Item = (Key, Value)>, lsn: u64) -> TreeR
         debug_assert!(leaf.last().is_none_or(|(last, _)| last < &key), "bulk build needs ascending keys");
         let size = leaf_entry_bytes(&key, &value);
         if bytes + size > NODE_BYTES_MAX {
+            assert!(!leaf.is_empty(), "one entry always fits a page (limits.rs)");
             let first = leaf[0].0.clone();
             level.push((first, NodeRef::mem(Node::Leaf(std::mem::take(&mut leaf)))));
             bytes = LEAF_HEADER_BYTES;
         }
         bytes += size;
+        assert!(bytes <= NODE_BYTES_MAX, "a bulk-built leaf fits its page");
         count += 1;
         leaf.push((key, value));
     }
@@ -28,7 +30,9 @@ pub fn build(entries: impl IntoIterator<Item = (Key, Value)>, lsn: u64) -> TreeR
     let mut height = 0u8;
     while level.len() > 1 {
         height += 1;
+        let below = level.len();
         level = pack_branches(level, height);
+        assert!(level.len() < below, "each level of a bulk build has fewer nodes than the one below");
     }
     TreeRoot { root: level.pop().map(|(_, node)| node), count, lsn }
 }
@@ -54,6 +58,7 @@ fn pack_branches(children: Vec<(Key, NodeRef)>, level: u8) -> Vec<(Key, NodeRef)
             bytes += 16;
             keys.push(key);
         }
+        assert!(bytes <= NODE_BYTES_MAX, "a bulk-built branch fits its page");
         refs.push(child);
     }
     if !refs.is_empty() {

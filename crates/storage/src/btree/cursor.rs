@@ -25,6 +25,7 @@ pub fn range(
             collect(pager, root, &Range { lower, upper, reverse, limit }, &mut out)?;
         }
     }
+    assert!(out.len() <= limit, "a range read keeps to its limit");
     Ok(out)
 }
 

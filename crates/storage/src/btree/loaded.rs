@@ -2,6 +2,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use super::node::{MemNode, Node, NodeRef};
+use super::node_io::load_node;
 use crate::error::Result;
 use crate::pager::Pager;
 
@@ -24,6 +25,6 @@ impl Deref for Loaded {
 pub fn load(pager: &Pager, node: &NodeRef) -> Result<Loaded> {
     match node {
         NodeRef::Mem(mem) => Ok(Loaded::Mem(mem.clone())),
-        NodeRef::Disk(loc) => Ok(Loaded::Disk(pager.load(*loc)?)),
+        NodeRef::Disk(loc) => Ok(Loaded::Disk(load_node(pager, *loc)?)),
     }
 }

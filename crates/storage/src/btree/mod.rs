@@ -3,7 +3,8 @@
 //! A tree is a [`TreeRoot`]. Every change returns a new root and leaves the old one
 //! untouched; nodes built since the last checkpoint live in memory
 //! ([`NodeRef::Mem`]), older ones on disk ([`NodeRef::Disk`]), loaded through the
-//! pager. Values may themselves be trees ([`Value::Tree`]): that is how a root set
+//! pager. The tree sits on the pager's pages (`node_io.rs`, `value_io.rs`); the pager
+//! knows nothing of nodes (docs/architecture.md, "Storage layers"). Values may themselves be trees ([`Value::Tree`]): that is how a root set
 //! (tree name → tree) and the pin table (pin name → root set) are stored.
 
 mod bulk;
@@ -12,8 +13,11 @@ mod diff;
 mod loaded;
 mod node;
 pub mod node_codec;
+mod node_io;
 mod ops;
+mod references;
 mod repack;
+mod value_io;
 mod verify;
 
 pub use bulk::build;
@@ -21,7 +25,10 @@ pub use cursor::range;
 pub use diff::{diff, DiffEntry};
 
 pub use loaded::load;
-pub use node::{DiskLoc, Key, MemNode, Node, NodeRef, TreeRoot, Value};
+pub use node::{Key, MemNode, Node, NodeRef, TreeRoot, Value};
+pub use node_io::{load_node, write_node};
 pub use ops::{delete_owned, get, put_owned};
+pub use references::node_references;
 pub use repack::repack_owned;
+pub use value_io::{read_value, write_overflow};
 pub use verify::{verify_tree, TreeCheck};

@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::disk_loc::DiskLoc;
 use crate::limits::PAGE_BYTES;
 use crate::page::PAGE_HEADER_BYTES;
 
@@ -19,12 +20,6 @@ pub type Key = Arc<[u8]>;
 pub enum NodeRef {
     Disk(DiskLoc),
     Mem(Arc<MemNode>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DiskLoc {
-    pub page: u64,
-    pub checksum: u64,
 }
 
 #[derive(Debug)]
@@ -138,6 +133,16 @@ impl Node {
     /// Approximate bytes of memory held, for the page cache's budget.
     pub fn memory_bytes(&self) -> usize {
         64 + self.encoded_bytes()
+    }
+
+    /// Whether the node keeps its own order: keys strictly ascending and, in a branch,
+    /// one separator fewer than children. O(n): for `debug_assert!` after a change (the
+    /// decoder refuses a page that breaks it, as corruption: `node_codec.rs`).
+    pub fn is_ordered(&self) -> bool {
+        match self {
+            Node::Leaf(entries) => entries.windows(2).all(|w| w[0].0 < w[1].0),
+            Node::Branch { keys, children, .. } => keys.len() + 1 == children.len() && keys.windows(2).all(|w| w[0] < w[1]),
+        }
     }
 }
 

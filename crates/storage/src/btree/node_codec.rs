@@ -32,10 +32,11 @@
 use std::sync::Arc;
 
 use super::node::{
-    DiskLoc, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
+    Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
     LEAF_HEADER_BYTES, OVERFLOW_REF_BYTES, TREE_REF_BYTES,
 };
 use crate::byte_reader::ByteReader;
+use crate::disk_loc::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, VALUE_BYTES_MAX};
 use crate::page::PageType;
@@ -85,7 +86,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
                     }
                 }
             }
-            debug_assert_eq!(out.len(), node.encoded_bytes());
+            assert_eq!(out.len(), node.encoded_bytes(), "a node encodes to the size it predicts (splits rely on it)");
             (PageType::Leaf, out)
         }
         Node::Branch { level, keys, children } => {
@@ -100,7 +101,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
                 out.extend_from_slice(&(key.len() as u16).to_le_bytes());
                 out.extend_from_slice(key);
             }
-            debug_assert_eq!(out.len(), node.encoded_bytes());
+            assert_eq!(out.len(), node.encoded_bytes(), "a node encodes to the size it predicts (splits rely on it)");
             (PageType::Branch, out)
         }
     }

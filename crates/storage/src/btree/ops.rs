@@ -75,6 +75,7 @@ fn node_mut<'a>(pager: &Pager, slot: &'a mut NodeRef) -> Result<&'a mut Node> {
         // Its page holds the node as it was: a later checkpoint must write it again.
         mem.written.clear();
     }
+    assert!(mem.written.get().is_none(), "a node about to change is not marked written");
     Ok(&mut mem.node)
 }
 
@@ -91,6 +92,7 @@ pub fn put_owned(pager: &Pager, tree: &mut TreeRoot, key: Key, value: Value, lsn
             if let Some((sep, right)) = split {
                 let left = tree.root.take().expect("the root just split");
                 let level = load(pager, &left)?.level() + 1;
+                assert_eq!(load(pager, &right)?.level() + 1, level, "the halves of a split share their level");
                 tree.root = Some(NodeRef::mem(Node::Branch { level, keys: vec![sep], children: vec![left, right] }));
             }
             old
@@ -113,6 +115,9 @@ fn insert(pager: &Pager, slot: &mut NodeRef, key: Key, value: Value, right_edge:
             Err(i) => {
                 let append = i == entries.len();
                 entries.insert(i, (key, value));
+                // O(1) here; the whole node is checked in debug builds below.
+                assert!(i == 0 || entries[i - 1].0 < entries[i].0, "an inserted key is above its left neighbour");
+                assert!(append || entries[i].0 < entries[i + 1].0, "an inserted key is below its right neighbour");
                 (None, append)
             }
         },
@@ -123,10 +128,14 @@ fn insert(pager: &Pager, slot: &mut NodeRef, key: Key, value: Value, right_edge:
             let Some((sep, right)) = split else { return Ok((None, old)) };
             children.insert(i + 1, right);
             keys.insert(i, sep);
+            assert_eq!(keys.len() + 1, children.len(), "a branch has one separator fewer than children");
             (old, last)
         }
     };
-    Ok((split_if_needed(node, right_edge && append), old))
+    debug_assert!(node.is_ordered(), "keys ascend within a node after an insert");
+    let split = split_if_needed(node, right_edge && append);
+    debug_assert!(node.is_ordered(), "keys ascend within a node after a split");
+    Ok((split, old))
 }
 
 /// Splits a node that no longer fits a page, leaving the left part in place and
@@ -143,6 +152,8 @@ fn split_if_needed(node: &mut Node, append: bool) -> Split {
             let sizes: Vec<usize> = entries.iter().map(|(k, v)| leaf_entry_bytes(k, v)).collect();
             let at = cut(&sizes, LEAF_HEADER_BYTES, append);
             let right = entries.split_off(at);
+            let left_last = &entries.last().expect("a cut leaves entries on the left").0;
+            assert!(*left_last < right[0].0, "a leaf splits between two ascending keys");
             (right[0].0.clone(), Node::Leaf(right))
         }
         Node::Branch { level, keys, children } => {
@@ -154,10 +165,15 @@ fn split_if_needed(node: &mut Node, append: bool) -> Split {
             let right_children = children.split_off(at);
             let right_keys = keys.split_off(at);
             let sep = keys.pop().expect("a split branch has a separator at the cut");
+            assert!(keys.last().is_none_or(|k| *k < sep) && right_keys.first().is_none_or(|k| sep < *k), "a branch splits at a separator between its halves' keys");
+            assert!(keys.len() + 1 == children.len() && right_keys.len() + 1 == right_children.len(), "each half of a branch has one separator fewer than children");
             (sep, Node::Branch { level: *level, keys: right_keys, children: right_children })
         }
     };
-    assert!(node.encoded_bytes() <= NODE_BYTES_MAX && right.encoded_bytes() <= NODE_BYTES_MAX);
+    // Paired with `write_node` (`node_io.rs`), which asserts again that what it writes fits.
+    assert!(node.encoded_bytes() <= NODE_BYTES_MAX, "the left half of a split fits its page");
+    assert!(right.encoded_bytes() <= NODE_BYTES_MAX, "the right half of a split fits its page");
+    assert!(!node.is_empty() && !right.is_empty(), "neither half of a split is empty");
     Some((sep, NodeRef::mem(right)))
 }
 
@@ -165,6 +181,13 @@ fn split_if_needed(node: &mut Node, append: bool) -> Split {
 /// 1..len. `fill_left`: the last cut whose left part fits; else the cut that
 /// minimises the larger half.
 fn cut(sizes: &[usize], header: usize, fill_left: bool) -> usize {
+    let at = cut_at(sizes, header, fill_left);
+    assert!((1..sizes.len()).contains(&at), "a cut leaves parts on both sides");
+    at
+}
+
+fn cut_at(sizes: &[usize], header: usize, fill_left: bool) -> usize {
+    assert!(sizes.len() >= 2, "only a node of two parts or more is cut");
     if fill_left {
         let mut left = header;
         for (i, size) in sizes.iter().enumerate().take(sizes.len() - 1) {
@@ -221,7 +244,8 @@ fn remove(pager: &Pager, slot: &mut NodeRef, key: &[u8]) -> Result<(Value, bool)
         Node::Leaf(entries) => {
             let i = entries.binary_search_by(|(k, _)| k.as_ref().cmp(key)).expect("the key was found before removing");
             let (_, old) = entries.remove(i);
-            Ok((old, entries.is_empty()))
+            debug_assert!(node.is_ordered(), "keys ascend within a node after a delete");
+            Ok((old, node.is_empty()))
         }
         Node::Branch { keys, children, .. } => {
             let i = child_index(keys, key);
@@ -232,7 +256,9 @@ fn remove(pager: &Pager, slot: &mut NodeRef, key: &[u8]) -> Result<(Value, bool)
                     keys.remove(i.saturating_sub(1));
                 }
             }
-            Ok((old, children.is_empty()))
+            assert!(children.is_empty() || keys.len() + 1 == children.len(), "a branch has one separator fewer than children");
+            debug_assert!(node.is_ordered() || node.is_empty(), "keys ascend within a node after a delete");
+            Ok((old, node.is_empty()))
         }
     }
 }

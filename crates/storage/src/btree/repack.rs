@@ -74,6 +74,7 @@ fn repack_run(keys: &mut Vec<Key>, children: &mut Vec<NodeRef>, at: usize, run: 
         let Node::Leaf(own) = &mut Arc::get_mut(mem).expect("an owned leaf").node else { unreachable!("a run holds leaves") };
         entries.append(own);
     }
+    debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0), "the leaves of a run hold ascending keys end to end");
     // As many leaves as `leaves`, each about the same size.
     let per_leaf = bytes.div_ceil(leaves);
     let mut packed: Vec<Vec<(Key, Value)>> = Vec::with_capacity(leaves);
@@ -92,11 +93,14 @@ fn repack_run(keys: &mut Vec<Key>, children: &mut Vec<NodeRef>, at: usize, run: 
     packed.push(current);
     let count = packed.len();
     assert!(count <= run, "repacking never adds leaves");
+    assert!(packed.iter().all(|leaf| !leaf.is_empty()), "a repacked leaf holds entries");
     let separators: Vec<Key> = packed[1..].iter().map(|leaf| leaf[0].0.clone()).collect();
     let new_children: Vec<NodeRef> = packed.into_iter().map(|leaf| NodeRef::mem(Node::Leaf(leaf))).collect();
     children.splice(at..at + run, new_children);
     // The separators between the run's children are `keys[at..at + run - 1]`.
     keys.splice(at..at + run - 1, separators);
+    assert_eq!(keys.len() + 1, children.len(), "a branch has one separator fewer than children after a repack");
+    debug_assert!(keys.windows(2).all(|w| w[0] < w[1]), "separators ascend after a repack");
     debug_assert!(children.iter().all(|c| !matches!(c, NodeRef::Mem(m) if m.node.encoded_bytes() > NODE_BYTES_MAX)));
     count
 }

@@ -89,7 +89,7 @@ fn walk(
                         verify_tree(pager, sub, &sub_name, check);
                     }
                     Value::Overflow { .. } => {
-                        if let Err(err) = pager.read_value(value) {
+                        if let Err(err) = super::value_io::read_value(pager, value) {
                             check.problems.push(format!("{where_}: large value: {err}"));
                         }
                     }

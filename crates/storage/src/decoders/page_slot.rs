@@ -67,7 +67,7 @@ pub fn check_page_slot(input: &[u8]) {
         PageType::Meta => meta_record::check_meta(&page.payload),
         PageType::Leaf | PageType::Branch => btree_node::check_node(expected, page.page_type, &page.payload),
         // Raw is opaque; an overflow page's and a space map page's payloads are checked
-        // along their chains (pager.rs, space_chain.rs; the space_map target).
+        // along their chains (overflow.rs, space_chain.rs; the space_map target).
         PageType::Raw | PageType::Overflow | PageType::SpaceMap => {}
     }
 }

@@ -241,9 +241,9 @@ fn space_map(sample: &Sample) -> Seeds {
     held.insert_range(20, 23);
     pending.insert(7, held);
     let releasing = vec![
-        crate::space::Ref::Node(crate::btree::DiskLoc { page: 40, checksum: 9 }),
+        crate::space::Ref::Node(crate::disk_loc::DiskLoc { page: 40, checksum: 9 }),
         crate::space::Ref::Overflow { first_page: 41, len: 5000, hash: 3 },
-        crate::space::Ref::SpaceMap(crate::btree::DiskLoc { page: 400, checksum: 1 }),
+        crate::space::Ref::SpaceMap(crate::disk_loc::DiskLoc { page: 400, checksum: 1 }),
     ];
     let busy = crate::space::SpaceMap::from_parts(500, vec![(10, 2), (11, 3)], full, pending, releasing).expect("a consistent map");
     let busy = crate::space::encode(&busy);

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use super::map::{Ref, SpaceMap};
 use super::range_set::RangeSet;
-use crate::btree::DiskLoc;
+use crate::disk_loc::DiskLoc;
 
 const MAGIC: &[u8; 8] = b"SPACEMAP";
 const FORMAT_VERSION: u32 = 1;

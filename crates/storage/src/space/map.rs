@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::range_set::RangeSet;
-use crate::btree::DiskLoc;
+use crate::disk_loc::DiskLoc;
 use crate::limits::{META_SLOTS, PAGE_NO_MAX, VALUE_BYTES_MAX};
 
 /// One reference held by a page or by the meta record, by what it points at.
@@ -164,13 +164,12 @@ impl SpaceMap {
 
     /// Makes the slots released at `generation` free at once, for the checkpoint of that
     /// generation to write in place (through the journal: `space/mod.rs`, "Writing in
-    /// place"). Returns how many.
-    pub fn reuse_released(&mut self, generation: u64) -> u64 {
-        let Some(set) = self.pending.remove(&generation) else { return 0 };
-        let n = set.len();
-        let disjoint = self.free.absorb(set);
+    /// place"). Returns them.
+    pub fn reuse_released(&mut self, generation: u64) -> RangeSet {
+        let Some(set) = self.pending.remove(&generation) else { return RangeSet::new() };
+        let disjoint = self.free.absorb(set.clone());
         assert!(disjoint, "a slot was pending and free at once");
-        n
+        set
     }
 
     /// Gives the free slots at the end of the file back: the tip comes down to the
@@ -267,7 +266,7 @@ impl SpaceMap {
 fn release_pages(target: &Ref) -> u64 {
     match target {
         Ref::Node(_) | Ref::SpaceMap(_) => 1,
-        Ref::Overflow { len, .. } => crate::pager::overflow_pages(*len as usize),
+        Ref::Overflow { len, .. } => crate::overflow::overflow_pages(*len as usize),
     }
 }
 
@@ -298,7 +297,7 @@ mod tests {
         assert_eq!(map.allocate(), Some(a), "free once the records on disk and every reader are past it");
         map2.promote(6, None);
         assert!(map2.free().contains(a));
-        assert_eq!(map3.reuse_released(5), 1, "writing in place takes it at once");
+        assert_eq!(map3.reuse_released(5).len(), 1, "writing in place takes it at once");
         assert!(map3.free().contains(a));
     }
 

@@ -9,7 +9,8 @@
 //! not yet done, and from the current meta record (its root set, its pin table and its
 //! space map chain). Forks, pins and tree copies share nodes, so a count can be above
 //! one. Counts of one are implicit; the map stores the others (`map.rs`). What a node
-//! references is defined once (`references.rs`).
+//! references is defined once, by the B-tree (`btree/references.rs`): the space map
+//! knows slots and references, not nodes.
 //!
 //! The meta record is mirrored: at rest both meta slots hold the current record. A
 //! publish writes slot 0, syncs, then slot 1, syncs, and open writes the newest valid
@@ -110,9 +111,7 @@
 mod codec;
 mod map;
 mod range_set;
-mod references;
 
 pub use codec::{decode, encode};
 pub use map::{Ref, SpaceMap, SpaceStats};
 pub use range_set::RangeSet;
-pub use references::node_references;

@@ -176,6 +176,11 @@ pub fn recover(vfs: &dyn Vfs, wal_dir: &Path, checkpoint_lsn: u64, read_only: bo
 
     let damage: Vec<WalDamage> = segments.iter().flat_map(|s| s.damage.iter().cloned()).collect();
     let next_lsn = if segments.is_empty() { after_checkpoint } else { expected };
+    // Damage is only ever checkpointed history: the frames to replay end where the WAL does.
+    assert!(next_lsn >= after_checkpoint, "the next LSN is past the checkpoint");
+    assert!(frames.first().is_none_or(|f| f.lsn > checkpoint_lsn), "only frames after the checkpoint are replayed");
+    assert!(frames.last().is_none_or(|f| f.lsn + 1 == next_lsn), "the next LSN follows the last frame recovered");
+    assert!(damage.iter().all(|d| d.lsns.end <= after_checkpoint), "the damage recovery keeps is checkpointed history");
     Ok(Outcome {
         segments,
         next_lsn,
@@ -221,6 +226,8 @@ fn scan_segment(
         let header = frame::check(rest);
         if let Some(header) = header.filter(|h| fits(rest, h, offset, lsn, batch_start, resynced)) {
             if lsn > checkpoint_lsn {
+                // Paired with replay (`database.rs`), which asserts each frame follows the last.
+                assert!(frames.last().is_none_or(|f: &Frame| f.lsn + 1 == lsn), "frames to replay are recovered in LSN order, none skipped");
                 frames.push(Frame {
                     lsn,
                     payload: frame::payload(rest, &header).to_vec(),

@@ -164,6 +164,9 @@ pub fn append_batch(wal: &Wal, frames: &[(u64, &[u8])]) -> Result<()> {
         .extend(relative.iter().map(|r| (base + r) as u32));
     segment.bytes = base + batch_bytes;
     segment.file_bytes = file_bytes;
+    // Paired with recovery, which finds the next LSN where the newest segment ends.
+    assert_eq!(segment.end_lsn(), first_lsn + frames.len() as u64, "the newest segment ends at the next LSN");
+    assert!(segment.bytes <= SEGMENT_FILE_BYTES_MAX, "a segment never grows past its cap");
     state.next_lsn = first_lsn + frames.len() as u64;
     Ok(())
 }

@@ -1,9 +1,10 @@
-//! The references a page holds, by what they point at: the one definition of what the
-//! space map counts (`space/mod.rs`), used when a page is written (count them), when
-//! it is released (drop them) and when `verify` recounts everything.
+//! The references a node holds, by what they point at: the one definition of what the
+//! space map counts for a B-tree page (`space/mod.rs`), used when a node is written
+//! (count them), when it is released (drop them) and when `verify` recounts everything.
+//! It lives with the tree, not the space map: the space map knows slots, not nodes.
 
-use super::map::Ref;
-use crate::btree::{Node, Value};
+use super::node::{Node, Value};
+use crate::space::Ref;
 
 /// The references a B-tree node holds: a branch's children; a leaf's overflow chains
 /// and the roots of the trees it stores as values. The node must be on disk or about

@@ -1,0 +1,41 @@
+//! Nodes on pages: a node is read through the pager's cache, decoded by the node codec,
+//! and written to a new slot and kept in the cache as written. The pager deals in pages;
+//! this is where they become nodes (docs/architecture.md, "Storage layers").
+
+use std::sync::Arc;
+
+use super::node::{Node, NODE_BYTES_MAX};
+use super::node_codec;
+use crate::disk_loc::DiskLoc;
+use crate::error::Result;
+use crate::page::Page;
+use crate::page_file::PageSink;
+use crate::pager::{DecodedPage, Pager};
+use crate::space::SpaceMap;
+
+impl DecodedPage for Node {
+    fn decode(page: &Page) -> Result<Node> {
+        node_codec::decode(page.page_no, page.page_type, &page.payload)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        Node::memory_bytes(self)
+    }
+}
+
+/// The node at `loc`, verified (the slot and the version its parent recorded) and decoded.
+pub fn load_node(pager: &Pager, loc: DiskLoc) -> Result<Arc<Node>> {
+    pager.load::<Node>(loc)
+}
+
+/// Writes a node whose children and large values are already on disk into a slot of
+/// `books`, through `sink`, and keeps it in the cache. Counting the references it
+/// holds is the caller's.
+pub fn write_node(pager: &Pager, books: &mut SpaceMap, sink: &mut dyn PageSink, node: Node, lsn: u64) -> Result<DiskLoc> {
+    let (page_type, payload) = node_codec::encode(&node);
+    // Paired with the split (`ops.rs`): a node that fits its page is what gets written.
+    assert!(payload.len() <= NODE_BYTES_MAX, "a node of {} bytes fits its page", payload.len());
+    let loc = pager.write_page(books, sink, page_type, &payload, lsn)?;
+    pager.cache(loc, Arc::new(node));
+    Ok(loc)
+}
