@@ -1,4 +1,4 @@
-// The OpenAPI linter (issue 15, Build 3; docs/api.md "OpenAPI"): the document a real
+// The OpenAPI linter (docs/api.md, "OpenAPI"): the document a real
 // server serves, generated from the routes' schemas, passes Redocly's
 // `recommended-strict` rules with no problem at all (every warning of `recommended` is
 // an error there); every operation has its own operationId; `servers` names the

@@ -1,5 +1,5 @@
-// The query route adds `conflict` to every error body it answers (issue 15, point 10;
-// docs/api.md): not only the query's own failures (the error handler) but the answers
+// The query route adds `conflict` to every error body it answers (docs/api.md, "Errors"):
+// not only the query's own failures (the error handler) but the answers
 // of the hooks before it (401, 403, 429, 503 while the server closes) and 404, 413 and
 // a body its schema refuses, over real HTTP. (The 408 of a stalled body:
 // test/http-status-shapes.test.ts.) The same

@@ -1,4 +1,4 @@
-// Requests the routes' JSON schemas refuse (issue 15, Build 3; docs/api.md): each is a
+// Requests the routes' JSON schemas refuse (docs/api.md, "Requests"): each is a
 // 400 `bad_request` whose sentence names the parameter or body field and what it must
 // be, over real HTTP, and nothing is written. The bounds the OpenAPI document states
 // are the ones the server enforces, because both come from the same schema: every
