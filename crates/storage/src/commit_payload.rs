@@ -49,13 +49,6 @@ impl CommitPayload {
         &self.bytes
     }
 
-    pub fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
 
     /// The operations in order, read in place.
     pub fn ops(&self) -> Ops<'_> {

@@ -71,7 +71,7 @@ impl GroupCommit {
                     .pending
                     .iter()
                     .take_while(|p| {
-                        bytes = bytes.saturating_add(p.commit.len());
+                        bytes = bytes.saturating_add(p.commit.bytes().len());
                         bytes <= bytes_max
                     })
                     .count()
