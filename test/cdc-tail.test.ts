@@ -244,6 +244,8 @@ t.test('lsn_expired once retention deleted the history after `after`', async (t)
   }
   const { oldest_lsn } = engine.stats()
   t.ok(oldest_lsn > early, 'retention deleted the early frames')
+  t.equal(engine.oldestLsn(), oldest_lsn, 'oldestLsn() follows retention as stats() does')
+  t.equal(engine.headLsn(), engine.stats().current_lsn)
   const late = await q('a', 'insert items {id: 2, v: 2}')
 
   const expired = await rejection(pollTail(engine, 'a', { after: 0 }))
@@ -352,7 +354,8 @@ function racingEngine(count: number, retainAt: (call: number) => number | undefi
   let oldest = 1
   let calls = 0
   const fake = {
-    stats: () => ({ oldest_lsn: oldest, current_lsn: count }),
+    oldestLsn: () => oldest,
+    headLsn: () => count,
     readFrames: async (after: number, framesMax: number) => {
       oldest = retainAt(++calls) ?? oldest
       if (after + 1 < oldest) throw new EngineError('invalid_argument', `WAL frames after LSN ${after} were deleted by retention`)

@@ -1,9 +1,16 @@
-// The TypeScript half of the commit format round-trips every operation through the
-// engine (the Rust half decodes it and logs it; the frame comes back decoded here).
+// One encoding of a commit (docs/format.md, "Commit payload"): the bytes TypeScript
+// builds are the bytes of the WAL frame. CommitWriter writes the hand-written vector
+// that Rust's `Commit::encode` is held to as well (crates/storage/tests/commit_vector.rs),
+// the engine logs a payload as it was handed in, and a malformed one is refused with a
+// typed error and changes nothing.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
 import { decodeCommit, type Op } from '../src/engine/commit-codec.js'
-import { encodeCommit } from '../src/engine/commit-writer.js'
-import { Engine } from '../src/engine/index.js'
+import { CommitWriter, encodeCommit } from '../src/engine/commit-writer.js'
+import { Engine, EngineError } from '../src/engine/index.js'
+import { package_root } from '../src/package-root.js'
+import { walFrames } from './helpers/damage-wal.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const b = (text: string) => Buffer.from(text)
@@ -19,16 +26,122 @@ const every_op: Op[] = [
   { op: 'drop_tree', tree: 'copy' },
 ]
 
-t.test('every operation survives the round trip through the engine and the WAL', async (t) => {
-  const engine = await Engine.open(tempDir(t))
-  await engine.commit(every_op, b('meta'))
-  const [frame] = await engine.readFrames(0, 1, 1 << 20)
+/** The hand-written vector: hex pairs, `#` comments. */
+function vector(): Buffer {
+  const text = readFileSync(join(package_root, 'crates/storage/tests/vectors/commit_every_op.hex'), 'utf8')
+  return Buffer.from(text.split('\n').map((line) => line.split('#')[0]).join('').replace(/\s+/g, ''), 'hex')
+}
+
+/** The WAL frame payloads of `dir`, read from the segment files themselves. */
+function framePayloads(dir: string): Map<number, Buffer> {
+  const payloads = new Map<number, Buffer>()
+  for (const frame of walFrames(dir)) {
+    const at = frame.offset + 32
+    payloads.set(frame.lsn, readFileSync(join(dir, 'wal', frame.segment)).subarray(at, at + frame.payload_len))
+  }
+  return payloads
+}
+
+t.test('CommitWriter writes the hand-written vector Rust\'s encoder writes', async (t) => {
+  const writer = new CommitWriter()
+  writer.put('t', b('k'), b('v1'))
+  writer.op({ op: 'pin', name: 'p' })
+  writer.op({ op: 'copy_tree', from: 't', to: 'c' })
+  writer.op({ op: 'copy_tree_from_pin', pin: 'p', from: 't', to: 'd' })
+  writer.op({ op: 'compact_tree', tree: 't' })
+  writer.delete('t', b('k'))
+  writer.op({ op: 'unpin', name: 'p' })
+  writer.op({ op: 'drop_tree', tree: 'ŧ' })
+  t.same(writer.finish(b('m1')).toString('hex'), vector().toString('hex'))
+})
+
+t.test('the bytes committed are the bytes of the WAL frame, and read back decoded', async (t) => {
+  const dir = tempDir(t)
+  const engine = await Engine.open(dir)
+  const sent = [vector(), encodeCommit({ meta: b('meta'), ops: every_op })]
+  const lsns: number[] = []
+  for (const payload of sent) lsns.push(await engine.commitPayload(payload))
+  const read = await engine.readFramePayloads(0, 10, 1 << 20)
+  t.same(read.map((f) => f.lsn), lsns)
+  t.same(read.map((f) => f.payload.toString('hex')), sent.map((p) => p.toString('hex')), 'readFrames hands back the bytes sent')
+  const onDisk = framePayloads(dir)
+  t.same(lsns.map((lsn) => onDisk.get(lsn)?.toString('hex')), sent.map((p) => p.toString('hex')), 'the segment file holds them as they were sent')
+  const [, frame] = await engine.readFrames(0, 10, 1 << 20)
   t.same(frame?.commit.ops.map((op) => ({ ...op })), every_op)
-  t.same(engine.snapshot().trees().map((tree) => tree.name), ['copy2', 'ŧree'])
+  t.same(engine.snapshot().trees().map((tree) => tree.name), ['c', 'copy2', 'd', 't', 'ŧree'])
   await engine.close()
 })
 
-t.test('fuzz: truncated and garbled payloads are refused, never misread', async (t) => {
+/** A payload the engine must refuse, and why. */
+function malformed(): Array<[string, Buffer, RegExp]> {
+  const payload = encodeCommit({ meta: b('m'), ops: every_op })
+  const cases: Array<[string, Buffer, RegExp]> = []
+  for (let len = 0; len < payload.length; len += 1) cases.push([`truncated at ${len}`, payload.subarray(0, len), /malformed/])
+  cases.push(['a byte appended', Buffer.concat([payload, b('x')]), /1 bytes follow the last operation/])
+  const version = Buffer.from(payload)
+  version[0] = 9
+  cases.push(['version 9', version, /format version 9/])
+  const tag = encodeCommit({ meta: b(''), ops: [{ op: 'pin', name: 'x' }] })
+  tag[9] = 42
+  cases.push(['tag 42', tag, /operation 1 of 1: unknown operation tag 42/])
+  const count = encodeCommit({ meta: b(''), ops: [{ op: 'pin', name: 'x' }] })
+  count.writeUInt32LE(0xffffffff, 5)
+  cases.push(['an operation count past the end', count, /operations cannot fit/])
+  cases.push(['an empty tree name', encodeCommit({ meta: b(''), ops: [{ op: 'drop_tree', tree: '' }] }), /tree name must be 1 to 255 bytes/])
+  cases.push(['a key over 1 KiB', encodeCommit({ meta: b(''), ops: [{ op: 'delete', tree: 't', key: Buffer.alloc(1025) }] }), /key of 1025 bytes exceeds 1024/])
+  return cases
+}
+
+t.test('fuzz: malformed payloads are refused with invalid_argument naming the fault, and change nothing', async (t) => {
+  const dir = tempDir(t)
+  const engine = await Engine.open(dir)
+  const first = await engine.commit([{ op: 'put', tree: 't', key: b('k'), value: b('v') }])
+  for (const [name, payload, why] of malformed()) {
+    const err = await engine.commitPayload(payload).then(() => undefined, (e: unknown) => e)
+    t.type(err, EngineError, name)
+    t.match(err, { code: 'invalid_argument', message: why }, name)
+  }
+  t.equal(engine.headLsn(), first, 'no LSN was taken')
+  t.same((await engine.readFramePayloads(0, 100, 1 << 20)).map((f) => f.lsn), [first], 'nothing reached the WAL')
+  t.same(engine.snapshot().trees().map((tree) => [tree.name, tree.count]), [['t', 1]])
+  t.equal(await engine.commit([{ op: 'put', tree: 't', key: b('k2'), value: b('v') }]), first + 1, 'the next commit takes the next LSN')
+  await engine.close()
+})
+
+t.test('fuzz: a payload with a flipped bit is refused, or logged exactly as sent', async (t) => {
+  const engine = await Engine.open(tempDir(t))
+  const payload = encodeCommit({ meta: b('m'), ops: every_op })
+  // A fixed sample of bit positions (xorshift), so a failure replays.
+  let state = 0x9e3779b9
+  const next = () => {
+    state ^= state << 13
+    state ^= state >>> 17
+    state ^= state << 5
+    return state >>> 0
+  }
+  let refused = 0
+  let logged = 0
+  for (let n = 0; n < 120; n += 1) {
+    const bit = next() % (payload.length * 8)
+    const flipped = Buffer.from(payload)
+    flipped[bit >> 3] = (flipped[bit >> 3] as number) ^ (1 << (bit & 7))
+    const head = engine.headLsn()
+    const result = await engine.commitPayload(flipped).then((lsn) => lsn, (e: unknown) => e)
+    if (typeof result === 'number') {
+      logged += 1
+      const [frame] = await engine.readFramePayloads(result - 1, 1, 1 << 20)
+      t.equal(frame?.payload.toString('hex'), flipped.toString('hex'), `bit ${bit}: logged as sent`)
+    } else {
+      refused += 1
+      t.match(result, { name: 'EngineError', code: 'invalid_argument' }, `bit ${bit}`)
+      t.equal(engine.headLsn(), head, `bit ${bit}: refused, and nothing was logged`)
+    }
+  }
+  t.ok(refused > 0 && logged > 0, `both outcomes were met: ${refused} refused, ${logged} logged`)
+  await engine.close()
+})
+
+t.test('fuzz: the TypeScript decoder refuses truncated and garbled payloads, never misreads them', async (t) => {
   const payload = encodeCommit({ meta: b('m'), ops: every_op })
   t.same(decodeCommit(payload).ops.length, every_op.length)
   for (let len = 0; len < payload.length; len += 1) {

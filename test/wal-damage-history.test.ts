@@ -6,6 +6,7 @@
 // `tenantdb verify` exits 1 naming it.
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { wal_damage_message } from '../src/http/error-mapping.js'
 import { flipPayloadByte, walFrames } from './helpers/damage-wal.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
@@ -59,6 +60,7 @@ for (const which of ['middle', 'last'] as const) {
     const tail = await call('/t/default/tail?after=0&limit=100')
     t.equal(tail.status, 500, 'the tail over the damage fails')
     t.equal(tail.body.code, 'storage_error')
+    t.equal(tail.body.error, wal_damage_message, 'the error names the change history: the engine error\'s file is a WAL segment')
     const after = await call(`/t/default/tail?after=${target}&limit=100`)
     t.equal(after.status, 200, 'a tail after the damaged frame works')
     t.same(after.body.events.map((e: { lsn: number }) => e.lsn), untouched.body.events.map((e: { lsn: number }) => e.lsn).filter((l: number) => l > (target as number)))

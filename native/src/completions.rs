@@ -8,7 +8,7 @@
 //! drains it, so the completions of one group commit reach JavaScript in one call:
 //! `settle(pairs, errors)`, where `pairs` is a Float64Array `[id, lsn, id, lsn, …]`
 //! with `lsn = -1` for a failed commit, whose error is the next one of `errors`
-//! (`error.rs`'s mapping, as a promise rejection carried it before).
+//! (`error.rs`'s mapping, built here on the JavaScript thread).
 //!
 //! Liveness: the function is unreferenced while no commit is in flight, so an idle
 //! open engine never keeps the process alive, and referenced while one is (a pending
@@ -21,7 +21,7 @@ use napi::bindgen_prelude::{FnArgs, Float64ArraySlice, Function, ToNapiValue, Un
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, Status};
 
-use crate::error::to_napi;
+use crate::error::to_js;
 
 /// `settle`'s arguments: the `[id, lsn]` pairs and the errors of failed commits.
 type SettleArgs = FnArgs<(Pairs, Option<Vec<napi::Error>>)>;
@@ -108,7 +108,7 @@ impl Shared {
                 Ok(lsn) => pairs.push(lsn as f64),
                 Err(err) => {
                     pairs.push(-1.0);
-                    errors.push(to_napi(err));
+                    errors.push(to_js(env, err));
                 }
             }
         }

@@ -1,13 +1,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, Function, Unknown};
+use napi::bindgen_prelude::{AsyncTask, BufferSlice, Function, Unknown};
 use napi::Env;
 use napi_derive::napi;
 
 use crate::completions::Completions;
 use crate::convert::{self, EngineStats, OpenOptions};
-use crate::error::{to_napi, IntoNapi};
+use crate::error::{to_js, OrThrow};
 use crate::snapshot::Snapshot;
 use crate::tasks;
 
@@ -39,22 +39,15 @@ pub fn open(
 impl Engine {
     /// Queues commit `id` (a Buffer in the WAL payload format); once it is durable,
     /// or failed, the storage core's sync thread hands `(id, result)` to `settle`.
+    /// The payload is checked whole first (`storage::CommitPayload::parse`): a
+    /// malformed one, or one over a limit, throws `invalid_argument` and changes
+    /// nothing. Its bytes, copied once out of the Buffer (JavaScript could change the
+    /// Buffer after this returns), are the WAL frame's payload as they are.
     #[napi]
-    pub fn commit(&self, env: &Env, id: f64, payload: Buffer) -> napi::Result<()> {
-        // Refused before it is queued: the sync thread would apply it, fail to log it
-        // and stop the database (fail-stop), for what is only a request too large.
-        if payload.len() > storage::limits::WAL_FRAME_PAYLOAD_BYTES_MAX {
-            return Err(to_napi(storage::Error::InvalidArgument(format!(
-                "a commit of {} bytes is over the {}-byte limit of one transaction",
-                payload.len(),
-                storage::limits::WAL_FRAME_PAYLOAD_BYTES_MAX
-            ))));
-        }
-        let commit = storage::Commit::decode(&payload).ok_or_else(|| {
-            to_napi(storage::Error::InvalidArgument("the commit payload is malformed".into()))
-        })?;
-        let done = self.completions.completion(env, id).ok_or_else(|| to_napi(storage::Error::Closed))?;
-        self.db.commit(commit, done);
+    pub fn commit(&self, env: &Env, id: f64, payload: BufferSlice) -> napi::Result<()> {
+        let commit = storage::CommitPayload::parse(payload.to_vec()).or_throw(env)?;
+        let done = self.completions.completion(env, id).ok_or_else(|| to_js(env, storage::Error::Closed))?;
+        self.db.commit_payload(commit, done);
         Ok(())
     }
 
@@ -101,8 +94,20 @@ impl Engine {
 
     /// Counters of the open database. Synchronous: memory and one stat() per file.
     #[napi]
-    pub fn stats(&self) -> napi::Result<EngineStats> {
-        self.db.stats().into_napi().map(convert::stats)
+    pub fn stats(&self, env: &Env) -> napi::Result<EngineStats> {
+        self.db.stats().or_throw(env).map(convert::stats)
+    }
+
+    /// LSN of the newest durable commit (`stats().currentLsn`), from memory only.
+    #[napi]
+    pub fn head_lsn(&self, env: &Env) -> napi::Result<f64> {
+        self.db.durable_lsn().or_throw(env).map(|lsn| lsn as f64)
+    }
+
+    /// Oldest LSN the WAL still holds (`stats().oldestLsn`), from memory only.
+    #[napi]
+    pub fn oldest_lsn(&self, env: &Env) -> napi::Result<f64> {
+        self.db.oldest_lsn().or_throw(env).map(|lsn| lsn as f64)
     }
 
     /// Completes queued commits, checkpoints and releases the directory lock, then

@@ -3,8 +3,10 @@
 //! completions delivered by one threadsafe function per engine (`completions.rs`).
 //!
 //! Bytes cross as Buffers: a commit is one Buffer in the WAL payload format
-//! (`crates/storage/src/commit.rs`), a range batch is one packed Buffer
-//! (`snapshot.rs`), so no call pays per-entry conversion costs.
+//! (`crates/storage/src/commit.rs`), checked by the storage core and logged as it is;
+//! a range batch is one packed Buffer (`snapshot.rs`), so no call pays per-entry
+//! conversion costs. Errors cross as objects with fields (`error.rs`), never as text
+//! to parse.
 
 mod completions;
 mod convert;
@@ -14,4 +16,5 @@ mod snapshot;
 mod tasks;
 
 pub use engine::{open, Engine};
+pub use error::ErrorCode;
 pub use snapshot::Snapshot;

@@ -9,10 +9,11 @@
 use std::ops::Bound;
 
 use napi::bindgen_prelude::{Buffer, BufferSlice};
+use napi::Env;
 use napi_derive::napi;
 
 use crate::convert::TreeInfo;
-use crate::error::{to_napi, IntoNapi};
+use crate::error::{to_js, OrThrow};
 
 #[napi]
 pub struct Snapshot {
@@ -26,8 +27,8 @@ impl Snapshot {
         Snapshot { inner: Some(inner) }
     }
 
-    fn inner(&self) -> napi::Result<&storage::Snapshot> {
-        self.inner.as_ref().ok_or_else(|| to_napi(storage::Error::InvalidArgument("the snapshot was released".into())))
+    fn inner(&self, env: &Env) -> napi::Result<&storage::Snapshot> {
+        self.inner.as_ref().ok_or_else(|| to_js(env, storage::Error::InvalidArgument("the snapshot was released".into())))
     }
 }
 
@@ -72,8 +73,8 @@ fn copy_into(value: &[u8], out: &mut [u8]) -> i64 {
 impl Snapshot {
     /// Up to `limit` differences of `tree` from this snapshot to `newer`, in key order.
     #[napi]
-    pub fn diff(&self, newer: &Snapshot, tree: Buffer, limit: u32) -> napi::Result<DiffBatch> {
-        let (diffs, truncated) = self.inner()?.diff(newer.inner()?, &tree, limit as usize).into_napi()?;
+    pub fn diff(&self, env: &Env, newer: &Snapshot, tree: Buffer, limit: u32) -> napi::Result<DiffBatch> {
+        let (diffs, truncated) = self.inner(env)?.diff(newer.inner(env)?, &tree, limit as usize).or_throw(env)?;
         let mut out = Vec::new();
         for d in diffs {
             out.extend_from_slice(&(d.key.len() as u32).to_le_bytes());
@@ -93,15 +94,15 @@ impl Snapshot {
 
     /// LSN of the last commit this snapshot contains.
     #[napi(getter)]
-    pub fn lsn(&self) -> napi::Result<i64> {
-        Ok(self.inner()?.lsn() as i64)
+    pub fn lsn(&self, env: &Env) -> napi::Result<i64> {
+        Ok(self.inner(env)?.lsn() as i64)
     }
 
     /// The generation of the newest meta record when it was taken: while it lives, the
     /// slots freed since cannot be reused.
     #[napi(getter)]
-    pub fn epoch(&self) -> napi::Result<f64> {
-        Ok(self.inner()?.epoch() as f64)
+    pub fn epoch(&self, env: &Env) -> napi::Result<f64> {
+        Ok(self.inner(env)?.epoch() as f64)
     }
 
     /// Lets go of the version now rather than when the object is collected: the
@@ -116,18 +117,18 @@ impl Snapshot {
     /// Writing into the caller's buffer spares a JS object and its finalizer per read;
     /// BufferSlice arguments take no references.
     #[napi]
-    pub fn get_into(&self, tree: BufferSlice, key: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
-        let value = self.inner()?.get(&tree, &key).into_napi()?;
+    pub fn get_into(&self, env: &Env, tree: BufferSlice, key: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
+        let value = self.inner(env)?.get(&tree, &key).or_throw(env)?;
         Ok(value.map_or(-1, |value| copy_into(&value, &mut out)))
     }
 
     /// One batch of entries within the bounds (see the module comment for its layout).
     #[napi]
-    pub fn range(&self, tree: Buffer, options: RangeOptions) -> napi::Result<Buffer> {
+    pub fn range(&self, env: &Env, tree: Buffer, options: RangeOptions) -> napi::Result<Buffer> {
         let lower = bound(&options.lower, options.lower_inclusive);
         let upper = bound(&options.upper, options.upper_inclusive);
         let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
-        let entries = self.inner()?.range(&tree, lower, upper, options.reverse.unwrap_or(false), limit).into_napi()?;
+        let entries = self.inner(env)?.range(&tree, lower, upper, options.reverse.unwrap_or(false), limit).or_throw(env)?;
         let bytes: usize = entries.iter().map(|(k, v)| 8 + k.len() + v.len()).sum();
         let mut out = Vec::with_capacity(bytes);
         for (key, value) in entries {
@@ -141,24 +142,24 @@ impl Snapshot {
 
     /// Every tree with its entry count and the LSN of its last change.
     #[napi]
-    pub fn trees(&self) -> napi::Result<Vec<TreeInfo>> {
-        Ok(self.inner()?.trees().into_napi()?.into_iter().map(TreeInfo::from).collect())
+    pub fn trees(&self, env: &Env) -> napi::Result<Vec<TreeInfo>> {
+        Ok(self.inner(env)?.trees().or_throw(env)?.into_iter().map(TreeInfo::from).collect())
     }
 
     #[napi]
-    pub fn tree_info(&self, name: Buffer) -> napi::Result<Option<TreeInfo>> {
-        Ok(self.inner()?.tree_info(&name).into_napi()?.map(TreeInfo::from))
+    pub fn tree_info(&self, env: &Env, name: Buffer) -> napi::Result<Option<TreeInfo>> {
+        Ok(self.inner(env)?.tree_info(&name).or_throw(env)?.map(TreeInfo::from))
     }
 
     /// Every pin; `count` is its number of trees, `lsn` the LSN it was taken at.
     #[napi]
-    pub fn pins(&self) -> napi::Result<Vec<TreeInfo>> {
-        Ok(self.inner()?.pins().into_napi()?.into_iter().map(TreeInfo::from).collect())
+    pub fn pins(&self, env: &Env) -> napi::Result<Vec<TreeInfo>> {
+        Ok(self.inner(env)?.pins().or_throw(env)?.into_iter().map(TreeInfo::from).collect())
     }
 
     /// The version saved under pin `name`, or null.
     #[napi]
-    pub fn pin(&self, name: Buffer) -> napi::Result<Option<Snapshot>> {
-        Ok(self.inner()?.pin(&name).into_napi()?.map(Snapshot::new))
+    pub fn pin(&self, env: &Env, name: Buffer) -> napi::Result<Option<Snapshot>> {
+        Ok(self.inner(env)?.pin(&name).or_throw(env)?.map(Snapshot::new))
     }
 }

@@ -1,4 +1,6 @@
-//! Work that touches the disk runs on the libuv thread pool as `AsyncTask`s.
+//! Work that touches the disk runs on the libuv thread pool as `AsyncTask`s. Each
+//! computes a `storage::Result` and maps a failure in `resolve`, on the JavaScript
+//! thread, where `error.rs` can build the error object.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,7 +11,7 @@ use napi::{Env, Task};
 use crate::completions::Completions;
 use crate::convert::{self, CheckpointInfo, CloseInfo, CompactInfo, FrameBatch, VerifyInfo};
 use crate::engine::Engine;
-use crate::error::IntoNapi;
+use crate::error::OrThrow;
 
 pub struct Open {
     pub dir: PathBuf,
@@ -18,52 +20,52 @@ pub struct Open {
 }
 
 impl Task for Open {
-    type Output = storage::Database;
+    type Output = storage::Result<storage::Database>;
     type JsValue = Engine;
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        storage::Database::open(&self.dir, self.options.clone()).into_napi()
+        Ok(storage::Database::open(&self.dir, self.options.clone()))
     }
-    fn resolve(&mut self, _env: Env, db: Self::Output) -> napi::Result<Engine> {
-        Ok(Engine { db: Arc::new(db), completions: self.completions.clone() })
+    fn resolve(&mut self, env: Env, db: Self::Output) -> napi::Result<Engine> {
+        Ok(Engine { db: Arc::new(db.or_throw(&env)?), completions: self.completions.clone() })
     }
 }
 
 pub struct Checkpoint(pub Arc<storage::Database>);
 
 impl Task for Checkpoint {
-    type Output = storage::CheckpointStats;
+    type Output = storage::Result<storage::CheckpointStats>;
     type JsValue = CheckpointInfo;
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        self.0.checkpoint().into_napi()
+        Ok(self.0.checkpoint())
     }
-    fn resolve(&mut self, _env: Env, stats: Self::Output) -> napi::Result<CheckpointInfo> {
-        Ok(convert::checkpoint(stats))
+    fn resolve(&mut self, env: Env, stats: Self::Output) -> napi::Result<CheckpointInfo> {
+        stats.or_throw(&env).map(convert::checkpoint)
     }
 }
 
 pub struct CompactSpace(pub Arc<storage::Database>);
 
 impl Task for CompactSpace {
-    type Output = storage::CompactReport;
+    type Output = storage::Result<storage::CompactReport>;
     type JsValue = CompactInfo;
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        self.0.compact_space().into_napi()
+        Ok(self.0.compact_space())
     }
-    fn resolve(&mut self, _env: Env, report: Self::Output) -> napi::Result<CompactInfo> {
-        Ok(convert::compact(report))
+    fn resolve(&mut self, env: Env, report: Self::Output) -> napi::Result<CompactInfo> {
+        report.or_throw(&env).map(convert::compact)
     }
 }
 
 pub struct Verify(pub Arc<storage::Database>);
 
 impl Task for Verify {
-    type Output = storage::VerifyReport;
+    type Output = storage::Result<storage::VerifyReport>;
     type JsValue = VerifyInfo;
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        self.0.verify().into_napi()
+        Ok(self.0.verify())
     }
-    fn resolve(&mut self, _env: Env, report: Self::Output) -> napi::Result<VerifyInfo> {
-        Ok(convert::verify(report))
+    fn resolve(&mut self, env: Env, report: Self::Output) -> napi::Result<VerifyInfo> {
+        report.or_throw(&env).map(convert::verify)
     }
 }
 
@@ -75,12 +77,13 @@ pub struct ReadFrames {
 }
 
 impl Task for ReadFrames {
-    type Output = Vec<storage::Frame>;
+    type Output = storage::Result<Vec<storage::Frame>>;
     type JsValue = FrameBatch;
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        self.db.read_frames(self.after, self.frames_max, self.bytes_max).into_napi()
+        Ok(self.db.read_frames(self.after, self.frames_max, self.bytes_max))
     }
-    fn resolve(&mut self, _env: Env, frames: Self::Output) -> napi::Result<FrameBatch> {
+    fn resolve(&mut self, env: Env, frames: Self::Output) -> napi::Result<FrameBatch> {
+        let frames = frames.or_throw(&env)?;
         let lsns = frames.iter().map(|f| f.lsn as i64).collect();
         let payloads = frames.into_iter().map(|f| Buffer::from(f.payload)).collect();
         Ok(FrameBatch { lsns, payloads })
@@ -90,14 +93,14 @@ impl Task for ReadFrames {
 pub struct Close(pub Arc<storage::Database>, pub Arc<Completions>);
 
 impl Task for Close {
-    type Output = storage::CloseReport;
+    type Output = storage::Result<storage::CloseReport>;
     type JsValue = CloseInfo;
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        self.0.close().into_napi()
+        Ok(self.0.close())
     }
-    fn resolve(&mut self, _env: Env, report: Self::Output) -> napi::Result<CloseInfo> {
+    fn resolve(&mut self, env: Env, report: Self::Output) -> napi::Result<CloseInfo> {
         self.1.release();
-        Ok(convert::close(report))
+        report.or_throw(&env).map(convert::close)
     }
     fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<CloseInfo> {
         self.1.release();

@@ -32,7 +32,7 @@ export async function pollTail(engine: Engine, tenant: string, options: TailOpti
     const after = resolveAfter(engine, options.after)
     try {
       const read = await readEvents(engine, tenant, after, options.collection, limit)
-      return { ...read, head_lsn: engine.stats().current_lsn }
+      return { ...read, head_lsn: engine.headLsn() }
     } catch (err) {
       // "From the oldest retained" has no history to lose: start again from the new oldest.
       if (options.after === undefined && err instanceof LsnExpiredError && attempt < from_oldest_attempts) continue

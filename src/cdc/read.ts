@@ -23,7 +23,8 @@ export function resolveAfter(engine: Engine, after?: number): number {
   if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
     throw new TailRequestError(`after must be a non-negative integer LSN, not ${String(after)}`)
   }
-  const { oldest_lsn, current_lsn } = engine.stats()
+  const oldest_lsn = engine.oldestLsn()
+  const current_lsn = engine.headLsn()
   // The engine may resume after oldest_lsn - 1: the first retained frame is the next one.
   const earliest = Math.max(0, oldest_lsn - 1)
   if (after === undefined) return Math.min(earliest, current_lsn)
@@ -97,7 +98,7 @@ async function readBatch(engine: Engine, after: number): Promise<Frame[]> {
     // The engine refuses (invalid_argument) to read after frames retention deleted, so
     // a reader never skips history unknowingly; anything else is not ours to reword.
     if (err instanceof EngineError && err.code === 'invalid_argument') {
-      const { oldest_lsn } = engine.stats()
+      const oldest_lsn = engine.oldestLsn()
       if (after < oldest_lsn - 1) throw new LsnExpiredError(after, oldest_lsn)
     }
     throw err

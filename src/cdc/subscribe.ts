@@ -122,8 +122,7 @@ class LiveTail implements Subscription {
       }
       if (this.#closed) return
       this.#last = read.last_lsn
-      const { current_lsn } = this.engine.stats()
-      if (this.#last >= current_lsn) {
+      if (this.#last >= this.engine.headLsn()) {
         await this.notifier.waitFor(this.#last, { timeout_ms: tail_idle_recheck_ms, signal: this.#stop.signal })
       }
     }

@@ -1,6 +1,8 @@
 // The commit format of crates/storage/src/commit.rs (the WAL frame payload), written
-// (commit-writer.ts) and read (here) so a commit crosses the binding as one Buffer. Keep the two in step:
-// test/engine-commit-codec.test.ts round-trips every operation through the engine.
+// (commit-writer.ts) and read (here) so a commit crosses the binding as one Buffer,
+// which the storage core checks and logs as it is (docs/format.md, "Commit payload").
+// Kept in step with Rust's encoder by one hand-written vector
+// (crates/storage/tests/vectors/commit_every_op.hex, test/engine-commit-codec.test.ts).
 
 export type Op =
   | { op: 'put'; tree: string; key: Uint8Array; value: Uint8Array }

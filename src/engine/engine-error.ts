@@ -1,43 +1,50 @@
-// The TypeScript half of the one error mapping: native/src/error.rs throws
-// "<code>: <sentence>"; this turns it back into a typed error.
+// The TypeScript half of the one error mapping. native/src/error.rs throws Errors
+// whose own properties say what failed: `code` (one of the binding's ErrorCode values,
+// generated from the Rust enum), and for corruption `file` and `page`. This makes
+// them EngineErrors; nothing is read out of the message.
+import { native, type NativeErrorCode } from './native.js'
 
 // `storage_full`: a full disk refused the change before any of it was written (not
 // written; the database carries on). `outcome_unknown`: writing the commit failed
 // after its bytes went out (it may or may not be durable; the database stopped).
 // `fail_stopped`: the database stopped earlier, so this change was not written.
 // `read_only`: the engine was opened read-only.
-export type EngineErrorCode =
-  | 'corrupted' | 'locked' | 'io' | 'invalid_argument' | 'closed'
-  | 'fail_stopped' | 'outcome_unknown' | 'storage_full' | 'read_only'
+export type EngineErrorCode = `${NativeErrorCode}`
 
-const codes: readonly EngineErrorCode[] = [
-  'corrupted', 'locked', 'io', 'invalid_argument', 'closed',
-  'fail_stopped', 'outcome_unknown', 'storage_full', 'read_only',
-]
+const codes: ReadonlySet<string> = new Set(Object.values(native.ErrorCode))
+
+export interface EngineErrorFields {
+  /** The damaged file, relative to the database directory (`pages`, `wal/<segment>`). */
+  file?: string | undefined
+  /** The page of the page file that failed verification. */
+  page?: number | undefined
+}
 
 export class EngineError extends Error {
   readonly code: EngineErrorCode
-  /** The page that failed verification, for `corrupted` errors of the page file. */
+  /** For `corrupted` errors: the damaged file, relative to the database directory. */
+  readonly file: string | undefined
+  /** For `corrupted` errors of the page file: the page that failed verification. */
   readonly page: number | undefined
 
-  constructor(code: EngineErrorCode, message: string, page?: number) {
+  constructor(code: EngineErrorCode, message: string, fields: EngineErrorFields = {}) {
     super(message)
     this.name = 'EngineError'
     this.code = code
-    this.page = page
+    this.file = fields.file
+    this.page = fields.page
   }
 }
 
 /** Rethrows a native failure as an EngineError; anything else is a bug and passes through. */
 export function toEngineError(err: unknown): unknown {
   if (!(err instanceof Error)) return err
-  const match = /^([a-z_]+): (.*)$/s.exec(err.message)
-  const code = match?.[1] as EngineErrorCode | undefined
-  if (match === null || code === undefined || !codes.includes(code)) return err
-  const sentence = match[2] ?? ''
-  const pageText = code === 'corrupted' ? /^page (\d+)/.exec(sentence)?.[1] : undefined
-  const page = pageText === undefined ? undefined : Number(pageText)
-  return new EngineError(code, sentence, page)
+  const { code, file, page } = err as Error & { code?: unknown; file?: unknown; page?: unknown }
+  if (typeof code !== 'string' || !codes.has(code)) return err
+  return new EngineError(code as EngineErrorCode, err.message, {
+    file: typeof file === 'string' ? file : undefined,
+    page: typeof page === 'number' ? page : undefined,
+  })
 }
 
 export async function mapAsync<T>(promise: Promise<T>): Promise<T> {

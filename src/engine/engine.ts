@@ -192,7 +192,12 @@ export class Engine {
     return this.commitPayload(encodeCommit({ meta, ops }))
   }
 
-  /** `commit` of a payload already in the commit format (a CommitWriter's `finish`). */
+  /**
+   * `commit` of a payload already in the commit format (a CommitWriter's `finish`).
+   * The storage core checks it whole before queuing it (a malformed payload, or one
+   * over a limit, rejects with `invalid_argument` and changes nothing) and logs
+   * these very bytes as the commit's WAL frame (docs/format.md, "Commit payload").
+   */
   commitPayload(payload: Buffer): Promise<number> {
     const commits = this.#commits
     const id = commits.nextId()
@@ -275,8 +280,27 @@ export class Engine {
 
   /** Committed transactions with LSN > `after`, in order, in one bounded batch. */
   async readFrames(after: number, framesMax: number, bytesMax: number): Promise<Frame[]> {
+    const frames = await this.readFramePayloads(after, framesMax, bytesMax)
+    return frames.map(({ lsn, payload }) => ({ lsn, commit: decodeCommit(payload) }))
+  }
+
+  /** `readFrames` undecoded: each payload as the WAL frame holds it. */
+  async readFramePayloads(after: number, framesMax: number, bytesMax: number): Promise<Array<{ lsn: number; payload: Buffer }>> {
     const batch = await mapAsync(this.#native.readFrames(after, framesMax, bytesMax))
-    return batch.lsns.map((lsn, i) => ({ lsn, commit: decodeCommit(batch.payloads[i] as Buffer) }))
+    return batch.lsns.map((lsn, i) => ({ lsn, payload: batch.payloads[i] as Buffer }))
+  }
+
+  /** LSN of the newest durable commit (`stats().current_lsn`), read from memory: cheap. */
+  headLsn(): number {
+    return mapSync(() => this.#native.headLsn())
+  }
+
+  /**
+   * Oldest LSN the WAL still holds (`stats().oldest_lsn`), read from memory: cheap.
+   * The change feed can resume after `oldestLsn() - 1`.
+   */
+  oldestLsn(): number {
+    return mapSync(() => this.#native.oldestLsn())
   }
 
   stats(): EngineStats {

@@ -1,5 +1,5 @@
 export { Engine, type CheckpointReport, type CloseReport, type CompactReport, type EngineOptions, type EngineStats, type CorruptionReport, type Frame, type SpaceStats } from './engine.js'
-export { EngineError, type EngineErrorCode } from './engine-error.js'
+export { EngineError, type EngineErrorCode, type EngineErrorFields } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
 export { decodeCommit, type Op, type CommitRecord } from './commit-codec.js'
 export { CommitWriter } from './commit-writer.js'

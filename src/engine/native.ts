@@ -11,5 +11,6 @@ export const native: typeof Native = require(join(package_root, 'native', 'index
 export type {
   Engine as NativeEngine,
   EngineStats as NativeEngineStats,
+  ErrorCode as NativeErrorCode,
   Snapshot as NativeSnapshot,
 } from '../../native/index.cjs'

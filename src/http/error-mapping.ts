@@ -65,7 +65,7 @@ function classify(err: unknown): MappedError {
   if (err instanceof TailRequestError) return mapped('bad_request', err.message)
   if (err instanceof EngineError) {
     if (err.code === 'corrupted') {
-      return mapped('storage_error', err.message.startsWith('WAL') ? wal_damage_message : storage_error_message, {}, true)
+      return mapped('storage_error', err.file?.startsWith('wal/') === true ? wal_damage_message : storage_error_message, {}, true)
     }
     if (err.code === 'closed') return mapped('shutting_down', 'the server is shutting down')
     if (err.code === 'storage_full') return mapped('storage_full', storage_full_message, {}, true)

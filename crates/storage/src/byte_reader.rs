@@ -16,6 +16,11 @@ impl<'a> ByteReader<'a> {
         self.at == self.bytes.len()
     }
 
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
     pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let slice = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;

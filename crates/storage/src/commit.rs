@@ -1,5 +1,11 @@
 //! A transaction as the storage core logs it: opaque caller metadata plus a list of
-//! operations, applied in order, all or nothing. One commit is one WAL frame.
+//! operations, applied in order, all or nothing. One commit is one WAL frame, and its
+//! payload is the one encoding of a commit: the bytes the TypeScript engine facade
+//! builds (`src/engine/commit-writer.ts`) are checked by `CommitPayload::parse`
+//! (`commit_payload.rs`) and written to the WAL as they are. `Commit::encode` is the
+//! Rust encoder of the same bytes, for commits built in Rust (tests, tools);
+//! `tests/commit_vector.rs` and `test/engine-commit-codec.test.ts` hold both encoders
+//! to one hand-written vector.
 //!
 //! Frame payload (little-endian; `bytes` = `len: u32` then `len` bytes):
 //!
@@ -21,10 +27,13 @@
 //! |   7 | unpin              | name                 |
 //! |   8 | compact tree       | tree                 |
 
+use std::fmt;
 use std::sync::Arc;
 
-/// Bytes shared without copying: a put's key and value become the B-tree entry as
-/// they are, and the puts of one commit into one tree share one name.
+use crate::byte_reader::ByteReader;
+
+/// Bytes shared without copying: the puts of one decoded commit into one tree share
+/// one name.
 pub type SharedBytes = Arc<[u8]>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,22 +56,106 @@ pub enum Op {
     CompactTree { tree: Vec<u8> },
 }
 
+/// An operation read in place from a payload (`CommitPayload::ops`): what the
+/// storage core applies, without copying the payload's bytes into owned ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpRef<'a> {
+    Put { tree: &'a [u8], key: &'a [u8], value: &'a [u8] },
+    Delete { tree: &'a [u8], key: &'a [u8] },
+    DropTree { tree: &'a [u8] },
+    CopyTree { from: &'a [u8], to: &'a [u8] },
+    CopyTreeFromPin { pin: &'a [u8], from: &'a [u8], to: &'a [u8] },
+    Pin { name: &'a [u8] },
+    Unpin { name: &'a [u8] },
+    CompactTree { tree: &'a [u8] },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Commit {
     pub meta: Vec<u8>,
     pub ops: Vec<Op>,
 }
 
-use crate::byte_reader::ByteReader;
+pub(crate) const FORMAT_VERSION: u8 = 1;
 
-const FORMAT_VERSION: u8 = 1;
+const PUT: u8 = 1;
+const DELETE: u8 = 2;
+const DROP_TREE: u8 = 3;
+const COPY_TREE: u8 = 4;
+const COPY_TREE_FROM_PIN: u8 = 5;
+const PIN: u8 = 6;
+const UNPIN: u8 = 7;
+const COMPACT_TREE: u8 = 8;
+
+/// The smallest operation: a tag and one empty field.
+const OP_BYTES_MIN: usize = 5;
+
+/// Why bytes are not a commit payload of this format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Malformed {
+    /// The first byte is not `FORMAT_VERSION`.
+    Version(u8),
+    /// The payload ends inside a field.
+    Truncated,
+    /// An operation's tag is none of the table's.
+    UnknownTag(u8),
+    /// `op_count` is more than the payload's bytes can hold.
+    CountTooLarge(u32),
+    /// Bytes follow the last operation.
+    TrailingBytes(usize),
+}
+
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Malformed::Version(v) => write!(f, "format version {v}, expected {FORMAT_VERSION}"),
+            Malformed::Truncated => f.write_str("it ends inside a field"),
+            Malformed::UnknownTag(tag) => write!(f, "unknown operation tag {tag}"),
+            Malformed::CountTooLarge(n) => write!(f, "{n} operations cannot fit in it"),
+            Malformed::TrailingBytes(n) => write!(f, "{n} bytes follow the last operation"),
+        }
+    }
+}
+
+/// Reads the header (version, meta, op count); `r` is then at the first operation.
+pub(crate) fn read_header<'a>(r: &mut ByteReader<'a>, payload_bytes: usize) -> Result<(&'a [u8], u32), Malformed> {
+    let version = r.u8().ok_or(Malformed::Truncated)?;
+    if version != FORMAT_VERSION {
+        return Err(Malformed::Version(version));
+    }
+    let meta = r.bytes_u32().ok_or(Malformed::Truncated)?;
+    let count = r.u32().ok_or(Malformed::Truncated)?;
+    // Refused before anything is sized by it.
+    if count as usize > payload_bytes / OP_BYTES_MIN {
+        return Err(Malformed::CountTooLarge(count));
+    }
+    Ok((meta, count))
+}
+
+/// Reads one operation: its tag and every field's length.
+pub(crate) fn read_op<'a>(r: &mut ByteReader<'a>) -> Result<OpRef<'a>, Malformed> {
+    let tag = r.u8().ok_or(Malformed::Truncated)?;
+    let mut field = || r.bytes_u32().ok_or(Malformed::Truncated);
+    Ok(match tag {
+        PUT => OpRef::Put { tree: field()?, key: field()?, value: field()? },
+        DELETE => OpRef::Delete { tree: field()?, key: field()? },
+        DROP_TREE => OpRef::DropTree { tree: field()? },
+        COPY_TREE => OpRef::CopyTree { from: field()?, to: field()? },
+        COPY_TREE_FROM_PIN => OpRef::CopyTreeFromPin { pin: field()?, from: field()?, to: field()? },
+        PIN => OpRef::Pin { name: field()? },
+        UNPIN => OpRef::Unpin { name: field()? },
+        COMPACT_TREE => OpRef::CompactTree { tree: field()? },
+        other => return Err(Malformed::UnknownTag(other)),
+    })
+}
 
 impl Commit {
     /// The length of `encode()`'s output, without encoding.
     pub fn encoded_bytes(&self) -> usize {
-        1 + 4 + self.meta.len() + 4 + self.ops.iter().map(Op::encoded_bytes).sum::<usize>()
+        1 + 4 + self.meta.len() + 4 + self.ops.iter().map(|op| op.op_ref().encoded_bytes()).sum::<usize>()
     }
 
+    /// The payload: the same bytes `src/engine/commit-writer.ts` writes for this commit.
     pub fn encode(&self) -> Vec<u8> {
         // One allocation of the exact size: a bulk commit is hundreds of megabytes.
         let mut out = Vec::with_capacity(self.encoded_bytes());
@@ -70,6 +163,7 @@ impl Commit {
         put_bytes(&mut out, &self.meta);
         out.extend_from_slice(&(self.ops.len() as u32).to_le_bytes());
         for op in &self.ops {
+            let op = op.op_ref();
             out.push(op.tag());
             op.for_each_field(|field| put_bytes(&mut out, field));
         }
@@ -77,71 +171,83 @@ impl Commit {
         out
     }
 
-    /// `None` when the payload is not a commit this version wrote.
+    /// `None` when the payload is not well formed (`Malformed`). Only the format is
+    /// checked: the limits a commit must meet are `CommitPayload::parse`'s.
     pub fn decode(payload: &[u8]) -> Option<Commit> {
         let mut r = ByteReader::new(payload);
-        if r.take(1)?[0] != FORMAT_VERSION {
-            return None;
-        }
-        let meta = r.bytes_u32()?.to_vec();
-        let count = r.u32()? as usize;
-        // Each op takes at least 5 bytes: refuse counts the payload cannot hold.
-        if count > payload.len() / 5 {
-            return None;
-        }
-        let mut ops = Vec::with_capacity(count);
+        let (meta, count) = read_header(&mut r, payload.len()).ok()?;
+        let mut ops = Vec::with_capacity(count as usize);
         // The puts of a commit usually go to a few trees: consecutive puts to the same
         // tree share its name instead of allocating it again.
         let mut last_tree: Option<SharedBytes> = None;
         for _ in 0..count {
-            let tag = r.take(1)?[0];
-            ops.push(match tag {
-                1 => {
-                    let name = r.bytes_u32()?;
+            ops.push(match read_op(&mut r).ok()? {
+                OpRef::Put { tree, key, value } => {
                     let tree = match &last_tree {
-                        Some(last) if **last == *name => last.clone(),
-                        _ => last_tree.insert(SharedBytes::from(name)).clone(),
+                        Some(last) if **last == *tree => last.clone(),
+                        _ => last_tree.insert(SharedBytes::from(tree)).clone(),
                     };
-                    Op::Put { tree, key: r.bytes_u32()?.into(), value: r.bytes_u32()?.into() }
+                    Op::Put { tree, key: key.into(), value: value.into() }
                 }
-                2 => Op::Delete { tree: r.bytes_u32()?.to_vec(), key: r.bytes_u32()?.to_vec() },
-                3 => Op::DropTree { tree: r.bytes_u32()?.to_vec() },
-                4 => Op::CopyTree { from: r.bytes_u32()?.to_vec(), to: r.bytes_u32()?.to_vec() },
-                5 => Op::CopyTreeFromPin { pin: r.bytes_u32()?.to_vec(), from: r.bytes_u32()?.to_vec(), to: r.bytes_u32()?.to_vec() },
-                6 => Op::Pin { name: r.bytes_u32()?.to_vec() },
-                7 => Op::Unpin { name: r.bytes_u32()?.to_vec() },
-                8 => Op::CompactTree { tree: r.bytes_u32()?.to_vec() },
-                _ => return None,
+                other => other.to_owned(),
             });
         }
-        r.is_done().then_some(Commit { meta, ops })
+        r.is_done().then(|| Commit { meta: meta.to_vec(), ops })
     }
 }
 
 impl Op {
-    fn tag(&self) -> u8 {
+    /// The op's fields, borrowed.
+    pub fn op_ref(&self) -> OpRef<'_> {
         match self {
-            Op::Put { .. } => 1,
-            Op::Delete { .. } => 2,
-            Op::DropTree { .. } => 3,
-            Op::CopyTree { .. } => 4,
-            Op::CopyTreeFromPin { .. } => 5,
-            Op::Pin { .. } => 6,
-            Op::Unpin { .. } => 7,
-            Op::CompactTree { .. } => 8,
+            Op::Put { tree, key, value } => OpRef::Put { tree, key, value },
+            Op::Delete { tree, key } => OpRef::Delete { tree, key },
+            Op::DropTree { tree } => OpRef::DropTree { tree },
+            Op::CopyTree { from, to } => OpRef::CopyTree { from, to },
+            Op::CopyTreeFromPin { pin, from, to } => OpRef::CopyTreeFromPin { pin, from, to },
+            Op::Pin { name } => OpRef::Pin { name },
+            Op::Unpin { name } => OpRef::Unpin { name },
+            Op::CompactTree { tree } => OpRef::CompactTree { tree },
+        }
+    }
+}
+
+impl OpRef<'_> {
+    pub fn to_owned(self) -> Op {
+        match self {
+            OpRef::Put { tree, key, value } => Op::Put { tree: tree.into(), key: key.into(), value: value.into() },
+            OpRef::Delete { tree, key } => Op::Delete { tree: tree.to_vec(), key: key.to_vec() },
+            OpRef::DropTree { tree } => Op::DropTree { tree: tree.to_vec() },
+            OpRef::CopyTree { from, to } => Op::CopyTree { from: from.to_vec(), to: to.to_vec() },
+            OpRef::CopyTreeFromPin { pin, from, to } => Op::CopyTreeFromPin { pin: pin.to_vec(), from: from.to_vec(), to: to.to_vec() },
+            OpRef::Pin { name } => Op::Pin { name: name.to_vec() },
+            OpRef::Unpin { name } => Op::Unpin { name: name.to_vec() },
+            OpRef::CompactTree { tree } => Op::CompactTree { tree: tree.to_vec() },
         }
     }
 
-    /// The op's fields in payload order (without allocating: a commit may hold
-    /// millions of ops).
-    fn for_each_field(&self, mut f: impl FnMut(&[u8])) {
+    fn tag(&self) -> u8 {
         match self {
-            Op::Put { tree, key, value } => [&**tree, key, value].into_iter().for_each(f),
-            Op::Delete { tree, key } => [tree, key].into_iter().for_each(|x| f(x)),
-            Op::DropTree { tree } | Op::CompactTree { tree } => f(tree),
-            Op::CopyTree { from, to } => [from, to].into_iter().for_each(|x| f(x)),
-            Op::CopyTreeFromPin { pin, from, to } => [pin, from, to].into_iter().for_each(|x| f(x)),
-            Op::Pin { name } | Op::Unpin { name } => f(name),
+            OpRef::Put { .. } => PUT,
+            OpRef::Delete { .. } => DELETE,
+            OpRef::DropTree { .. } => DROP_TREE,
+            OpRef::CopyTree { .. } => COPY_TREE,
+            OpRef::CopyTreeFromPin { .. } => COPY_TREE_FROM_PIN,
+            OpRef::Pin { .. } => PIN,
+            OpRef::Unpin { .. } => UNPIN,
+            OpRef::CompactTree { .. } => COMPACT_TREE,
+        }
+    }
+
+    /// The op's fields in payload order.
+    fn for_each_field(&self, f: impl FnMut(&[u8])) {
+        match *self {
+            OpRef::Put { tree, key, value } => [tree, key, value].into_iter().for_each(f),
+            OpRef::Delete { tree, key } => [tree, key].into_iter().for_each(f),
+            OpRef::DropTree { tree } | OpRef::CompactTree { tree } => [tree].into_iter().for_each(f),
+            OpRef::CopyTree { from, to } => [from, to].into_iter().for_each(f),
+            OpRef::CopyTreeFromPin { pin, from, to } => [pin, from, to].into_iter().for_each(f),
+            OpRef::Pin { name } | OpRef::Unpin { name } => [name].into_iter().for_each(f),
         }
     }
 

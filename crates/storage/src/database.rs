@@ -35,6 +35,7 @@ use crate::checkpoint_totals::CheckpointTotals;
 use crate::reports::{CheckpointStats, CloseReport, Stats, VerifyReport};
 use crate::journal::Journal;
 use crate::commit::Commit;
+use crate::commit_payload::CommitPayload;
 use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
 use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
@@ -181,7 +182,7 @@ impl Database {
         } else {
             Wal::open(vfs.clone(), &dir, meta.checkpoint_lsn, options.wal_preallocate_bytes)
         };
-        let (wal, recovered) = opened.map_err(|e| record(&corruption, e))?;
+        let (wal, mut recovered) = opened.map_err(|e| record(&corruption, e))?;
         // Damaged checkpointed history: the open goes on (recovery does not need it),
         // and the damage is reported and persisted like any corruption.
         for damage in &recovered.damage {
@@ -196,15 +197,14 @@ impl Database {
         }
         let mut version = Version { lsn: meta.checkpoint_lsn, trees: meta.trees.clone(), pins: meta.pins.clone() };
         let replayed_frames = recovered.frames.len() as u64;
-        for frame in &recovered.frames {
-            let commit = Commit::decode(&frame.payload).ok_or_else(|| {
-                record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 })
-            })?;
+        for frame in std::mem::take(&mut recovered.frames) {
+            let damaged = || Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 };
+            let commit = CommitPayload::parse(frame.payload).map_err(|_| record(&corruption, damaged()))?;
             // A logged commit passed these checks when it was made: one that fails them
             // now was damaged on disk (its frame checksum notwithstanding), not refused.
             assert_eq!(frame.lsn, version.lsn + 1, "replay applies recovered frames in LSN order, none skipped");
             version = version.apply(&pager, &commit, frame.lsn).map_err(|err| match err {
-                Error::InvalidArgument(_) => record(&corruption, Error::WalCorrupted { segment: format!("frame lsn {}", frame.lsn), offset: 0 }),
+                Error::InvalidArgument(_) => record(&corruption, damaged()),
                 other => other,
             })?;
         }
@@ -248,10 +248,20 @@ impl Database {
         Ok(Database { inner, sync_thread: Mutex::new(Some(sync_thread)) })
     }
 
-    /// Queues `commit` for the sync thread, which applies it, writes it with the
-    /// next group fsync and calls `done` with its LSN once durable, or with the
-    /// error. A commit that fails its checks changes nothing. O(1) for the caller.
+    /// Encodes `commit` (`Commit::encode`) and queues it (`commit_payload`); one over
+    /// a limit completes with the error at once.
     pub fn commit(&self, commit: Commit, done: Completion) {
+        match commit.to_payload() {
+            Ok(payload) => self.commit_payload(payload, done),
+            Err(err) => done(Err(err)),
+        }
+    }
+
+    /// Queues `commit` for the sync thread, which applies it, writes its bytes as they
+    /// are with the next group fsync and calls `done` with its LSN once durable, or
+    /// with the error. A commit that fails its checks changes nothing. O(1) for the
+    /// caller.
+    pub fn commit_payload(&self, commit: CommitPayload, done: Completion) {
         let inner = &self.inner;
         if inner.read_only {
             return done(Err(Error::ReadOnly("a commit")));
@@ -299,7 +309,7 @@ impl Database {
     }
 
     /// Committed frames with LSN > `after`, in order, in a bounded batch. Each payload
-    /// is a commit in the format of `commit.rs` (`Commit::decode`).
+    /// is a commit in the format of `commit.rs`, the bytes its committer handed in.
     pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<Frame>> {
         self.inner.check_open()?;
         let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
@@ -327,6 +337,19 @@ impl Database {
         let wal_count = wal_problems.len();
         problems.extend(wal_problems);
         Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, space, problems })
+    }
+
+    /// LSN of the newest durable commit (`Stats::current_lsn`), without `stats`'s
+    /// file sizes: the change feed asks on every read.
+    pub fn durable_lsn(&self) -> Result<u64> {
+        self.inner.check_open()?;
+        Ok(self.inner.durable.lock().expect("durable lock").lsn)
+    }
+
+    /// Oldest LSN the WAL still holds (`Stats::oldest_lsn`), without `stats`'s file sizes.
+    pub fn oldest_lsn(&self) -> Result<u64> {
+        self.inner.check_open()?;
+        Ok(self.inner.wal.oldest_lsn())
     }
 
     pub fn stats(&self) -> Result<Stats> {
@@ -566,7 +589,7 @@ fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<
 }
 
 impl BatchSink for Inner {
-    fn apply(&self, commit: &Commit) -> Result<u64> {
+    fn apply(&self, commit: &CommitPayload) -> Result<u64> {
         let mut head = self.head.lock().expect("head lock");
         let lsn = head.next_lsn;
         assert_eq!(lsn, head.version.lsn + 1, "the head's next LSN follows its version");
@@ -623,9 +646,9 @@ impl BatchSink for Inner {
 /// Records a corruption error in the persisted log and passes it on.
 fn record(log: &CorruptionLog, err: Error) -> Error {
     let _ = match &err {
-        Error::Corrupted { page, kind } => log.record(format!("page:{page}"), "pages".into(), Some(*page), kind.as_str()),
+        Error::Corrupted { page, kind } => log.record(format!("page:{page}"), err.file().expect("names its file"), Some(*page), kind.as_str()),
         Error::WalCorrupted { segment, offset } => {
-            log.record(format!("wal:{segment}@{offset}"), format!("wal/{segment}"), None, "wal_frame")
+            log.record(format!("wal:{segment}@{offset}"), err.file().expect("names its file"), None, "wal_frame")
         }
         _ => Ok(()),
     };

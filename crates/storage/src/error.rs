@@ -92,6 +92,24 @@ impl Error {
         }
     }
 
+    /// The page of the page file a `Corrupted` error names.
+    pub fn page(&self) -> Option<u64> {
+        match self {
+            Error::Corrupted { page, .. } => Some(*page),
+            _ => None,
+        }
+    }
+
+    /// The damaged file of a corruption error, relative to the database directory:
+    /// `pages`, or `wal/<segment>` (as the corruption log names it).
+    pub fn file(&self) -> Option<String> {
+        match self {
+            Error::Corrupted { .. } => Some("pages".into()),
+            Error::WalCorrupted { segment, .. } => Some(format!("wal/{segment}")),
+            _ => None,
+        }
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
         Error::Io { op, path: path.into(), source }
     }

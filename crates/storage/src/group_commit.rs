@@ -24,7 +24,7 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use crate::commit::Commit;
+use crate::commit_payload::CommitPayload;
 use crate::error::{Error, Result};
 use crate::limits::WAL_BATCH_BYTES_MAX;
 use crate::version::Version;
@@ -32,14 +32,15 @@ use crate::version::Version;
 pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
 
 pub struct Pending {
-    pub commit: Commit,
+    /// Checked already; its bytes become the WAL frame's payload as they are.
+    pub commit: CommitPayload,
     pub done: Completion,
 }
 
 /// A commit applied in memory, waiting for its fsync.
 struct Applied {
     lsn: u64,
-    payload: Vec<u8>,
+    payload: CommitPayload,
     done: Completion,
 }
 
@@ -70,7 +71,7 @@ impl GroupCommit {
                     .pending
                     .iter()
                     .take_while(|p| {
-                        bytes = bytes.saturating_add(p.commit.encoded_bytes());
+                        bytes = bytes.saturating_add(p.commit.bytes().len());
                         bytes <= bytes_max
                     })
                     .count()
@@ -92,7 +93,7 @@ impl GroupCommit {
 /// What the sync thread needs from the database.
 pub trait BatchSink {
     /// Applies a commit to the head version; returns its LSN.
-    fn apply(&self, commit: &Commit) -> Result<u64>;
+    fn apply(&self, commit: &CommitPayload) -> Result<u64>;
     /// The head version, after the batch's commits were applied.
     fn head(&self) -> Arc<Version>;
     /// Writes and syncs the frames; returns the microseconds the durable write took.
@@ -119,7 +120,7 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
                 // Queue order is LSN order: the batch's commits take consecutive LSNs
                 // (the WAL asserts the same of the frames it is given).
                 Ok(lsn) if applied.last().is_some_and(|a: &Applied| a.lsn + 1 != lsn) => panic!("commit {lsn} does not follow the batch's last"),
-                Ok(lsn) => applied.push(Applied { lsn, payload: pending.commit.encode(), done: pending.done }),
+                Ok(lsn) => applied.push(Applied { lsn, payload: pending.commit, done: pending.done }),
                 Err(err) => (pending.done)(Err(err)),
             }
         }
@@ -127,7 +128,7 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
             continue;
         }
         let started = Instant::now();
-        let frames: Vec<(u64, &[u8])> = applied.iter().map(|a| (a.lsn, a.payload.as_slice())).collect();
+        let frames: Vec<(u64, &[u8])> = applied.iter().map(|a| (a.lsn, a.payload.bytes())).collect();
         let result = sink.write_batch(&frames);
         drop(frames);
         match result {
@@ -159,7 +160,7 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commit::Op;
+    use crate::commit::{Commit, Op, OpRef};
     use std::sync::Arc as StdArc;
 
     fn queued(group: &GroupCommit, value_bytes: usize) {
@@ -167,7 +168,7 @@ mod tests {
             meta: Vec::new(),
             ops: vec![Op::Put { tree: StdArc::from(&b"t"[..]), key: StdArc::from(&b"k"[..]), value: StdArc::from(vec![0u8; value_bytes]) }],
         };
-        group.queue.lock().unwrap().pending.push(Pending { commit, done: Box::new(|_| {}) });
+        group.queue.lock().unwrap().pending.push(Pending { commit: commit.to_payload().unwrap(), done: Box::new(|_| {}) });
     }
 
     #[test]
@@ -177,7 +178,7 @@ mod tests {
             queued(&group, size);
         }
         let sizes = |batch: Vec<Pending>| -> Vec<usize> {
-            batch.iter().map(|p| match &p.commit.ops[0] { Op::Put { value, .. } => value.len(), _ => 0 }).collect()
+            batch.iter().map(|p| match p.commit.ops().next() { Some(OpRef::Put { value, .. }) => value.len(), _ => 0 }).collect()
         };
         // Each commit encodes to its value plus ~30 bytes of framing.
         assert_eq!(sizes(group.next_batch(400).unwrap()), vec![100, 100, 100]);

@@ -9,6 +9,7 @@ mod checkpoint_sink;
 mod checkpoint_totals;
 mod checksum;
 mod commit;
+mod commit_payload;
 mod compact_space;
 mod corruption_log;
 mod database;
@@ -40,7 +41,8 @@ mod version;
 pub mod vfs;
 pub mod wal;
 
-pub use commit::{Commit, Op};
+pub use commit::{Commit, Malformed, Op, OpRef};
+pub use commit_payload::{CommitPayload, Ops};
 pub use checkpoint_totals::CheckpointTotals;
 pub use compact_space::CompactReport;
 pub use corruption_log::CorruptionReport;

@@ -41,12 +41,12 @@ const _: () = assert!(WAL_PREALLOCATE_BYTES_DEFAULT <= WAL_SEGMENT_BYTES_MAX);
 /// Sized for a bulk load of a million rows in one atomic block (docs/performance.md,
 /// P4: 1e6 rows of a 24-byte key and a 150-byte value are about 240 MB of commit), with
 /// room for rows twice that size. Memory follows the size: while it is committed, a
-/// commit of N payload bytes is held as the caller's buffer (N), its decoded ops
-/// (keys and values, about N plus 40 bytes per op, which become the tree's entries),
-/// the payload re-encoded for the WAL (N) and the batch the WAL writes (N); opening
-/// a directory whose unreplayed WAL holds it reads its segment (N) and copies the
-/// frame (N) before decoding it. So about 4 N at the peak: 2 GiB for a commit at
-/// this cap. The change feed hands a frame out whole, so a reader of the tail holds
+/// commit of N payload bytes is held as the caller's buffer (N), the binding's checked
+/// copy of it (N, the WAL frame's payload as it is), the tree entries its puts become
+/// (about N plus 40 bytes per op) and the batch the WAL writes (N); opening a
+/// directory whose unreplayed WAL holds it reads its segment (N), copies the frame (N)
+/// and builds the entries (N). So about 4 N at the peak: 2 GiB for a commit at this
+/// cap. The change feed hands a frame out whole, so a reader of the tail holds
 /// one such payload too. A batch of several big commits must still fit one segment
 /// file (`WAL_SEGMENT_FILE_BYTES_MAX`, 4 GiB, 8 commits at this cap).
 pub const WAL_FRAME_PAYLOAD_BYTES_MAX: usize = 512 << 20;

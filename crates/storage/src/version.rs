@@ -7,9 +7,10 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::btree::{self, TreeRoot, Value};
-use crate::commit::{Commit, Op};
+use crate::commit::OpRef;
+use crate::commit_payload::CommitPayload;
 use crate::error::{Error, Result};
-use crate::limits::{KEY_BYTES_MAX, NAME_BYTES_MAX, RANGE_BATCH_ENTRIES_MAX, VALUE_BYTES_MAX};
+use crate::limits::RANGE_BATCH_ENTRIES_MAX;
 use crate::pager::Pager;
 
 #[derive(Debug, Clone, Default)]
@@ -35,17 +36,14 @@ impl Version {
         })
     }
 
-    /// Checks `commit` and applies it as LSN `lsn`. On any error nothing changes: the
-    /// new version is only returned whole.
-    pub fn apply(&self, pager: &Pager, commit: &Commit, lsn: u64) -> Result<Version> {
+    /// Applies `commit` (its limits were checked by `CommitPayload::parse`) as LSN
+    /// `lsn`. On any error nothing changes: the new version is only returned whole.
+    pub fn apply(&self, pager: &Pager, commit: &CommitPayload, lsn: u64) -> Result<Version> {
         // Paired with the callers (the sync thread, replay at open), which assert the
         // same from their side: a commit's LSN follows the version it applies to.
         assert!(lsn > self.lsn, "LSNs only grow: commit {lsn} applied to a version at {}", self.lsn);
-        for op in &commit.ops {
-            check_op(op)?;
-        }
         let mut next = Working { pager, version: self.clone(), touched: BTreeMap::new(), lsn };
-        for op in &commit.ops {
+        for op in commit.ops() {
             next.apply(op)?;
         }
         next.flush()?;
@@ -98,14 +96,14 @@ impl Working<'_> {
         Ok(self.touched.get_mut(name).expect("inserted above").get_or_insert_with(TreeRoot::default))
     }
 
-    fn apply(&mut self, op: &Op) -> Result<()> {
+    fn apply(&mut self, op: OpRef<'_>) -> Result<()> {
         let (pager, lsn) = (self.pager, self.lsn);
         match op {
-            Op::Put { tree, key, value } => {
+            OpRef::Put { tree, key, value } => {
                 let root = self.tree_mut(tree)?;
-                btree::put_owned(pager, root, key.clone(), Value::Bytes(value.clone()), lsn)?;
+                btree::put_owned(pager, root, Arc::from(key), Value::Bytes(Arc::from(value)), lsn)?;
             }
-            Op::Delete { tree, key } => match self.touched.get_mut(tree.as_slice()) {
+            OpRef::Delete { tree, key } => match self.touched.get_mut(tree) {
                 // An emptied tree still exists until dropped.
                 Some(Some(root)) => {
                     btree::delete_owned(pager, root, key, lsn)?;
@@ -114,42 +112,42 @@ impl Working<'_> {
                 None => {
                     let mut root = lookup_tree(pager, &self.version.trees, tree)?;
                     if btree::delete_owned(pager, &mut root, key, lsn)?.is_some() {
-                        self.touched.insert(tree.clone(), Some(root));
+                        self.touched.insert(tree.to_vec(), Some(root));
                     }
                 }
             },
-            Op::DropTree { tree } => {
-                self.touched.insert(tree.clone(), None);
+            OpRef::DropTree { tree } => {
+                self.touched.insert(tree.to_vec(), None);
             }
-            Op::CopyTree { from, to } => {
+            OpRef::CopyTree { from, to } => {
                 let root = self.tree(from)?;
-                self.touched.insert(to.clone(), Some(TreeRoot { lsn, ..root }));
+                self.touched.insert(to.to_vec(), Some(TreeRoot { lsn, ..root }));
             }
-            Op::CopyTreeFromPin { pin, from, to } => {
+            OpRef::CopyTreeFromPin { pin, from, to } => {
                 let pinned = self.pinned(pin)?;
                 let root = lookup_tree(pager, &pinned, from)?;
-                self.touched.insert(to.clone(), Some(TreeRoot { lsn, ..root }));
+                self.touched.insert(to.to_vec(), Some(TreeRoot { lsn, ..root }));
             }
-            Op::Pin { name } => {
+            OpRef::Pin { name } => {
                 if btree::get(pager, &self.version.pins, name)?.is_some() {
                     return Err(Error::InvalidArgument(format!("pin {} exists", String::from_utf8_lossy(name))));
                 }
                 self.flush()?;
                 assert!(self.touched.is_empty(), "a pin sees every change made before it in its commit");
                 let trees = TreeRoot { lsn, ..self.version.trees.clone() };
-                btree::put_owned(pager, &mut self.version.pins, Arc::from(name.as_slice()), Value::Tree(trees), lsn)?;
+                btree::put_owned(pager, &mut self.version.pins, Arc::from(name), Value::Tree(trees), lsn)?;
             }
-            Op::Unpin { name } => {
+            OpRef::Unpin { name } => {
                 btree::delete_owned(pager, &mut self.version.pins, name, lsn)?;
             }
-            Op::CompactTree { tree } => {
+            OpRef::CompactTree { tree } => {
                 let root = self.tree(tree)?;
                 if root.root.is_some() {
                     let entries = all_entries(pager, &root)?;
                     let count = entries.len() as u64;
                     let built = btree::build(entries, lsn);
                     assert_eq!(built.count, count, "a compacted tree holds every entry it was built from");
-                    self.touched.insert(tree.clone(), Some(built));
+                    self.touched.insert(tree.to_vec(), Some(built));
                 }
             }
         }
@@ -203,39 +201,10 @@ fn all_entries(pager: &Pager, tree: &TreeRoot) -> Result<Vec<(btree::Key, Value)
     }
 }
 
-fn check_op(op: &Op) -> Result<()> {
-    let name = |what: &str, name: &[u8]| -> Result<()> {
-        if name.is_empty() || name.len() > NAME_BYTES_MAX {
-            return Err(Error::InvalidArgument(format!("{what} name must be 1 to {NAME_BYTES_MAX} bytes, got {}", name.len())));
-        }
-        Ok(())
-    };
-    let key = |key: &[u8]| -> Result<()> {
-        if key.len() > KEY_BYTES_MAX {
-            return Err(Error::InvalidArgument(format!("key of {} bytes exceeds {KEY_BYTES_MAX}", key.len())));
-        }
-        Ok(())
-    };
-    match op {
-        Op::Put { tree, key: k, value } => {
-            name("tree", tree)?;
-            key(k)?;
-            if value.len() > VALUE_BYTES_MAX {
-                return Err(Error::InvalidArgument(format!("value of {} bytes exceeds {VALUE_BYTES_MAX}", value.len())));
-            }
-            Ok(())
-        }
-        Op::Delete { tree, key: k } => name("tree", tree).and(key(k)),
-        Op::DropTree { tree } | Op::CompactTree { tree } => name("tree", tree),
-        Op::CopyTree { from, to } => name("tree", from).and(name("tree", to)),
-        Op::CopyTreeFromPin { pin, from, to } => name("pin", pin).and(name("tree", from)).and(name("tree", to)),
-        Op::Pin { name: n } | Op::Unpin { name: n } => name("pin", n),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commit::{Commit, Op};
     use crate::database::{Database, Options};
     use crate::vfs::SimVfs;
 
@@ -245,6 +214,7 @@ mod tests {
         let db = Database::open(std::path::Path::new("/db"), Options { vfs: Arc::new(SimVfs::new()), ..Options::default() }).unwrap();
         let put = Op::Put { tree: Arc::from(&b"t"[..]), key: Arc::from(&b"k"[..]), value: Arc::from(&b"v"[..]) };
         let version = Version { lsn: 5, ..Version::default() };
-        let _ = version.apply(&db.inner().pager, &Commit { meta: Vec::new(), ops: vec![put] }, 5);
+        let payload = CommitPayload::parse(Commit { meta: Vec::new(), ops: vec![put] }.encode()).unwrap();
+        let _ = version.apply(&db.inner().pager, &payload, 5);
     }
 }

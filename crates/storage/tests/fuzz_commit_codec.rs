@@ -11,8 +11,15 @@
 //!   property `storage::decoders::check_commit_payload` checks for the fuzz targets,
 //!   allocation bound included). Nothing panics.
 //!
-//! `Commit::decode` refuses with `None`; its callers name the damage (`WalCorrupted`
-//! for the WAL frame at recovery, `InvalidArgument` for a binding's commit buffer).
+//! - `CommitPayload::parse` (the check every commit passes before it is applied and
+//!   its bytes logged as they are: the binding's Buffer, a frame at recovery) accepts
+//!   a commit's encoding exactly when its operations are within the limits, keeps the
+//!   bytes, and reads back the same operations in place; every damaged encoding above
+//!   it refuses with `InvalidArgument` or reads as `Commit::decode` does.
+//!
+//! `Commit::decode` refuses with `None`; `CommitPayload::parse` with `InvalidArgument`
+//! naming what is wrong, and its callers name the damage (`WalCorrupted` for the WAL
+//! frame at recovery; the binding passes the `InvalidArgument` on to JavaScript).
 //!
 //! Seeded and reproducible: `TENANTDB_FUZZ_SEED` picks the seed (default fixed), and a
 //! failure names the seed and the case.
@@ -23,7 +30,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::Rng;
 use storage::decoders::{check_commit_payload, AllocMeter};
-use storage::{Commit, Op};
+use storage::{Commit, CommitPayload, Error, Op, OpRef};
 
 #[global_allocator]
 static METER: AllocMeter = AllocMeter;
@@ -73,6 +80,7 @@ fn fuzz_random_commits_round_trip_and_damaged_encodings_are_refused_or_round_tri
     let seed = std::env::var("TENANTDB_FUZZ_SEED").ok().map_or(SEED_DEFAULT, |s| s.parse().expect("TENANTDB_FUZZ_SEED is a number"));
     let mut rng = Rng::new(seed);
     let (mut accepted, mut refused, mut tags) = (0u64, 0u64, [false; 8]);
+    let (mut parsed, mut over_limits) = (0u64, 0u64);
     for n in 0..CASES {
         let commit = random_commit(&mut rng);
         for op in &commit.ops {
@@ -95,6 +103,22 @@ fn fuzz_random_commits_round_trip_and_damaged_encodings_are_refused_or_round_tri
                 assert_eq!(Commit::decode(&bytes[..len]), None, "a prefix of {len} bytes decoded");
             }
             assert_eq!(Commit::decode(&[&bytes[..], &[rng.next() as u8]].concat()), None, "a byte appended decoded");
+            match CommitPayload::parse(bytes.clone()) {
+                Ok(payload) => {
+                    assert!(within_limits(&commit), "parse accepted an operation over a limit");
+                    assert_eq!(payload.bytes(), &bytes[..], "parse kept other bytes");
+                    assert_eq!(payload.ops().map(OpRef::to_owned).collect::<Vec<_>>(), commit.ops, "the ops read in place");
+                    parsed += 1;
+                }
+                Err(Error::InvalidArgument(_)) => {
+                    assert!(!within_limits(&commit), "parse refused a commit within the limits");
+                    over_limits += 1;
+                }
+                Err(other) => panic!("parse refused with {other:?}"),
+            }
+            for len in [0, bytes.len() / 2, bytes.len() - 1] {
+                assert!(matches!(CommitPayload::parse(bytes[..len].to_vec()), Err(Error::InvalidArgument(_))), "a prefix of {len} bytes parsed");
+            }
         });
         let mut damaged: Vec<Vec<u8>> = (0..bytes.len() * 8)
             .map(|bit| {
@@ -129,4 +153,21 @@ fn fuzz_random_commits_round_trip_and_damaged_encodings_are_refused_or_round_tri
     // other valid commits (a flip inside a key or value), each one checked above.
     assert!(tags.iter().all(|&seen| seen), "seed {seed}: not every operation kind was generated: {tags:?}");
     assert!(accepted > 0 && refused > 0, "seed {seed}: {accepted} accepted, {refused} refused");
+    // Both answers of parse were seen: commits within the limits and ones with an empty name.
+    eprintln!("parse: {parsed} commits accepted, {over_limits} refused for a limit");
+    assert!(parsed > 0 && over_limits > 0, "seed {seed}: parse accepted {parsed}, refused {over_limits}");
+}
+
+/// Names of 1 to 255 bytes, keys up to 1 KiB, values up to 1 MiB (`limits.rs`),
+/// restated rather than taken from the check under test.
+fn within_limits(commit: &Commit) -> bool {
+    let name = |n: &[u8]| (1..=255).contains(&n.len());
+    commit.ops.iter().all(|op| match op {
+        Op::Put { tree, key, value } => name(tree) && key.len() <= 1024 && value.len() <= 1 << 20,
+        Op::Delete { tree, key } => name(tree) && key.len() <= 1024,
+        Op::DropTree { tree } | Op::CompactTree { tree } => name(tree),
+        Op::CopyTree { from, to } => name(from) && name(to),
+        Op::CopyTreeFromPin { pin, from, to } => name(pin) && name(from) && name(to),
+        Op::Pin { name: n } | Op::Unpin { name: n } => name(n),
+    })
 }
