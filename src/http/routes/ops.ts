@@ -5,11 +5,14 @@ import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import type { TenantOpRequest } from '../../tenants/index.js'
 import { HttpError } from '../errors.js'
-import { requireActiveTenant, tenantOf } from './params.js'
+import { tenantOf } from './params.js'
 
-const ops = ['create', 'fork', 'snapshot', 'suspend', 'resume', 'delete', 'compact'] as const
-
-/** The operation a raw request body names, for the tenant in the path. */
+/**
+ * The operation a raw request body names, for the tenant in the path: the body as
+ * JSON, `name` defaulting to the path tenant (always the path tenant for `compact`).
+ * What the operation itself may be is checked by `db.ops`, for this route and the
+ * embedding API alike.
+ */
 export function parseOpBody(raw: unknown, pathTenant: string): TenantOpRequest {
   let json: unknown
   try {
@@ -18,29 +21,13 @@ export function parseOpBody(raw: unknown, pathTenant: string): TenantOpRequest {
     throw new HttpError('bad_request', 'the body must be JSON: {"op": "…", "name": "…", "target": "…"}')
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new HttpError('bad_request', 'the body must be a JSON object')
-  const { op, name, target } = json as Record<string, unknown>
-  if (typeof op !== 'string' || !(ops as readonly string[]).includes(op)) {
-    throw new HttpError('bad_request', `op must be one of ${ops.join(', ')}`)
-  }
-  if (name !== undefined && typeof name !== 'string') throw new HttpError('bad_request', 'name must be a string')
-  if (target !== undefined && typeof target !== 'string') throw new HttpError('bad_request', 'target must be a string')
-  switch (op as (typeof ops)[number]) {
-    case 'fork': case 'snapshot':
-      if (target === undefined) throw new HttpError('bad_request', `${op} needs a target`)
-      return { op: op as 'fork' | 'snapshot', name: name ?? pathTenant, target }
-    case 'compact':
-      return { op: 'compact', name: pathTenant }
-    default:
-      return { op: op as 'create' | 'suspend' | 'resume' | 'delete', name: name ?? pathTenant }
-  }
+  const body = json as Record<string, unknown>
+  const name = body.op === 'compact' ? pathTenant : body.name ?? pathTenant
+  return { ...body, name } as TenantOpRequest
 }
 
 export function opsRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.post('/api/v1/t/:tenant/ops', async (request) => {
-      const request_ = parseOpBody(request.body, tenantOf(request))
-      if (request_.op === 'compact') requireActiveTenant(db, request_.name)
-      return db.ops(request_)
-    })
+    app.post('/api/v1/t/:tenant/ops', async (request) => db.ops(parseOpBody(request.body, tenantOf(request))))
   }
 }

@@ -1,8 +1,6 @@
 // Parsing of path and query-string parameters shared by the routes; a malformed one
 // is a 400 `bad_request` naming the parameter.
 import type { FastifyRequest } from 'fastify'
-import type { Database } from '../../database/index.js'
-import { readTenant, TenantError } from '../../tenants/index.js'
 import { query_int_param_max } from '../../limits.js'
 import { HttpError } from '../errors.js'
 
@@ -33,11 +31,4 @@ export function intParam(query: Query, name: string, max = query_int_param_max):
   }
   if (value > max) throw new HttpError('bad_request', `${name} may be at most ${max}, got ${value}`)
   return value
-}
-
-/** Routes other than query refuse a suspended tenant with 423 (product.md 4). */
-export function requireActiveTenant(db: Database, tenant: string): void {
-  const record = readTenant(db.engine.snapshot(), tenant)
-  if (record === null) throw new TenantError('unknown_tenant', `no tenant named '${tenant}'`)
-  if (record.state === 'suspended') throw new TenantError('tenant_suspended', `tenant '${tenant}' is suspended; resume it first`)
 }

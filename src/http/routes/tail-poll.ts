@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { tail_wait_ms_max } from '../../limits.js'
-import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import { intParam, queryOf, stringParam, tenantOf } from './params.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
 
@@ -19,7 +19,6 @@ export function tailPollRoute(db: Database, closing: AbortSignal) {
     const limit = intParam(query, 'limit')
     const wait_ms = intParam(query, 'wait_ms', tail_wait_ms_max)
     const collection = stringParam(query, 'collection')
-    requireActiveTenant(db, tenant)
     const gone = new AbortController()
     const onClose = () => { if (!reply.raw.writableFinished) gone.abort() }
     reply.raw.once('close', onClose)
@@ -28,7 +27,7 @@ export function tailPollRoute(db: Database, closing: AbortSignal) {
         ...(after === undefined ? {} : { after }),
         ...(limit === undefined ? {} : { limit }),
         ...(wait_ms === undefined ? {} : { wait_ms }),
-        ...(collection === undefined ? {} : { collection }),
+        ...(collection === undefined || collection === '' ? {} : { collection }),
         signal: AbortSignal.any([gone.signal, closing]),
       })
     } finally {

@@ -37,7 +37,7 @@ import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
 import { pathOnly } from '../log.js'
-import { intParam, queryOf, requireActiveTenant, stringParam, tenantOf } from './params.js'
+import { intParam, queryOf, stringParam, tenantOf } from './params.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
 export { tail_ws_buffered_bytes_low, tail_ws_buffered_bytes_max, tail_ws_ping_ms, tail_ws_stall_ms_max } from '../../limits.js'
@@ -116,7 +116,6 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
       const query = queryOf(request)
       const after = intParam(query, 'after')
       const collection = stringParam(query, 'collection')
-      requireActiveTenant(db, tenant)
       subscription = db.tenant(tenant).subscribe({ after, collection: collection === '' ? undefined : collection }, async (event: TailEvent) => {
         socket ??= await ready
         await deliver(socket, event)
