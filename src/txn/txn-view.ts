@@ -27,9 +27,8 @@ export class TxnView {
   readonly #empty = new Map<string, boolean>()
   /** Values claimed in unique indexes: concurrent claims of the same value conflict. */
   readonly #claims = new Set<string>()
-  /** Index in the commit of each row write, and its kind (the header's letters). */
+  /** Each row write: its index in the commit × 4 + its kind (row_kind_codes), one number so a bulk insert adds one small integer per row. */
   readonly #rowOps: number[] = []
-  readonly #rowKinds: RowChangeKind[] = []
   /** Trees copied in this transaction: reads of the key go to the value's snapshot tree. */
   readonly #aliases = new Map<string, string | null>()
   /** Keys this transaction conflicts on beyond the ones it writes (a tenant's state). */
@@ -181,16 +180,19 @@ export class TxnView {
 
   /** A row put into a rows tree, as an insert (`i`) or an update (`u`): the change feed reports it. */
   putRow(tree: string, key: Uint8Array, value: Uint8Array, kind: 'i' | 'u'): void {
-    this.#rowOps.push(this.opCount)
-    this.#rowKinds.push(kind)
-    this.put(tree, key, value)
+    if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
+    const commit = this.#write()
+    this.#rowOps.push(commit.count * 4 + row_kind_codes[kind])
+    commit.put(tree, key, value)
+    this.#pending(tree).set(key, value)
   }
 
   /** A row deleted from a rows tree: the change feed reports it. */
   deleteRow(tree: string, key: Uint8Array): void {
-    this.#rowOps.push(this.opCount)
-    this.#rowKinds.push('d')
-    this.delete(tree, key)
+    const commit = this.#write()
+    this.#rowOps.push(commit.count * 4 + row_kind_codes.d)
+    commit.delete(tree, key)
+    this.#pending(tree).set(key, null)
   }
 
   /**
@@ -201,7 +203,7 @@ export class TxnView {
   opKinds(): string {
     if (this.#rowOps.length === 0) return ''
     const letters = Buffer.alloc(this.opCount, op_kind_other)
-    for (let i = 0; i < this.#rowOps.length; i += 1) letters[this.#rowOps[i] as number] = (this.#rowKinds[i] as string).charCodeAt(0)
+    for (const op of this.#rowOps) letters[op >>> 2] = row_kind_letters[op & 3] as number
     return letters.toString('latin1')
   }
 
@@ -299,6 +301,10 @@ export class TxnView {
     return pending
   }
 }
+
+/** A row change kind as the two low bits of a #rowOps entry, and back to its letter's byte. */
+const row_kind_codes: Readonly<Record<RowChangeKind, number>> = { i: 1, u: 2, d: 3 }
+const row_kind_letters = [0, 0x69, 0x75, 0x64] // -, i, u, d
 
 function before(a: Buffer, b: Buffer, reverse: boolean): boolean {
   const order = Buffer.compare(a, b)
