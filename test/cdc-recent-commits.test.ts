@@ -1,6 +1,6 @@
 // A live tail at the head takes new commits from the payloads kept in memory instead
 // of reading them back from the WAL. What could break: an event that differs from the
-// WAL's, a commit skipped or repeated at a gap (a commit made past the query runner,
+// WAL's, a commit skipped or repeated at a gap (a commit made past the committer,
 // a payload too large to keep), memory that grows past the bounds.
 import t from 'tap'
 import { CommitNotifier, pollTail, type TailEvent } from '../src/cdc/index.js'
@@ -35,7 +35,7 @@ t.test('a live tail delivers from memory exactly what a poll reads from the WAL,
   let id = 0
   const insert = () => tenant.query('insert notes {id: $id, text: $t}', { id: ++id, t: `note ${id}` })
   for (let i = 0; i < 20; i += 1) await insert()
-  // A gap: a commit the query runner did not make (its payload is not in memory).
+  // A gap: a commit the committer did not make (its payload is not in memory).
   await internalsOf(db).engine.commit([{ op: 'put', tree: 'elsewhere', key: Buffer.from('k'), value: Buffer.from('v') }])
   await Promise.all(Array.from({ length: 30 }, insert))
   // Another gap: a write too large to keep in memory.
@@ -43,7 +43,7 @@ t.test('a live tail delivers from memory exactly what a poll reads from the WAL,
   await Promise.all(Array.from({ length: 10 }, insert))
   const head = internalsOf(db).engine.stats().current_lsn
   await pollUntil(() => (live.at(-1)?.lsn ?? 0) >= head, () => `the live tail to reach ${head} (at ${live.at(-1)?.lsn ?? 0})`)
-  t.ok(internalsOf(db).notifier.recent.size > 0, 'the runner kept payloads')
+  t.ok(internalsOf(db).notifier.recent.size > 0, 'the notifier kept the committed payloads')
   const polled: TailEvent[] = []
   for (let from = after; ;) {
     const page = await pollTail(internalsOf(db).engine, 'default', { after: from, limit: 1000 })

@@ -43,7 +43,7 @@ export class Database {
   private constructor(engine: Engine, schema: LoadedSchema, query_time_ms_max: number) {
     this.schema = schema
     const committer = new Committer(engine)
-    // A tenant with data but no record (written by a bare QueryRunner) is still migrated.
+    // A tenant with data but no record (written by a QueryRunner without the catalog) is still migrated.
     const migrator = new Migrator(committer, schema, (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null)
     const runner = new QueryRunner(committer, schema, {
       ready: (name) => migrator.ready(name),

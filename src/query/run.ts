@@ -43,7 +43,7 @@ export interface TenantGate {
   checkStatement(snapshot: Snapshot, tenant: string): void
 }
 
-/** Without a catalog (a bare runner), every tenant is ready and may be queried. */
+/** Without a gate (a runner without the catalog, in tests), every tenant is ready and may be queried. */
 const open_gate: TenantGate = { ready: () => undefined, checkStatement: () => {} }
 
 export interface QueryOptions {
