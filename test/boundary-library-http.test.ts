@@ -101,6 +101,13 @@ t.test('a suspended tenant: the library and HTTP refuse the same calls alike, an
   t.same((await call('/api/v1/t/acme/diff?from=before')).body, JSON.parse(JSON.stringify(acme.diff({ from: 'before' }))), 'resumed, both answer the diff')
 })
 
+t.test("a database's parts are private: nothing but its methods is reachable", async (t) => {
+  const { db } = await setup(t)
+  for (const part of ['engine', 'committer', 'runner', 'migrator', 'notifier']) t.notOk(part in db, `no ${part} on a Database`)
+  const tenant = db.tenant('acme')
+  for (const part of ['engine', 'committer', 'runner', 'migrator', 'notifier', 'db']) t.notOk(part in tenant, `no ${part} on a Tenant`)
+})
+
 t.test('an unknown tenant: the same refusal from every call', async (t) => {
   const { db, call, ws } = await setup(t)
   const nobody = db.tenant('nobody')

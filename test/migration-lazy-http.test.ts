@@ -8,6 +8,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
+import { Database } from '../src/database/index.js'
+import { internalsOf } from '../src/database/internals.js'
 import { spawnCli } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
 
@@ -88,4 +90,31 @@ t.test('a tenant whose schema changed shows pending over HTTP until a query or t
   t.equal((await status('dupes')).tenant.pending, true, 'dupes: still pending, nothing written')
   t.equal(((await second.call('/health/detail')).body.wal as { current_lsn: number }).current_lsn, lsn_a + 2, 'two migrations committed, one each for default and acme')
   await second.stop()
+})
+
+t.test('the library: blockedMigrations() names the tenants a migration would stop, applying nothing', async (t) => {
+  const dir = tempDir(t)
+  const a = join(dir, 'a.eel')
+  const b = join(dir, 'b.eel')
+  writeFileSync(a, schema_a)
+  writeFileSync(b, schema_b)
+  const first = await Database.open(join(dir, 'db'), { schema: [a] })
+  await first.ops({ op: 'create', name: 'dupes' })
+  await first.tenant('default').query('insert users {id: 1, name: "Ada"}')
+  await first.tenant('dupes').query('insert users [{id: 1, name: "same"}, {id: 2, name: "same"}]')
+  await first.close()
+
+  const db = await Database.open(join(dir, 'db'), { schema: [b] })
+  t.teardown(() => db.close())
+  const head = internalsOf(db).committer.head().lsn
+  const blocked = await db.blockedMigrations()
+  t.same(blocked.map((m) => m.tenant), ['dupes'], 'only the tenant whose data a migration cannot bring over')
+  t.match(blocked[0]?.reason, /unique index 'name' cannot be built: more than one row has name = string "same"/)
+  t.equal(internalsOf(db).committer.head().lsn, head, 'nothing was committed: default was checked, not migrated')
+  t.equal(db.tenant('default').schema().tenant.pending, true)
+  t.equal(db.tenant('dupes').schema().tenant.blocked, blocked[0]?.reason, 'the schema status shows the reason')
+  await t.rejects(db.tenant('dupes').query('users'), { code: 'migration_blocked', message: blocked[0]?.reason }, 'a query meets it')
+  t.same(await db.blockedMigrations(), blocked, 'asking again gives the same answer')
+  await db.tenant('default').query('users')
+  t.equal(internalsOf(db).committer.head().lsn, head + 1, 'a query of default migrated it')
 })
