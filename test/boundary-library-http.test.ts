@@ -144,6 +144,7 @@ t.test('tenant operations: an unknown or malformed operation gets the same answe
   await sameRefusal(t, 'no op', () => db.ops({ name: 'acme' } as never), ops({ name: 'acme' }), bad)
   await sameRefusal(t, 'a fork without a target', () => db.ops({ op: 'fork', name: 'acme' } as never), ops({ op: 'fork', name: 'acme' }), bad)
   await sameRefusal(t, 'a name that is not a string', () => db.ops({ op: 'suspend', name: 5 } as never), ops({ op: 'suspend', name: 5 }), bad)
+  await sameRefusal(t, 'a null name', () => db.ops({ op: 'create', name: null } as never), ops({ op: 'create', name: null }), bad)
   await sameRefusal(t, 'a target that is not a string', () => db.ops({ op: 'snapshot', name: 'acme', target: ['x'] } as never), ops({ op: 'snapshot', name: 'acme', target: ['x'] }), bad)
   await sameRefusal(t, 'a name that is no tenant name', () => db.ops({ op: 'create', name: 'No Such' }), ops({ op: 'create', name: 'No Such' }), bad)
   t.equal(db.tenant('acme').schema().tenant.blocked, null, 'nothing was changed by any of them')

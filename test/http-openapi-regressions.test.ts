@@ -44,6 +44,13 @@ t.test('D12 and fuzzer findings: the server and its document agree', async (t) =
   }
   t.notOk(variant('create').required.includes('target'), 'create needs no target')
 
+  // A name that is not a string is refused, null included (it once fell back to the path tenant).
+  for (const body of [{ op: 'create', name: null }, { op: 'compact', name: 5 }, { op: 'suspend', name: ['default'] }]) {
+    const res = await send('POST', '/api/v1/t/zzz/ops', JSON.stringify(body))
+    t.equal(res.status, 400, `ops ${JSON.stringify(body)}`)
+    t.same(jsonBody(res), { error: 'name must be a string', code: 'bad_request' })
+  }
+
   // diff's from may not be empty.
   const from = operation('/api/v1/t/{tenant}/diff', 'get').parameters.find((p: Json) => p.name === 'from')
   t.equal(from.required, true)

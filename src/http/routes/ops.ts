@@ -22,7 +22,9 @@ export function parseOpBody(raw: unknown, pathTenant: string): TenantOpRequest {
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new HttpError('bad_request', 'the body must be a JSON object')
   const body = json as Record<string, unknown>
-  const name = body.op === 'compact' ? pathTenant : body.name ?? pathTenant
+  const named = body.name === undefined ? pathTenant : body.name
+  // `compact` works on the path tenant whatever `name` says; a name of the wrong type is still refused.
+  const name = body.op === 'compact' && typeof named === 'string' ? pathTenant : named
   return { ...body, name } as TenantOpRequest
 }
 
