@@ -147,6 +147,9 @@ t.test('tenant operations: an unknown or malformed operation gets the same answe
   await sameRefusal(t, 'a null name', () => db.ops({ op: 'create', name: null } as never), ops({ op: 'create', name: null }), bad)
   await sameRefusal(t, 'a target that is not a string', () => db.ops({ op: 'snapshot', name: 'acme', target: ['x'] } as never), ops({ op: 'snapshot', name: 'acme', target: ['x'] }), bad)
   await sameRefusal(t, 'a name that is no tenant name', () => db.ops({ op: 'create', name: 'No Such' }), ops({ op: 'create', name: 'No Such' }), bad)
+  for (const request of [null, 'create', ['create']]) {
+    await t.rejects(db.ops(request as never), { name: 'TenantError', code: 'bad_request', message: /a tenant operation is an object/ }, `the library refuses ${JSON.stringify(request)} (HTTP refuses such a body as JSON it cannot take)`)
+  }
   t.equal(db.tenant('acme').schema().tenant.blocked, null, 'nothing was changed by any of them')
   t.same((await call('/api/v1/tenants')).body.tenants.map((r: { name: string }) => r.name), ['acme', 'default'])
 })
