@@ -23,6 +23,9 @@ export const ws_message_bytes_max = 1024 * 1024
 /** Rows one diff response holds when the caller names no `limit` (the library's default). */
 export const diff_rows_default = 1000
 
+/** Rows one diff response holds at most: a larger `limit` is lowered to it. */
+export const diff_rows_max = 10_000
+
 /** How long a browser may cache a CORS preflight answer. */
 export const cors_max_age_s = 600
 
@@ -121,13 +124,6 @@ export const tail_read_bytes_max = 1024 * 1024
  * `head_lsn` beyond it, and the next poll carries on from there.
  */
 export const tail_reads_per_poll_max = 64
-
-/**
- * How long a live subscription with nothing to read waits for the commit notifier
- * before it looks at the engine's head itself: a safety net for commits whose writer
- * forgot to call `notify`, never the normal wake-up.
- */
-export const tail_idle_recheck_ms = 1000
 
 // The change tail over WebSocket (docs/api.md).
 

@@ -14,9 +14,12 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { CommitNotifier, pollTail, subscribe, type Subscription, type TailChange, type TailEvent } from '../src/cdc/index.js'
 import { Engine, type EngineOptions } from '../src/engine/index.js'
-import { QueryRunner } from '../src/query/index.js'
 import { buildSchemaIR, fingerprint } from '../src/schema/index.js'
+import { internalsOf } from '../src/database/internals.js'
+import { tail_wait_ms_max } from '../src/limits.js'
+import { openDatabase } from './helpers/database.js'
 import { pollUntil } from './helpers/poll.js'
+import { openRunner } from './helpers/query-runner.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const schema = `collection items { id: int primary, v: int, tag: string = "x" }
@@ -25,10 +28,10 @@ const schema = `collection items { id: int primary, v: int, tag: string = "x" }
 async function open(t: Test, dir: string, options: EngineOptions = {}) {
   const ir = buildSchemaIR([{ name: 'schema.eel', source: schema }])
   const engine = await Engine.open(dir, options)
-  const notifier = new CommitNotifier(engine.stats().current_lsn)
-  const runner = new QueryRunner(engine, { ir, fingerprint: await fingerprint(ir) }, (lsn) => notifier.notify(lsn))
+  const { committer, runner } = openRunner(engine, { ir, fingerprint: await fingerprint(ir) })
+  const notifier = CommitNotifier.following(committer)
   t.teardown(() => engine.close())
-  return { engine, notifier, runner }
+  return { engine, committer, notifier, runner }
 }
 
 type Row = { id: number; v: number; tag: string } | { id: number; text: string }
@@ -229,7 +232,7 @@ t.test('a subscription resumed from last_lsn after a restart misses and repeats 
   const events: TailEvent[] = []
   let after = 0
   for (let round = 0; round < 4; round += 1) {
-    const { engine, notifier, runner } = await open(t, dir)
+    const { engine, committer, notifier, runner } = await open(t, dir)
     // Slow enough that the restart often comes while the subscription is behind.
     const sub = subscribe(engine, notifier, 'a', { after }, async (e) => { await pause(random() * 2); events.push(e) }, { batch_events: 3 })
     for (let i = 0; i < 20; i += 1) {
@@ -240,8 +243,9 @@ t.test('a subscription resumed from last_lsn after a restart misses and repeats 
     if (round % 2 === 0) {
       await sub.close()
     } else {
-      // The engine going away under the subscription ends it with the engine's error.
-      await engine.close()
+      // The engine going away under the subscription (closed through the committer, as
+      // a Database closes it) ends it with the engine's error.
+      await committer.close()
       await t.rejects(sub.done, { code: 'closed' })
     }
     await engine.close()
@@ -297,13 +301,33 @@ t.test('subscription lifecycle: close waits for the running handler, a throwing 
   t.equal(notifier.waiting, 0)
 })
 
-t.test('a commit nobody notified still reaches a subscription (the idle recheck)', async (t) => {
-  const { engine, runner } = await open(t, tempDir(t))
-  await runner.run('a', 'insert items {id: 1, v: 1}')
+t.test('the notifier follows the committer: every commit of a database wakes the change tail, which needs no re-check', async (t) => {
+  const { db } = await openDatabase(t, schema)
+  const { committer, notifier, migrator } = internalsOf(db)
+  const published = (what: string) => t.equal(notifier.latest_lsn, committer.head().lsn, `${what}: published by the time it resolves`)
+  const tenant = db.tenant('default')
+  const head = committer.head().lsn
+  // Waits at the head with no deadline of its own: only a notification ends the wait.
   const events: TailEvent[] = []
-  const sub = subscribe(engine, new CommitNotifier(), 'a', { after: engine.stats().current_lsn }, (e) => { events.push(e) })
-  const { lsn } = await runner.run('a', 'insert items {id: 2, v: 2}')
+  const sub = tenant.subscribe({ after: head }, (e) => { events.push(e) })
+  const waiting = tenant.tail({ after: head, wait_ms: tail_wait_ms_max })
+  const { lsn } = await tenant.query('insert items {id: 1, v: 1}')
+  published('a query (after the migration it made)')
+  t.same((await waiting).events.map((e) => e.lsn), [lsn], 'the long poll woke for it')
   await caughtUp(sub, lsn!)
+  t.same(events.map((e) => e.lsn), [lsn], 'and the subscription')
+  await db.ops({ op: 'create', name: 'other' })
+  published('a tenant operation')
+  await migrator.ensure('other')
+  published('a lazy migration')
+  t.equal(notifier.latest_lsn, lsn! + 2, 'each its own commit')
   await sub.close()
-  t.same(events.map((e) => e.lsn), [lsn])
+
+  const at = committer.head().lsn
+  const polling = tenant.tail({ after: at, wait_ms: tail_wait_ms_max })
+  const live = tenant.subscribe({ after: at }, () => {})
+  await pollUntil(() => notifier.waiting === 2, 'the long poll and the subscription to wait')
+  await db.close()
+  await t.rejects(polling, { code: 'closed' }, "the close ends a waiting long poll with the engine's error")
+  await t.rejects(live.done, { code: 'closed' }, 'and a waiting subscription')
 })

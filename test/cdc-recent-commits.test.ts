@@ -1,6 +1,6 @@
 // A live tail at the head takes new commits from the payloads kept in memory instead
 // of reading them back from the WAL. What could break: an event that differs from the
-// WAL's, a commit skipped or repeated at a gap (a commit made past the query runner,
+// WAL's, a commit skipped or repeated at a gap (a commit made past the committer,
 // a payload too large to keep), memory that grows past the bounds.
 import t from 'tap'
 import { CommitNotifier, pollTail, type TailEvent } from '../src/cdc/index.js'
@@ -8,6 +8,7 @@ import { RecentCommits } from '../src/cdc/recent-commits.js'
 import { tail_recent_bytes_max, tail_recent_commit_bytes_max, tail_recent_commits_max } from '../src/limits.js'
 import { openDatabase } from './helpers/database.js'
 import { pollUntil } from './helpers/poll.js'
+import { internalsOf } from '../src/database/internals.js'
 
 t.test('recent commits: bounded by count and bytes, oldest out first, large payloads never kept', async (t) => {
   const recent = new RecentCommits()
@@ -27,25 +28,25 @@ t.test('recent commits: bounded by count and bytes, oldest out first, large payl
 t.test('a live tail delivers from memory exactly what a poll reads from the WAL, across gaps', async (t) => {
   const { db } = await openDatabase(t, 'collection notes { id: int primary, text: string }')
   const tenant = db.tenant('default')
-  const after = db.engine.stats().current_lsn
+  const after = internalsOf(db).engine.stats().current_lsn
   const live: TailEvent[] = []
   const sub = tenant.subscribe({ after }, (event) => { live.push(event) })
   t.teardown(() => sub.close())
   let id = 0
   const insert = () => tenant.query('insert notes {id: $id, text: $t}', { id: ++id, t: `note ${id}` })
   for (let i = 0; i < 20; i += 1) await insert()
-  // A gap: a commit the query runner did not make (its payload is not in memory).
-  await db.engine.commit([{ op: 'put', tree: 'elsewhere', key: Buffer.from('k'), value: Buffer.from('v') }])
+  // A gap: a commit the committer did not make (its payload is not in memory).
+  await internalsOf(db).engine.commit([{ op: 'put', tree: 'elsewhere', key: Buffer.from('k'), value: Buffer.from('v') }])
   await Promise.all(Array.from({ length: 30 }, insert))
   // Another gap: a write too large to keep in memory.
   await tenant.query('insert notes {id: $id, text: $t}', { id: ++id, t: 'x'.repeat(tail_recent_commit_bytes_max) })
   await Promise.all(Array.from({ length: 10 }, insert))
-  const head = db.engine.stats().current_lsn
+  const head = internalsOf(db).engine.stats().current_lsn
   await pollUntil(() => (live.at(-1)?.lsn ?? 0) >= head, () => `the live tail to reach ${head} (at ${live.at(-1)?.lsn ?? 0})`)
-  t.ok(db.notifier.recent.size > 0, 'the runner kept payloads')
+  t.ok(internalsOf(db).notifier.recent.size > 0, 'the notifier kept the committed payloads')
   const polled: TailEvent[] = []
   for (let from = after; ;) {
-    const page = await pollTail(db.engine, 'default', { after: from, limit: 1000 })
+    const page = await pollTail(internalsOf(db).engine, 'default', { after: from, limit: 1000 })
     polled.push(...page.events)
     if (page.last_lsn >= head) break
     from = page.last_lsn

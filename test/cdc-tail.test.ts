@@ -13,11 +13,10 @@ import {
 import { readEvents } from '../src/cdc/read.js'
 import { Engine, EngineError, type EngineOptions } from '../src/engine/index.js'
 import type { Value } from '../src/lang/ast.js'
-import { QueryRunner } from '../src/query/index.js'
-import { decodeCommitHeader, encodeCommitHeader } from '../src/query/commit-header.js'
-import { rowsTree } from '../src/query/layout.js'
+import { decodeCommitHeader, encodeCommitHeader, rowsTree } from '../src/txn/index.js'
 import { buildSchemaIR, fingerprint } from '../src/schema/index.js'
 import { pollUntil } from './helpers/poll.js'
+import { openRunner } from './helpers/query-runner.js'
 import { tempDir } from './helpers/temp-dir.js'
 import { tail_wait_ms_max } from '../src/limits.js'
 
@@ -27,8 +26,8 @@ const schema = `collection items { id: int primary, v: int, tag: string = "x" }
 async function open(t: Test, options: EngineOptions = {}, source = schema, dir = tempDir(t)) {
   const ir = buildSchemaIR([{ name: 'schema.eel', source }])
   const engine = await Engine.open(dir, options)
-  const notifier = new CommitNotifier(engine.stats().current_lsn)
-  const runner = new QueryRunner(engine, { ir, fingerprint: await fingerprint(ir) }, (lsn) => notifier.notify(lsn))
+  const { committer, runner } = openRunner(engine, { ir, fingerprint: await fingerprint(ir) })
+  const notifier = CommitNotifier.following(committer)
   t.teardown(() => engine.close())
   const q = async (tenant: string, text: string, params: Record<string, Value> = {}) => {
     const lsn = (await runner.run(tenant, text, params)).lsn
@@ -42,7 +41,7 @@ async function open(t: Test, options: EngineOptions = {}, source = schema, dir =
 function rawInsert(engine: Engine, tenant: string, collection: string, row: Record<string, Value> & { id: number }) {
   return engine.commit(
     [{ op: 'put', tree: rowsTree(tenant, collection), key: encodeKey([row.id]), value: encodeRow(row) }],
-    encodeCommitHeader(tenant, new Date(), 'write', ['i']),
+    encodeCommitHeader(tenant, new Date(), 'write', 'i'),
   )
 }
 
@@ -324,18 +323,39 @@ t.test('the notifier: resolves for commits beyond the LSN, at once for past ones
   t.equal(notifier.waiting, 0)
 })
 
-t.test('a frame the writer got wrong: missing change letters fall back, a row that does not decode is an error', async (t) => {
+t.test('a frame the writer got wrong is an error, never a silently wrong event; operations without a row letter are no change', async (t) => {
   const { engine } = await open(t)
   const key = encodeKey([1])
+  const row = encodeRow({ id: 1, v: 1 })
   await engine.commit([
-    { op: 'put', tree: rowsTree('a', 'items'), key, value: encodeRow({ id: 1, v: 1 }) },
+    { op: 'put', tree: rowsTree('a', 'items'), key, value: row },
     { op: 'delete', tree: rowsTree('a', 'items'), key },
-  ], encodeCommitHeader('a', new Date(), 'write', []))
-  t.same((await pollTail(engine, 'a', { after: 0 })).events[0]?.changes.map((c) => c.op), ['update', 'delete'],
-    'without its letter a put reads as an update (the row is now this), a delete as a delete')
-  await engine.commit([{ op: 'put', tree: rowsTree('a', 'items'), key, value: Buffer.from([0xff, 0xff]) }], encodeCommitHeader('a', new Date(), 'write', ['i']))
+  ], encodeCommitHeader('a', new Date(), 'write'))
+  t.same((await pollTail(engine, 'a', { after: 0 })).events, [], 'a change is what its writer recorded as one: no letter, no change')
+  await engine.commit([{ op: 'put', tree: rowsTree('a', 'items'), key, value: Buffer.from([0xff, 0xff]) }], encodeCommitHeader('a', new Date(), 'write', 'i'))
   t.match(await rejection(pollTail(engine, 'a', { after: 1 })), { message: /the row write to 'items' at LSN 2 does not decode/ },
     'never skipped silently: that would be a gap in the tail')
+  await engine.commit([{ op: 'put', tree: 't/a/meta', key, value: row }], encodeCommitHeader('a', new Date(), 'write', 'u'))
+  t.match(await rejection(pollTail(engine, 'a', { after: 2 })), { message: /LSN 3 has an 'update' letter on operation 0, a put that is not a row write of tenant 'a'/ })
+  await engine.commit([{ op: 'delete', tree: rowsTree('a', 'items'), key }], encodeCommitHeader('a', new Date(), 'write', 'i'))
+  t.match(await rejection(pollTail(engine, 'a', { after: 3 })), { message: /LSN 4 has an 'insert' letter on operation 0, a delete/ }, 'a letter of the wrong kind')
+  await engine.commit([{ op: 'delete', tree: rowsTree('a', 'items'), key }], encodeCommitHeader('a', new Date(), 'write', 'd-'))
+  t.match(await rejection(pollTail(engine, 'a', { after: 4 })), { message: /LSN 5 has 2 operation letters for 1 operations/ })
+})
+
+t.test('a frame of the older header form (one letter per row write, `changes`) reads as it always did', async (t) => {
+  const { engine } = await open(t)
+  const put = (id: number) => ({ op: 'put' as const, tree: rowsTree('a', 'items'), key: encodeKey([id]), value: encodeRow({ id, v: id }) })
+  const meta = Buffer.from(JSON.stringify({ tenant: 'a', at: new Date(0).toISOString(), kind: 'write', changes: 'iud' }))
+  const lsn = await engine.commit([
+    put(1),
+    { op: 'put', tree: 't/a/x/items/v', key: encodeKey([1, 1]), value: Buffer.alloc(0) },
+    put(2),
+    { op: 'put', tree: rowsTree('b', 'items'), key: encodeKey([9]), value: encodeRow({ id: 9 }) },
+    { op: 'delete', tree: rowsTree('a', 'items'), key: encodeKey([3]) },
+  ], meta)
+  const [event] = (await pollTail(engine, 'a', { after: lsn - 1 })).events
+  t.same(event?.changes.map((c) => [c.op, c.key]), [['insert', 1], ['update', 2], ['delete', 3]], "the letters stand at the tenant's rows-tree operations, in order")
 })
 
 /**
@@ -347,7 +367,7 @@ function racingEngine(count: number, retainAt: (call: number) => number | undefi
   const frames = Array.from({ length: count }, (_, i) => ({
     lsn: i + 1,
     commit: {
-      meta: encodeCommitHeader('a', new Date(0), 'write', ['i']),
+      meta: encodeCommitHeader('a', new Date(0), 'write', 'i'),
       ops: [{ op: 'put' as const, tree: rowsTree('a', 'items'), key: encodeKey([i + 1]), value: encodeRow({ id: i + 1 }) }],
     },
   }))

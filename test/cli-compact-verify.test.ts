@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { Database } from '../src/database/index.js'
+import { Database, verifyDirectory } from '../src/database/index.js'
 import { cli_path, spawnCli } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
 import { flipByteInLeaf } from './helpers/damage-page.js'
@@ -56,6 +56,9 @@ t.test('compact prints the documented figures and keeps every row and snapshot r
   t.match(other.stdout(), /^compacted: 2 collections, 402 rows, \d+ pages in \d+ ms; page file \d+ → \d+ bytes\n$/, 'a named tenant')
   const verified = spawnCli(t, ['verify', dir])
   t.equal(await verified.exited, 0, `clean after compaction: ${verified.stdout()}`)
+  const report = await verifyDirectory(dir)
+  t.same(report.problems, [], 'verifyDirectory, the call under `tenantdb verify`, finds nothing either')
+  t.ok(report.pages > 0 && report.entries > 800, `it read the pages (${report.pages}) and entries (${report.entries})`)
 })
 
 t.test('compact of a missing tenant or a directory that is not a database fails with exit 1', async (t) => {

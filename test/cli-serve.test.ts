@@ -107,17 +107,15 @@ t.test('serve refuses an invalid schema with its diagnostic and exit 2', async (
 
 t.test('serve logs a blocked migration at start for the tenant it affects', async (t) => {
   const dir = tempDir(t)
-  const { Engine } = await import('../src/engine/index.js')
-  const { QueryRunner } = await import('../src/query/index.js')
-  const { loadSchema } = await import('../src/schema/index.js')
+  const { Database } = await import('../src/database/index.js')
   const v1 = join(dir, 'v1.eel')
   const v2 = join(dir, 'v2.eel')
   writeFileSync(v1, 'collection users { id: int primary, email: string }\n')
   writeFileSync(v2, 'collection users { id: int primary, email: string unique }\n')
-  const engine = await Engine.open(join(dir, 'db'))
-  const runner = new QueryRunner(engine, await loadSchema([v1]))
-  await runner.run('acme', 'insert users [{id: 1, email: "same"}, {id: 2, email: "same"}]')
-  await engine.close()
+  const db = await Database.open(join(dir, 'db'), { schema: [v1] })
+  await db.ops({ op: 'create', name: 'acme' })
+  await db.tenant('acme').query('insert users [{id: 1, email: "same"}, {id: 2, email: "same"}]')
+  await db.close()
 
   const server = spawnCli(t, ['serve', '--dir', join(dir, 'db'), '--port', '0', '--schema', v2])
   const [line] = await server.waitFor(/.*migration blocked.*\n/)

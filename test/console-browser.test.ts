@@ -21,6 +21,7 @@ import { openDatabase } from './helpers/database.js'
 import { api, startServer } from './helpers/http-server.js'
 import { hang_guard_ms, pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const token = 'console-browser-token-0123456789'
 const schema = readFileSync(join(package_root, 'examples', 'schema.eel'), 'utf8')
@@ -293,11 +294,11 @@ t.test('the console in headless Chromium', async (t) => {
     await page.waitForSelector('.page[data-loaded] .page-file')
     // A read in flight over the version before some writes keeps the slots they replace
     // pending (docs/architecture.md, "Free space"), so the panel has more than live slots.
-    await db.engine.checkpoint()
-    const reader = db.engine.lease()
-    t.teardown(() => db.engine.unlease(reader))
+    await internalsOf(db).engine.checkpoint()
+    const reader = internalsOf(db).engine.lease()
+    t.teardown(() => internalsOf(db).engine.unlease(reader))
     for (let id = 100; id < 160; id += 1) await query(`insert users {id: ${id}, email: "u${id}@example.com", name: "${'n'.repeat(200)}"}`)
-    await db.engine.checkpoint()
+    await internalsOf(db).engine.checkpoint()
     const before = (await call('/api/v1/stats')).body.pages
     t.ok(before.pending > 0, `a reader of an older version holds slots back: ${JSON.stringify(before)}`)
     // The panel shows what the server said at its last refresh: poll until that was an idle moment.

@@ -36,6 +36,7 @@ import type { Value } from '../src/lang/ast.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { tempDir } from './helpers/temp-dir.js'
 import { rng } from './helpers/rng.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const cycles = Number(process.env.TENANTDB_HTTP_KILL9_CYCLES ?? 200)
 const budget_ms = Number(process.env.TENANTDB_HTTP_KILL9_BUDGET_MS ?? 180_000)
@@ -319,7 +320,7 @@ t.test(`R1: kill -9 loop over HTTP, ${cycles} cycles`, async (t) => {
     try {
       const detail = db.healthDetail()
       if (detail.corruption.total !== 0) problems.push(`corruption total ${detail.corruption.total}: ${JSON.stringify(detail.corruption.reports)}`)
-      const verified = await db.engine.verify()
+      const verified = await internalsOf(db).engine.verify()
       problems.push(...verified.problems.map((p) => `verify: ${p}`))
       found = await readAll(db)
       problems.push(...checkAndCarry(model, c, found))

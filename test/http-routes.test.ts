@@ -4,13 +4,14 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
-import { encodeCommitHeader } from '../src/query/commit-header.js'
+import { encodeCommitHeader } from '../src/txn/index.js'
 import { openDatabase } from './helpers/database.js'
 import { api, startServer } from './helpers/http-server.js'
 import { pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
 import { tail_wait_ms_max } from '../src/limits.js'
 import { flipByteInLeaf } from './helpers/damage-page.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const token = 'routes-token-0123456789abcdef'
 const schema = 'collection users {\n  id: int primary,\n  name: string,\n  age: int?,\n  index (age),\n}\ncollection notes {\n  id: int primary,\n  text: string,\n}\n'
@@ -172,7 +173,7 @@ t.test('poll tail: wait_ms wakes on a commit', async (t) => {
   // The longest wait_ms: answering before it ran out shows the commit woke the poll.
   const started = Date.now()
   const waiting = call(`/api/v1/t/default/tail?after=${head}&wait_ms=${tail_wait_ms_max}`)
-  await pollUntil(() => db.notifier.waiting === 1, 'the long poll to wait')
+  await pollUntil(() => internalsOf(db).notifier.waiting === 1, 'the long poll to wait')
   const next = (await db.tenant('default').query('insert users {id: 2, name: "b"}')).lsn as number
   const res = await waiting
   t.equal(res.status, 200)
@@ -187,10 +188,10 @@ t.test('poll tail: 410 lsn_expired once retention deleted the history', async (t
   const { db, call } = await setup(t, { tailRetentionBytes: 1, checkpointWalBytes: 1 })
   const early = (await db.tenant('default').query('insert users {id: 1, name: "a"}')).lsn as number
   const blob = Buffer.alloc(1000 * 1024, 1)
-  for (let i = 0; i < 40 && db.engine.stats().oldest_lsn <= early; i += 1) {
-    await db.engine.commit([{ op: 'put', tree: 'filler', key: Buffer.from([i]), value: blob }], encodeCommitHeader('default', new Date(), 'catalog'))
+  for (let i = 0; i < 40 && internalsOf(db).engine.stats().oldest_lsn <= early; i += 1) {
+    await internalsOf(db).engine.commit([{ op: 'put', tree: 'filler', key: Buffer.from([i]), value: blob }], encodeCommitHeader('default', new Date(), 'catalog'))
   }
-  const { oldest_lsn } = db.engine.stats()
+  const { oldest_lsn } = internalsOf(db).engine.stats()
   t.ok(oldest_lsn > early)
   const res = await call('/api/v1/t/default/tail?after=0')
   t.equal(res.status, 410)

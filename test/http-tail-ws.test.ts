@@ -15,9 +15,10 @@ import { join } from 'node:path'
 import { Database, type OpenOptions } from '../src/database/index.js'
 import { buildServer } from '../src/http/index.js'
 import { close_codes, type TailWebSocketOptions } from '../src/http/routes/tail-ws.js'
-import { encodeCommitHeader } from '../src/query/commit-header.js'
+import { encodeCommitHeader } from '../src/txn/index.js'
 import { hang_guard_ms, pollUntil } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const token = 'tail-token-0123456789abcdefghijk'
 const schema = `collection items { id: int primary, v: int }
@@ -221,10 +222,10 @@ t.test('tail ws: 410 before the upgrade for an after retention deleted', async (
   const early = await insert(db, 'items', 1)
   // Whole WAL segments are deleted, never the newest: fill more than one.
   const blob = Buffer.alloc(1000 * 1024, 1)
-  for (let i = 0; i < 40 && db.engine.stats().oldest_lsn <= early; i += 1) {
-    await db.engine.commit([{ op: 'put', tree: 'filler', key: Buffer.from([i]), value: blob }], encodeCommitHeader('default', new Date(), 'catalog'))
+  for (let i = 0; i < 40 && internalsOf(db).engine.stats().oldest_lsn <= early; i += 1) {
+    await internalsOf(db).engine.commit([{ op: 'put', tree: 'filler', key: Buffer.from([i]), value: blob }], encodeCommitHeader('default', new Date(), 'catalog'))
   }
-  const { oldest_lsn } = db.engine.stats()
+  const { oldest_lsn } = internalsOf(db).engine.stats()
   t.ok(oldest_lsn > early, 'retention deleted the early frames')
   const expired = await refusal(`${ws}/api/v1/t/default/tail?after=0&token=${token}`)
   t.equal(expired.status, 410)

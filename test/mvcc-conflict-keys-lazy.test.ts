@@ -3,7 +3,7 @@
 // its keys, and a lazily given transaction still conflicts like any other.
 import t from 'tap'
 import { ConflictError, ConflictLog } from '../src/mvcc/index.js'
-import { TxnView } from '../src/query/txn-view.js'
+import { TxnView } from '../src/txn/index.js'
 import { Engine } from '../src/engine/index.js'
 import { tempDir } from './helpers/temp-dir.js'
 

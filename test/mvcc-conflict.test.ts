@@ -35,9 +35,9 @@ t.test('conflict: two transactions claiming one unique value', async (t) => {
 })
 
 t.test('the conflict check is what prevents lost updates (negative control: the test-only hook turns it off)', async (t) => {
-  const { q, runner } = await harness(t, schema)
+  const { q, committer } = await harness(t, schema)
   await q('insert c {id: 1, n: 0}')
-  withoutConflictCheck(runner)
+  withoutConflictCheck(committer)
   await Promise.all([q('c | where id == 1 | update {n: n + 1}'), q('c | where id == 1 | update {n: n + 1}')])
   t.same((await q('c | get 1 | select n')).rows, [[1]], 'without it, one increment is lost')
 })

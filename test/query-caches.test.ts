@@ -12,6 +12,7 @@ import { read_buffer_bytes, statement_cache_text_chars_max } from '../src/limits
 import { requireTenant } from '../src/tenants/index.js'
 import { openDatabase } from './helpers/database.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const bytes = (text: string) => Buffer.from(text)
 const rejected = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
@@ -99,10 +100,10 @@ t.test('tenant records per snapshot: suspend, resume, delete and fork are seen b
 
 t.test('tenant records per snapshot are frozen: a caller cannot change what others read', async (t) => {
   const { db } = await openDatabase(t, 'collection notes { id: int primary }')
-  const record = requireTenant(db.engine.snapshot(), 'default')
+  const record = requireTenant(internalsOf(db).engine.snapshot(), 'default')
   t.ok(Object.isFrozen(record))
   t.throws(() => { (record as { state: string }).state = 'suspended' }, TypeError)
-  t.equal(requireTenant(db.engine.snapshot(), 'default').state, 'active')
+  t.equal(requireTenant(internalsOf(db).engine.snapshot(), 'default').state, 'active')
 })
 
 t.test('statement cache: the check runs on every query, with that query\'s parameters', async (t) => {

@@ -11,7 +11,7 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Engine } from '../src/engine/index.js'
-import { QueryRunner } from '../src/query/run.js'
+import { openRunner } from './helpers/query-runner.js'
 import { buildSchemaIR, fingerprint, type CollectionIR } from '../src/schema/index.js'
 import { diffRows, show } from './differential/compare.js'
 import { CaseGen, genRows, type TableInfo } from './differential/generate.js'
@@ -40,7 +40,7 @@ async function setup(t: Test) {
   const engine = await Engine.open(join(tempDir(t, 'tenantdb-diff-'), 'db'))
   t.teardown(() => engine.close())
   const ir = buildSchemaIR([{ name: 'differential.eel', source: schemaSource }])
-  const runner = new QueryRunner(engine, { ir, fingerprint: await fingerprint(ir) })
+  const { runner } = openRunner(engine, { ir, fingerprint: await fingerprint(ir) })
   const items = ir.collections.find((c) => c.name === collection) as CollectionIR
   return { runner, items }
 }

@@ -131,7 +131,7 @@ t.test('remove a field without `dropped`: blocked, the reason says how to accept
   await phase(dir, v3, async (db) => {
     t.same(await db.rows('a', 'users'), users.map(({ age: _, ...rest }) => rest), 'applied once the schema says `dropped age`')
     t.notOk(db.storedRows('a', 'users').some((r) => 'age' in r))
-    t.equal(db.runner.blockedReason('a'), undefined)
+    t.equal(db.migrator.blockedReason('a'), undefined)
   })
 })
 

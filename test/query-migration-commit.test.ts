@@ -4,8 +4,9 @@
 // from each tenant's own applied schema, and over more rows than one read batch.
 import t from 'tap'
 import { Engine } from '../src/engine/index.js'
-import { QueryError, QueryRunner } from '../src/query/index.js'
+import { QueryError } from '../src/query/index.js'
 import { phase, schemaOf, type Row } from './migration-fixtures/harness.js'
+import { openRunner } from './helpers/query-runner.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const v1 = `collection users { id: int primary, name: string, mail: string, legacy: string, age: int, index (legacy) }
@@ -68,7 +69,7 @@ t.test('the migration happens once: not on the next query, nor by a new runner, 
     const write = await db.run('a', 'insert tags {id: 1, label: "x"}')
     t.equal(write.lsn, before + 2, 'a write is its own single commit, with no migration before it')
     t.equal(db.lsn(), before + 2)
-    const other = new QueryRunner(db.engine, await schemaOf(v2))
+    const other = openRunner(db.engine, await schemaOf(v2)).runner
     await other.run('a', 'users | count')
     t.equal(db.lsn(), before + 2, 'a second runner with the same schema finds the tenant migrated')
     return db.storedRows('a', 'users')
@@ -76,7 +77,7 @@ t.test('the migration happens once: not on the next query, nor by a new runner, 
   await phase(dir, v2, async (db) => {
     const before = db.lsn()
     t.same(await db.rows('a', 'users | count'), [{ count: 5 }])
-    await db.runner.ensureMigrated('a')
+    await db.migrator.ensure('a')
     t.equal(db.lsn(), before, 'a restart with the same schema does not migrate again')
     t.same(db.storedRows('a', 'users'), migrated, 'and leaves the rows as the migration wrote them')
   })
@@ -129,31 +130,31 @@ t.test('two tenants migrate independently: a blocked tenant does not block a cle
   const reason = `collection 'users': unique index 'email' cannot be built: more than one row has email = string "same@x.io"`
   await phase(dir, v2, async (db) => {
     const before = db.lsn()
-    t.equal(db.runner.blockedReason('a'), undefined, 'nothing is known before the tenant is touched')
+    t.equal(db.migrator.blockedReason('a'), undefined, 'nothing is known before the tenant is touched')
     const blocked = await db.error('a', 'users')
     t.equal(blocked.code, 'migration_blocked')
     t.equal(blocked.message, reason)
-    t.equal(db.runner.blockedReason('a'), reason, 'blockedReason(a) is the reason the query gave')
+    t.equal(db.migrator.blockedReason('a'), reason, 'blockedReason(a) is the reason the query gave')
     t.equal(db.lsn(), before, "a's blocked migration committed nothing")
 
     t.same(await db.rows('b', 'users | select id, email'), users(4).map((u) => ({ id: u.id, email: u.mail })), 'b migrates and answers')
-    t.equal(db.runner.blockedReason('b'), undefined)
+    t.equal(db.migrator.blockedReason('b'), undefined)
     t.equal(db.lsn(), before + 1, "b's migration: one commit")
     const dup = await db.error('b', 'insert users {id: 9, full_name: "x", email: "u1@x.io", age: 1}')
     t.equal(dup.code, 'constraint_violation', "b's new unique index is in force")
     t.equal(db.indexEntries('b', 'users', 'email').length, 4, "b's index holds only b's rows")
 
     t.same(await db.rows('c', 'users'), [], 'a tenant never touched before starts at v2 directly')
-    t.equal(db.runner.blockedReason('c'), undefined)
+    t.equal(db.migrator.blockedReason('c'), undefined)
 
-    await t.rejects(db.runner.ensureMigrated('a'), new QueryError('migration_blocked', reason), 'ensureMigrated(a) rejects with the same error')
+    await t.rejects(db.migrator.ensure('a'), new QueryError('migration_blocked', reason), 'ensure(a) rejects with the same error')
     t.equal((await db.error('a', 'insert users {id: 9, full_name: "x", email: "y", age: 1}')).code, 'migration_blocked', 'a still blocked after b migrated')
     t.same(db.trees('a'), ['t/a/meta', 't/a/r/users', 't/a/x/users/legacy'], "a's trees are v1's")
     t.same(db.storedRows('a', 'users'), dupes, "a's rows are v1's")
   })
   // The next process starts without the in-memory verdict: it is worked out again.
   await phase(dir, v2, async (db) => {
-    t.equal(db.runner.blockedReason('a'), undefined)
+    t.equal(db.migrator.blockedReason('a'), undefined)
     t.equal((await db.error('a', 'users | count')).message, reason, 'still blocked after a restart, with the same reason')
     t.same(await db.rows('b', 'users | count'), [{ count: 4 }])
   })
@@ -191,11 +192,11 @@ t.test('opening an engine commits nothing; only touching a tenant migrates it', 
   const engine = await Engine.open(dir)
   t.teardown(() => engine.close())
   const lsn = engine.stats().current_lsn
-  const runner = new QueryRunner(engine, await schemaOf(v2))
+  const { migrator } = openRunner(engine, await schemaOf(v2))
   t.equal(engine.stats().current_lsn, lsn, 'a new runner with a new schema writes nothing by itself')
-  t.equal(runner.blockedReason('a'), undefined)
-  await runner.ensureMigrated('a')
-  t.equal(engine.stats().current_lsn, lsn + 1, 'ensureMigrated migrates with one commit')
-  await runner.ensureMigrated('a')
+  t.equal(migrator.blockedReason('a'), undefined)
+  await migrator.ensure('a')
+  t.equal(engine.stats().current_lsn, lsn + 1, 'ensure migrates with one commit')
+  await migrator.ensure('a')
   t.equal(engine.stats().current_lsn, lsn + 1)
 })

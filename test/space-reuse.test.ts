@@ -7,6 +7,7 @@ import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
 import { openDatabase } from './helpers/database.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const schema = 'collection kv { k: string primary, v: string }'
 const value = (n: number) => `${n}`.padStart(150, 'v')
@@ -21,11 +22,11 @@ async function put(db: Database, tenant: string, from: number, count: number, sa
 }
 
 async function settle(db: Database): Promise<void> {
-  for (let i = 0; i < 3; i += 1) await db.engine.checkpoint()
+  for (let i = 0; i < 3; i += 1) await internalsOf(db).engine.checkpoint()
 }
 
 async function verified(t: Test, db: Database, what: string): Promise<void> {
-  const report = await db.engine.verify()
+  const report = await internalsOf(db).engine.verify()
   t.same(report.problems, [], `${what}: verify recounts the books`)
 }
 
@@ -33,7 +34,7 @@ t.test('steady churn: the page file levels off', async (t) => {
   const dir = tempDir(t)
   const { db } = await openDatabase(t, schema, dir)
   await put(db, 'default', 0, 20_000)
-  await db.engine.checkpoint()
+  await internalsOf(db).engine.checkpoint()
   let salt = 1
   let written = 0
   let released = 0
@@ -42,7 +43,7 @@ t.test('steady churn: the page file levels off', async (t) => {
       const start = (round * 7919) % 19_000
       await put(db, 'default', start, 1000, salt++)
       if (round % 4 === 3) {
-        const report = await db.engine.checkpoint()
+        const report = await internalsOf(db).engine.checkpoint()
         written += report.pages_written
         released += report.pages_released
       }
@@ -50,7 +51,7 @@ t.test('steady churn: the page file levels off', async (t) => {
   }
   await churn(40)
   const warmed = db.stats().pages
-  const warmedTip = db.engine.stats().page_count
+  const warmedTip = internalsOf(db).engine.stats().page_count
   written = 0
   released = 0
   await churn(80)
@@ -62,7 +63,7 @@ t.test('steady churn: the page file levels off', async (t) => {
   // Checkpoints release the slots churn replaced and write the next versions into them
   // (docs/architecture.md, "Free space"): far more pages go out than the file grows by.
   t.ok(released > 0, `checkpoints released ${released} slots in the second phase`)
-  const grown = Math.max(0, db.engine.stats().page_count - warmedTip)
+  const grown = Math.max(0, internalsOf(db).engine.stats().page_count - warmedTip)
   t.ok(written > 4 * grown, `${written} pages written, the file grew by ${grown} pages`)
   await verified(t, db, 'after churn')
 })
@@ -111,7 +112,7 @@ t.test('compact shrinks the page file and keeps every pin readable; the message 
   const dir = tempDir(t)
   const { db } = await openDatabase(t, schema, dir)
   await put(db, 'default', 0, 30_000)
-  await db.engine.checkpoint()
+  await internalsOf(db).engine.checkpoint()
   // Keep one row in ten: the live data is a tenth of the file.
   await db.tenant('default').query('kv | where k > "key" | delete')
   await put(db, 'default', 0, 3000)

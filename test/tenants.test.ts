@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { Database } from '../src/database/index.js'
 import { openDatabase } from './helpers/database.js'
+import { internalsOf } from '../src/database/internals.js'
 
 const schema = 'collection notes { id: int primary, text: string, n: int = 0, index (n) }'
 
@@ -78,8 +79,8 @@ t.test('suspend, resume and delete', async (t) => {
   t.same(await db.ops({ op: 'delete', name: 'acme' }), { ok: true, message: 'deleted acme and its 1 snapshot' })
   t.match(await rejected(acme.query('notes')), { code: 'unknown_tenant' })
   t.notOk(db.tenants().tenants.some((r) => r.name === 'acme'))
-  t.notOk(db.engine.snapshot().trees().some((tree) => tree.name.startsWith('t/acme/')), 'its trees are gone')
-  t.notOk(db.engine.snapshot().pins().some((p) => p.name.startsWith('acme@')), 'its pins are gone')
+  t.notOk(internalsOf(db).engine.snapshot().trees().some((tree) => tree.name.startsWith('t/acme/')), 'its trees are gone')
+  t.notOk(internalsOf(db).engine.snapshot().pins().some((p) => p.name.startsWith('acme@')), 'its pins are gone')
   t.match(await rejected(db.ops({ op: 'delete', name: 'default' })), { code: 'bad_request', message: /cannot be deleted/ })
   await db.ops({ op: 'create', name: 'acme' })
   t.same((await db.tenant('acme').query('notes | count')).rows, [[0]], 'a re-created tenant starts empty')
@@ -96,7 +97,7 @@ t.test('compact keeps every row and every pin readable, with the documented figu
   t.same((await main.query('notes | count')).rows, [[200]])
   t.same((await main.query('notes | where n == 0 | count')).rows, [[200]], 'the index was compacted too and still answers')
   t.same((await main.query('notes | count', {}, { snapshot: 'full' })).rows, [[2000]], 'the pin still reads everything')
-  t.same((await db.engine.verify()).problems, [])
+  t.same((await internalsOf(db).engine.verify()).problems, [])
 })
 
 t.test('diff between a snapshot and head, or two snapshots', async (t) => {

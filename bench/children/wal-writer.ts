@@ -7,6 +7,7 @@ import { rows } from '../harness/data.js'
 import { inFlight } from '../harness/in-flight.js'
 import { openKv } from '../harness/tenantdb.js'
 import { no_checkpoint } from '../harness/recovery-options.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 const [dir, target] = process.argv.slice(2)
 if (dir === undefined || target === undefined) throw new Error('usage: wal-writer DIR TARGET_BYTES')
@@ -21,7 +22,7 @@ for (;;) {
     next += block
     await tenant.query('insert kv $rows', { rows: rows(from, block) })
   })
-  const stats = db.engine.stats()
+  const stats = internalsOf(db).engine.stats()
   if (!announced && stats.lag_bytes >= Number(target)) {
     announced = true
     process.stdout.write(`${JSON.stringify({ ready: true, lag_bytes: stats.lag_bytes, lsn: stats.current_lsn, rows: next })}\n`)

@@ -6,6 +6,7 @@ import { SqliteKv } from '../anchors/sqlite.js'
 import type { BenchContext } from './context.js'
 import { rows } from './data.js'
 import { loadRows, openKv } from './tenantdb.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 const chunk = 100_000
 
@@ -14,7 +15,7 @@ export function tenantdbDataset(ctx: BenchContext, count: number): Promise<Datab
     ctx.progress.step(`loading ${count} rows into tenantdb`)
     const db = await openKv(ctx.scratch(`tenantdb-${count}`))
     await loadRows(db, rows, count, chunk)
-    await db.engine.checkpoint()
+    await internalsOf(db).engine.checkpoint()
     return db
   }, (db) => db.close())
 }

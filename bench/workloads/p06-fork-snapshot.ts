@@ -9,6 +9,7 @@ import { median, quantile } from '../harness/stats.js'
 import { loadRows, openKv } from '../harness/tenantdb.js'
 import { timeMs } from '../harness/timing.js'
 import type { Workload } from '../harness/workload.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 type Op = 'fork' | 'snapshot' | 'commit'
 
@@ -22,7 +23,7 @@ export const p06: Workload = {
     const small = await openKv(ctx.scratch('p6-small'))
     try {
       await loadRows(small, rows, smallRows)
-      await small.engine.checkpoint()
+      await internalsOf(small).engine.checkpoint()
       const large = await tenantdbDataset(ctx, largeRows)
       const sizes: Array<[string, Database]> = [['small', small], ['large', large]]
       const all: Record<string, number[]> = {}
@@ -34,7 +35,7 @@ export const p06: Workload = {
           const id = `p6-${serial++}`
           ms.fork.push(await timeMs(() => db.ops({ op: 'fork', name: 'default', target: id })))
           ms.snapshot.push(await timeMs(() => db.ops({ op: 'snapshot', name: 'default', target: id })))
-          ms.commit.push(await timeMs(() => db.engine.commit([{ op: 'put', tree: 'bench/floor', key: Buffer.from(id), value: Buffer.from('x') }])))
+          ms.commit.push(await timeMs(() => internalsOf(db).engine.commit([{ op: 'put', tree: 'bench/floor', key: Buffer.from(id), value: Buffer.from('x') }])))
         }
         if (round === 0) return 0
         for (const op of ['fork', 'snapshot', 'commit'] as const) {

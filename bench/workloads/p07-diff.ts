@@ -7,6 +7,7 @@ import { tenantdbDataset } from '../harness/datasets.js'
 import { loadRows, openKv } from '../harness/tenantdb.js'
 import { timeMs } from '../harness/timing.js'
 import type { Workload } from '../harness/workload.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 const changed = 100
 
@@ -18,7 +19,7 @@ async function prepare(db: Database, rowCount: number): Promise<() => Promise<nu
   const updates = Array.from({ length: changed }, (_, j) => ({ k: key(j * step), v: value(j * step, 'b') }))
   const tenant = db.tenant('p7')
   await tenant.query('upsert kv $rows', { rows: updates })
-  await db.engine.checkpoint()
+  await internalsOf(db).engine.checkpoint()
   return () => timeMs(() => {
     const n = tenant.diff({ from: 'base', collection: 'kv' }).collections.kv?.changed.length
     if (n !== changed) throw new Error(`the diff found ${n} changed rows, expected ${changed}`)

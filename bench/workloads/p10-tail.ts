@@ -12,6 +12,7 @@ import { quantile } from '../harness/stats.js'
 import { openKv } from '../harness/tenantdb.js'
 import { ratePerS } from '../harness/timing.js'
 import type { Workload } from '../harness/workload.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 const width = 64
 
@@ -45,7 +46,7 @@ export const p10: Workload = {
     const pacedLatencies: number[] = []
     /** One tail consumer for `count` events while `write` runs; latencies into `into`. */
     const attached = async (port: number, expected: number, write: (acked: Map<number, number>) => Promise<number>, into: number[] | null) => {
-      const after = db.engine.stats().current_lsn
+      const after = internalsOf(db).engine.stats().current_lsn
       const client = startNodeChild('tail-client', [`ws://127.0.0.1:${port}/api/v1/t/default/tail?token=${token}&after=${after}&collection=kv`, String(expected)])
       try {
         await waitForJson(client, 'open')

@@ -7,11 +7,12 @@ import { rows } from '../harness/data.js'
 import { loadRows, openKv } from '../harness/tenantdb.js'
 import { ratePerS } from '../harness/timing.js'
 import type { Workload } from '../harness/workload.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 const churn_rounds = 10
 
 async function livePages(db: Database): Promise<number> {
-  const report = await db.engine.verify()
+  const report = await internalsOf(db).engine.verify()
   if (report.problems.length > 0) throw new Error(`verify found problems: ${report.problems.join('; ')}`)
   return report.pages
 }
@@ -45,14 +46,14 @@ export const p11: Workload = {
               await db.tenant('default').query('upsert kv $rows', { rows: rows(from, Math.min(chunk, count - from), `c${pass}`) })
             }
           }
-          await db.engine.checkpoint()
+          await internalsOf(db).engine.checkpoint()
           const pagesBefore = await livePages(db)
-          const fileBefore = db.engine.stats().page_count
+          const fileBefore = internalsOf(db).engine.stats().page_count
           const rate = await ratePerS(count, () => db.ops({ op: 'compact', name: 'default' }))
           if (round > 0) {
             before.push(pagesBefore)
             after.push(await livePages(db))
-            fileGrowth.push(db.engine.stats().page_count - fileBefore)
+            fileGrowth.push(internalsOf(db).engine.stats().page_count - fileBefore)
           }
           return rate
         } finally {

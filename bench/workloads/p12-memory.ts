@@ -7,6 +7,7 @@ import { startNodeChild, waitForJson } from '../harness/child.js'
 import { rows } from '../harness/data.js'
 import { loadRows, openKv } from '../harness/tenantdb.js'
 import type { Workload } from '../harness/workload.js'
+import { internalsOf } from '../../src/database/internals.js'
 
 const cache_bytes = 32 * 1024 * 1024
 const mib = 1024 * 1024
@@ -26,7 +27,7 @@ export const p12: Workload = {
       const db = await openKv(dir)
       await loadRows(db, rows, count)
       // Stored means checkpointed: otherwise opening replays the load's WAL tail.
-      await db.engine.checkpoint()
+      await internalsOf(db).engine.checkpoint()
       await db.close()
       dirs[name] = dir
     }

@@ -7,14 +7,12 @@
 // a whole tenant's rows at once). A consumer that needs the new shape after a schema
 // change re-reads the collection.
 //
-// The frame's header (src/query/commit-header.ts) names the tenant and holds one
-// letter per row write, in the order of the commit's put/delete operations on rows
-// trees; the key and row come from those operations themselves.
+// The frame's header (src/txn/commit-header.ts) names the tenant and holds one letter
+// per operation: the operations with a row change's letter are the changes, in order;
+// the key and row come from those operations themselves.
 import { decodeKey, decodeRow } from '../codec/index.js'
-import type { Frame, Op } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
-import { decodeCommitHeader } from '../query/commit-header.js'
-import { tenantPrefix } from '../query/layout.js'
+import { decodeCommitHeader, rowsPrefix, type Frame, type Op } from '../txn/index.js'
 
 export type ChangeOp = 'insert' | 'update' | 'delete'
 
@@ -45,32 +43,41 @@ const letters: Record<string, ChangeOp> = { i: 'insert', u: 'update', d: 'delete
  * consumer nothing, and a write with no row change is never committed today anyway.
  */
 export function decodeEvent(frame: Frame, tenant: string, collection?: string): TailEvent | null {
-  const header = decodeCommitHeader(frame.commit.meta)
+  const ops = frame.commit.ops
+  const header = decodeCommitHeader(frame.commit.meta, ops)
   if (header === null || header.tenant !== tenant || header.kind !== 'write') return null
-  const rowsPrefix = `${tenantPrefix(tenant)}r/`
+  const prefix = rowsPrefix(tenant)
   const changes: TailChange[] = []
-  let written = 0
-  for (const op of frame.commit.ops) {
-    if ((op.op !== 'put' && op.op !== 'delete') || !op.tree.startsWith(rowsPrefix)) continue
-    // Every rows write consumes its letter, filtered or not, so later letters stay aligned.
-    const letter = header.changes[written++]
-    const name = op.tree.slice(rowsPrefix.length)
+  if (header.ops !== '' && header.ops.length !== ops.length) {
+    throw writerBug(frame.lsn, `${header.ops.length} operation letters for ${ops.length} operations`)
+  }
+  for (let i = 0; i < header.ops.length; i += 1) {
+    const kind = letters[header.ops[i] as string]
+    if (kind === undefined) continue
+    const op = ops[i] as Op
+    // The letter and the operation were written by the same call (TxnView.putRow, deleteRow).
+    if ((op.op !== 'put' && op.op !== 'delete') || (op.op === 'delete') !== (kind === 'delete') || !op.tree.startsWith(prefix)) {
+      throw writerBug(frame.lsn, `an '${kind}' letter on operation ${i}, a ${op.op} that is not a row write of tenant '${tenant}'`)
+    }
+    const name = op.tree.slice(prefix.length)
     if (collection !== undefined && name !== collection) continue
-    changes.push(decodeChange(frame.lsn, name, op, letter))
+    changes.push(decodeChange(frame.lsn, name, op, kind))
   }
   return changes.length === 0 ? null : { lsn: frame.lsn, at: header.at, tenant, changes }
 }
 
-function decodeChange(lsn: number, collection: string, op: Op & { op: 'put' | 'delete' }, letter: string | undefined): TailChange {
+function decodeChange(lsn: number, collection: string, op: Op & { op: 'put' | 'delete' }, kind: ChangeOp): TailChange {
   try {
     const key = decodeKey(op.key)[0] ?? null
     if (op.op === 'delete') return { collection, op: 'delete', key, row: null }
-    // The letter tells insert from update, which the put alone cannot. A letter that is
-    // missing or says delete (a writer bug) falls back to 'update': "the row is now this".
-    const kind = letter === undefined ? undefined : letters[letter]
-    return { collection, op: kind === 'insert' ? 'insert' : 'update', key, row: decodeRow(op.value) }
+    return { collection, op: kind, key, row: decodeRow(op.value) }
   } catch (err) {
     // The WAL is checksummed, so a row that does not decode is a bug, not damage: say where.
     throw new Error(`change tail: the row write to '${collection}' at LSN ${lsn} does not decode: ${(err as Error).message}`, { cause: err })
   }
+}
+
+/** A header that does not describe its own operations: the WAL is checksummed, so its writer was wrong. */
+function writerBug(lsn: number, what: string): Error {
+  return new Error(`change tail: the commit at LSN ${lsn} has ${what}`)
 }

@@ -1,6 +1,5 @@
 // The change tail's limits live with every other limit, in src/limits.ts.
 export {
-  tail_idle_recheck_ms,
   tail_limit_default,
   tail_limit_max,
   tail_page_bytes_max,

@@ -2,9 +2,9 @@
 // next commit and reads again, until an event arrives or the time is up. A commit that
 // gives no event (another tenant's, another collection's) moves `last_lsn` on and the
 // wait continues, so the answer is never an event-less page while time remains.
-import type { Engine } from '../engine/index.js'
+import type { Engine } from '../txn/index.js'
 import { TailRequestError } from './errors.js'
-import { tail_idle_recheck_ms, tail_wait_ms_max } from './limits.js'
+import { tail_wait_ms_max } from './limits.js'
 import type { CommitNotifier } from './notifier.js'
 import { pollTail, type TailOptions, type TailPage } from './poll.js'
 
@@ -22,9 +22,9 @@ export async function longPollTail(engine: Engine, notifier: CommitNotifier, ten
     const remaining = deadline - Date.now()
     if (page.events.length > 0 || remaining <= 0 || options.signal?.aborted === true) return page
     // Caught up: sleep until a newer commit. Not caught up (the poll stopped at its read
-    // budget): read on at once. The recheck bounds the wait should a writer not notify.
+    // budget): read on at once.
     if (page.last_lsn >= page.head_lsn) {
-      await notifier.waitFor(page.last_lsn, { timeout_ms: Math.min(remaining, tail_idle_recheck_ms), signal: options.signal })
+      await notifier.waitFor(page.last_lsn, { timeout_ms: remaining, signal: options.signal })
     }
     page = await pollTail(engine, tenant, { ...options, after: page.last_lsn })
   }

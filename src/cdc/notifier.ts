@@ -1,10 +1,13 @@
-// The change tail's wake-up: the database calls `notify(lsn)` after every durable
-// commit (QueryRunner's onCommit, and the catalog's commits), and long polls and live
-// subscriptions wait here instead of polling the engine. It only says "something newer
-// than X exists"; readers read the engine itself (or, at the head, the payloads kept in
-// `recent`, which are the very bytes committed), so a missed or duplicated notification
-// costs a delay or an empty read, never a lost or repeated event.
-
+// The change tail's wake-up: it follows the committer (src/txn/committer.ts), which
+// every commit of the service goes through and which publishes each one once the
+// engine settles it durable, and the engine's close; long polls and live
+// subscriptions wait here instead of polling the engine. So no commit is missed, and
+// no safety-net re-check is needed: after the close every wait ends at once, and the
+// reader meets the closed engine's error.
+// It only says "something newer than X exists"; readers read the engine itself (or,
+// at the head, the payloads kept in `recent`, which are the very bytes committed), so a
+// duplicated notification costs an empty read, never a repeated event.
+import type { Committer } from '../txn/index.js'
 import { RecentCommits } from './recent-commits.js'
 
 export interface WaitOptions {
@@ -21,6 +24,7 @@ interface Waiter {
 
 export class CommitNotifier {
   #latest: number
+  #closed = false
   readonly #waiters = new Set<Waiter>()
   /** Payloads of the newest commits made through this database (see RecentCommits). */
   readonly recent = new RecentCommits()
@@ -28,6 +32,13 @@ export class CommitNotifier {
   /** `latest_lsn`: the engine's current LSN when the notifier is made, if known. */
   constructor(latest_lsn = 0) {
     this.#latest = latest_lsn
+  }
+
+  /** A notifier of every durable commit `committer` makes from now on. */
+  static following(committer: Committer): CommitNotifier {
+    const notifier = new CommitNotifier(committer.head().lsn)
+    committer.subscribe({ committed: (lsn, payload) => notifier.notify(lsn, payload), closed: () => notifier.close() })
+    return notifier
   }
 
   /** The newest LSN notified. */
@@ -51,9 +62,18 @@ export class CommitNotifier {
     for (const waiter of this.#waiters) if (waiter.after < lsn) waiter.settle(true)
   }
 
-  /** Resolves true once a commit with LSN > `after` was notified (at once if one was), false on timeout or abort. */
+  /** No commit follows (the engine closed): every wait, now or later, resolves true at once. */
+  close(): void {
+    this.#closed = true
+    for (const waiter of this.#waiters) waiter.settle(true)
+  }
+
+  /**
+   * Resolves true once a commit with LSN > `after` was notified (at once if one was) or
+   * the notifier closed: time to read again. False on timeout or abort.
+   */
   waitFor(after: number, options: WaitOptions = {}): Promise<boolean> {
-    if (this.#latest > after) return Promise.resolve(true)
+    if (this.#latest > after || this.#closed) return Promise.resolve(true)
     const { timeout_ms, signal } = options
     if (signal?.aborted === true || (timeout_ms !== undefined && timeout_ms <= 0)) return Promise.resolve(false)
     return new Promise<boolean>((resolve) => {

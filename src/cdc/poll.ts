@@ -1,6 +1,6 @@
 // The poll form of the change tail: one page of a tenant's events after an LSN
 // (docs/api.md; the HTTP route `GET /t/:tenant/tail` and `tenant.tail()` call this).
-import type { Engine } from '../engine/index.js'
+import type { Engine } from '../txn/index.js'
 import { LsnExpiredError, TailRequestError } from './errors.js'
 import type { TailEvent } from './event.js'
 import { tail_limit_default, tail_limit_max } from './limits.js'

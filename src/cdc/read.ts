@@ -1,7 +1,7 @@
 // Reading a tenant's events from the engine's WAL in bounded batches: where a read may
 // start (`resolveAfter`), and one page of events from there (`readEvents`). The poll,
 // the long poll and the live subscription are all loops over these two.
-import { EngineError, decodeCommit, type Engine, type Frame } from '../engine/index.js'
+import { EngineError, decodeCommit, type Engine, type Frame } from '../txn/index.js'
 import { LsnExpiredError, TailRequestError } from './errors.js'
 import { decodeEvent, type TailEvent } from './event.js'
 import type { RecentCommits } from './recent-commits.js'

@@ -5,10 +5,9 @@
 // so memory is one page however far behind the consumer is, and a slow consumer slows
 // only itself. A consumer so slow that retention deletes its next frames ends with
 // LsnExpiredError, and resumes from `last_lsn` with a poll or a new subscription.
-import type { Engine } from '../engine/index.js'
+import type { Engine } from '../txn/index.js'
 import { LsnExpiredError } from './errors.js'
 import type { TailEvent } from './event.js'
-import { tail_idle_recheck_ms } from './limits.js'
 import type { CommitNotifier } from './notifier.js'
 import { tailLimit } from './poll.js'
 import { readEvents, resolveAfter, type EventsRead } from './read.js'
@@ -123,7 +122,7 @@ class LiveTail implements Subscription {
       if (this.#closed) return
       this.#last = read.last_lsn
       if (this.#last >= this.engine.headLsn()) {
-        await this.notifier.waitFor(this.#last, { timeout_ms: tail_idle_recheck_ms, signal: this.#stop.signal })
+        await this.notifier.waitFor(this.#last, { signal: this.#stop.signal })
       }
     }
   }

@@ -1,5 +1,5 @@
 // The `tenantdb` command. Exit codes: 0 success, 1 failure, 2 usage or a locked directory.
-import { EngineError } from '../engine/index.js'
+import { EngineError } from '../database/index.js'
 import { version } from '../version.js'
 import { bench } from './bench.js'
 import { compact } from './compact.js'

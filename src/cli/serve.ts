@@ -1,12 +1,11 @@
 // `tenantdb serve`: open the directory as a Database (taking its lock), resolve the
-// token, listen, and shut down cleanly on SIGTERM/SIGINT: stop accepting, let in-flight
-// requests finish (new ones get 503 `shutting_down`), close the database (checkpoint,
-// release the lock), exit 0.
+// token, log the tenants a blocked migration would stop (applying nothing: migration
+// is lazy, docs/language.md), listen, and shut down cleanly on SIGTERM/SIGINT: stop
+// accepting, let in-flight requests finish (new ones get 503 `shutting_down`), close
+// the database (checkpoint, release the lock), exit 0.
 import { resolveToken, type ResolvedToken } from '../config/token.js'
 import { Database } from '../database/index.js'
 import { buildServer } from '../http/index.js'
-import { QueryError } from '../query/index.js'
-import { tenantsWithData } from '../query/layout.js'
 import { SchemaError, SchemaReadError } from '../schema/index.js'
 import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
@@ -28,7 +27,7 @@ export async function serve(argv: string[]): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
   const db = await openDatabase(options)
   try {
-    const dbDir = db.engine.stats().db_dir
+    const dbDir = db.stats().db_dir
     const token = await resolveToken({ flag: options.token, env: process.env.SERVICE_TOKEN, dir: dbDir })
     const app = await buildServer({
       db,
@@ -37,7 +36,7 @@ export async function serve(argv: string[]): Promise<void> {
       allowedHosts: options.allowedHosts,
       logger: { level: process.env.LOG_LEVEL ?? 'info', stream: log_destination },
     })
-    await migrateAtStart(db, (tenant, reason) => app.log.warn({ tenant, reason }, 'migration blocked'))
+    for (const { tenant, reason } of await db.blockedMigrations()) app.log.warn({ tenant, reason }, 'migration blocked')
     await app.listen({ host: options.host, port: options.port })
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
@@ -93,22 +92,5 @@ async function openDatabase(options: ServeOptions): Promise<Database> {
   } catch (err) {
     if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)
     throw err
-  }
-}
-
-/**
- * Brings every tenant with data to the loaded schema, so a blocked migration is
- * logged at start for every tenant it affects (docs/language.md), not first met by a
- * query.
- */
-async function migrateAtStart(db: Database, blocked: (tenant: string, reason: string) => void): Promise<void> {
-  const tenants = new Set(['default', ...tenantsWithData(db.engine.snapshot())])
-  for (const tenant of tenants) {
-    try {
-      await db.runner.ensureMigrated(tenant)
-    } catch (err) {
-      if (!(err instanceof QueryError) || err.code !== 'migration_blocked') throw err
-      blocked(tenant, err.message)
-    }
   }
 }

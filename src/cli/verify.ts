@@ -5,30 +5,25 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Engine } from '../engine/index.js'
+import { verifyDirectory } from '../database/index.js'
 import { UsageError } from './usage-error.js'
 
 export async function verify(argv: string[]): Promise<void> {
   const [dir] = positionals(argv, 'verify <dir>', 1, 1)
   requireDatabaseDir(dir)
-  const engine = await Engine.open(dir, { readOnly: true })
-  try {
-    const report = await withStatus(`verifying ${dir}…`, () => engine.verify())
-    if (report.problems.length === 0) {
-      const { live, free, pending, releasing } = report.space
-      // Reachable and free slots are disjoint and cover the file (docs/format.md, "Space map").
-      process.stdout.write(`verified ${report.pages} pages, ${report.entries} entries, WAL frames: ok; ` +
-        `page slots: ${live} live, ${free} free, ${pending} pending, ${releasing} releasing\n`)
-      return
-    }
-    // One problem a line on stdout, so scripts can count or grep them.
-    for (const problem of report.problems) process.stdout.write(`${problem}\n`)
-    const n = report.problems.length
-    process.stderr.write(`tenantdb: ${dir} is damaged: ${n} problem${n === 1 ? '' : 's'} (${report.pages} pages, ${report.entries} entries checked)\n`)
-    process.exitCode = 1
-  } finally {
-    await engine.close()
+  const report = await withStatus(`verifying ${dir}…`, () => verifyDirectory(dir))
+  if (report.problems.length === 0) {
+    const { live, free, pending, releasing } = report.space
+    // Reachable and free slots are disjoint and cover the file (docs/format.md, "Space map").
+    process.stdout.write(`verified ${report.pages} pages, ${report.entries} entries, WAL frames: ok; ` +
+      `page slots: ${live} live, ${free} free, ${pending} pending, ${releasing} releasing\n`)
+    return
   }
+  // One problem a line on stdout, so scripts can count or grep them.
+  for (const problem of report.problems) process.stdout.write(`${problem}\n`)
+  const n = report.problems.length
+  process.stderr.write(`tenantdb: ${dir} is damaged: ${n} problem${n === 1 ? '' : 's'} (${report.pages} pages, ${report.entries} entries checked)\n`)
+  process.exitCode = 1
 }
 
 /**

@@ -9,13 +9,15 @@ import { CommitNotifier } from '../cdc/index.js'
 import { Engine, type CloseReport, type EngineOptions, type EngineStats } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
+import { Migrator } from '../migration/index.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
-import { metaTree } from '../query/layout.js'
-import { TxnView } from '../query/txn-view.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
-import { default_tenant, listTenants, readTenant, readTenantCached, requireActive, runTenantOp, writeTenant, type OpResult, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
+import { default_tenant, listTenants, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
+import { Committer, metaTree, tenantsWithData, TxnView } from '../txn/index.js'
 import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
+import { registerParts } from './internals.js'
+import type { DatabaseParts } from './parts.js'
 import { Tenant } from './tenant.js'
 
 export interface OpenOptions extends EngineOptions {
@@ -25,24 +27,39 @@ export interface OpenOptions extends EngineOptions {
   queryTimeMsMax?: number
 }
 
+/** A tenant whose data a migration to the loaded schema would not bring over, and why. */
+export interface BlockedMigration {
+  tenant: string
+  reason: string
+}
+
 export class Database {
-  readonly engine: Engine
+  /** The schema files loaded at open, as IR with its fingerprint. */
   readonly schema: LoadedSchema
-  readonly runner: QueryRunner
-  readonly notifier: CommitNotifier
-  readonly query_time_ms_max: number
+  readonly #parts: DatabaseParts
+  readonly #ops: TenantOpContext
   readonly #opened_ms = Date.now()
 
   private constructor(engine: Engine, schema: LoadedSchema, query_time_ms_max: number) {
-    this.engine = engine
     this.schema = schema
-    this.query_time_ms_max = query_time_ms_max
-    this.notifier = new CommitNotifier(engine.snapshot().lsn)
-    this.runner = new QueryRunner(engine, schema, (lsn, payload) => this.notifier.notify(lsn, payload), {
-      // A tenant with data but no record (written by a bare QueryRunner) is still migrated.
-      exists: (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null,
-      checkStatement: (snapshot, name) => requireActive(snapshot, name),
+    const committer = new Committer(engine)
+    // A tenant with data but no record (written by a QueryRunner without the catalog) is still migrated.
+    const migrator = new Migrator(committer, schema, (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null)
+    const runner = new QueryRunner(committer, schema, {
+      ready: (name) => migrator.ready(name),
+      checkStatement: (snapshot, name) => requireQueryable(snapshot, name),
     })
+    this.#parts = { engine, committer, runner, migrator, notifier: CommitNotifier.following(committer), schema, query_time_ms_max }
+    this.#ops = {
+      committer,
+      schema: schema.ir,
+      engine,
+      forget: (name) => {
+        migrator.forget(name)
+        committer.autoIds.forget(name)
+      },
+    }
+    registerParts(this, this.#parts)
   }
 
   /** Opens (creating if needed) a database directory and loads the schema files. */
@@ -62,24 +79,40 @@ export class Database {
 
   /** The tenant `default` always exists. */
   async #ensureDefaultTenant(): Promise<void> {
-    const snapshot = this.engine.lease()
+    const { committer } = this.#parts
+    const snapshot = committer.lease()
     try {
       const view = new TxnView(snapshot)
       if (readTenant(view, default_tenant) !== null) return
       writeTenant(view, { name: default_tenant, state: 'active', created_at: new Date().toISOString(), parent: null })
-      await this.runner.commitView(default_tenant, view, 'catalog')
+      await committer.commit(view, default_tenant, 'catalog')
     } finally {
-      this.engine.unlease(snapshot)
+      committer.unlease(snapshot)
     }
   }
 
   tenant(name: string): Tenant {
-    return new Tenant(this, name)
+    return new Tenant(this.#parts, name)
   }
 
-  /** Tenant operations (docs/api.md, "Operations"). */
+  /** Tenant operations (docs/api.md, "Operations"); a request of any other shape is a TenantError `bad_request`. */
   ops(request: TenantOpRequest): Promise<OpResult> {
-    return runTenantOp(this.runner, request)
+    return runTenantOp(this.#ops, request)
+  }
+
+  /**
+   * The tenants whose lazy migration to the loaded schema would be blocked, with the
+   * reason, computed as the migration would be but applying nothing (`serve` logs them
+   * at start). Migrations stay lazy: each is applied when its tenant is first touched.
+   */
+  async blockedMigrations(): Promise<BlockedMigration[]> {
+    const { committer, migrator } = this.#parts
+    const blocked: BlockedMigration[] = []
+    for (const tenant of tenantsWithData(committer.head())) {
+      const reason = await migrator.check(tenant)
+      if (reason !== null) blocked.push({ tenant, reason })
+    }
+    return blocked
   }
 
   /**
@@ -87,7 +120,7 @@ export class Database {
    * tenant `default` (or `options.tenant`), or a tenant operation.
    */
   async run(text: string, params: Record<string, Value> = {}, options: { tenant?: string } = {}): Promise<QueryResult | OpResult> {
-    const statement = this.runner.statements.statement(text)
+    const statement = this.#parts.runner.statements.statement(text)
     if (statement?.kind === 'tenant_op') {
       switch (statement.op) {
         case 'fork':
@@ -107,7 +140,7 @@ export class Database {
   }
 
   tenants(): { tenants: Array<TenantRecord & { schema: { fingerprint: string | null; pending: boolean } }> } {
-    const snapshot = this.engine.snapshot()
+    const snapshot = this.#parts.committer.head()
     return {
       tenants: listTenants(snapshot).map((record) => {
         const applied = this.tenant(record.name).schema().tenant.applied_fingerprint
@@ -123,7 +156,7 @@ export class Database {
 
   /** Health detail (docs/api.md, "Health and stats"). */
   healthDetail() {
-    const s = this.engine.stats()
+    const s = this.#parts.engine.stats()
     return {
       ok: true,
       corruption: {
@@ -145,14 +178,14 @@ export class Database {
 
   /** Stats (docs/api.md, "Health and stats"). */
   stats() {
-    const s = this.engine.stats()
+    const s = this.#parts.engine.stats()
     return {
       page_count: s.page_count,
       wal_bytes: s.wal_bytes,
       checkpoint_lsn: s.checkpoint_lsn,
       corruption_count: s.corruption_total,
       db_dir: s.db_dir,
-      tenants: listTenants(this.engine.snapshot()).length,
+      tenants: listTenants(this.#parts.committer.head()).length,
       cache: s.cache,
       pages: pagesOf(s),
       uptime_s: Math.floor((Date.now() - this.#opened_ms) / 1000),
@@ -164,7 +197,7 @@ export class Database {
    * disk the checkpoint is skipped and the report says so (nothing is lost).
    */
   close(): Promise<CloseReport> {
-    return this.engine.close()
+    return this.#parts.committer.close()
   }
 }
 

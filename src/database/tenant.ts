@@ -1,16 +1,17 @@
 // One tenant of an open database (docs/api.md, "Embedding API"): queries, optionally on a named
 // snapshot; the change tail, polled or live; collections, schema status, snapshots and
-// diffs.
+// diffs. Every call obeys the tenant rules of src/tenants/rules.ts first, so this API
+// and the HTTP routes (which only call it) answer alike.
 import { longPollTail, subscribe, type EventHandler, type LongPollOptions, type SubscribeFilter, type SubscribeOptions, type Subscription, type TailPage } from '../cdc/index.js'
 import type { Snapshot } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
-import { appliedSchema } from '../query/migrate.js'
-import { rowsTree } from '../query/layout.js'
+import { diff_rows_default, diff_rows_max } from '../limits.js'
+import { appliedSchema } from '../migration/index.js'
 import type { QueryResult } from '../query/index.js'
-import { TxnView } from '../query/txn-view.js'
-import { listSnapshots, pinName, requireActive, requireTenant, TenantError } from '../tenants/index.js'
+import { listSnapshots, pinName, requireActive, requireCollection, requireQueryable, requireTenant, TenantError } from '../tenants/index.js'
+import { rowsTree, TxnView } from '../txn/index.js'
 import { decodeKey, decodeRow } from '../codec/index.js'
-import type { Database } from './database.js'
+import type { DatabaseParts } from './parts.js'
 
 export interface TenantQueryOptions {
   /** Read the named snapshot of this tenant instead of its head; writes are refused. */
@@ -22,7 +23,7 @@ export interface DiffRequest {
   /** A snapshot name, or `head` (the default). */
   to?: string
   collection?: string
-  /** Most rows in all (default 1000). */
+  /** Most rows in all (default diff_rows_default, at most diff_rows_max). */
   limit?: number
 }
 
@@ -35,17 +36,18 @@ export interface DiffResult {
 
 export class Tenant {
   readonly name: string
-  readonly #db: Database
+  readonly #db: DatabaseParts
 
-  constructor(db: Database, name: string) {
+  /** Made by `db.tenant(name)`. */
+  constructor(db: DatabaseParts, name: string) {
     this.#db = db
     this.name = name
   }
 
   /** Runs one pipeline or atomic block (docs/api.md for the result's shape). */
   async query(text: string, params: Record<string, Value> = {}, options: TenantQueryOptions = {}): Promise<QueryResult> {
-    const head = this.#db.engine.snapshot()
-    requireActive(head, this.name)
+    const head = this.#db.committer.head()
+    requireQueryable(head, this.name)
     const snapshot = options.snapshot === undefined ? undefined : this.#pinned(head, options.snapshot)
     try {
       return await this.#db.runner.run(this.name, text, params, { time_ms_max: this.#db.query_time_ms_max, ...(snapshot === undefined ? {} : { snapshot }) })
@@ -56,20 +58,31 @@ export class Tenant {
 
   /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */
   tail(options: LongPollOptions = {}): Promise<TailPage> {
-    requireTenant(this.#db.engine.snapshot(), this.name)
+    try {
+      this.#tailable(options.collection)
+    } catch (err) {
+      return Promise.reject(err)
+    }
     return longPollTail(this.#db.engine, this.#db.notifier, this.name, options)
   }
 
   /** The backlog after `after`, then live events, each once, in LSN order. */
   subscribe(filter: SubscribeFilter, onEvent: EventHandler, options: SubscribeOptions = {}): Subscription {
-    requireTenant(this.#db.engine.snapshot(), this.name)
+    this.#tailable(filter.collection)
     return subscribe(this.#db.engine, this.#db.notifier, this.name, filter, onEvent, options)
   }
 
-  /** Collections with row counts kept without scanning, and their indexes. */
+  /** The change tail of an active tenant, of all its collections or of one the schema declares. */
+  #tailable(collection: string | undefined): void {
+    requireActive(this.#db.committer.head(), this.name)
+    if (collection !== undefined) requireCollection(this.#db.schema.ir, collection)
+  }
+
+  /** Collections with row counts kept without scanning, and their indexes; applies a pending migration. */
   async collections(): Promise<{ tenant: string; collections: Array<{ name: string; rows: number; indexes: string[] }> }> {
-    await this.#db.runner.ensureMigrated(this.name)
-    const snapshot = this.#db.engine.snapshot()
+    requireActive(this.#db.committer.head(), this.name)
+    await this.#db.migrator.ensure(this.name)
+    const snapshot = this.#db.committer.head()
     requireTenant(snapshot, this.name)
     const counts = new Map(snapshot.trees().map((t) => [t.name, t.count]))
     const collections = this.#db.schema.ir.collections.map((c) => ({
@@ -82,10 +95,10 @@ export class Tenant {
 
   /** The loaded schema and this tenant's migration status; never migrates (docs/api.md, "Tenants"). */
   schema(): { fingerprint: string; ir: unknown; tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null } } {
-    const view = new TxnView(this.#db.engine.snapshot())
+    const view = new TxnView(this.#db.committer.head())
     requireTenant(view.snapshot, this.name)
     const applied = appliedSchema(view, this.name)?.fingerprint ?? null
-    const blocked = this.#db.runner.blockedReason(this.name) ?? null
+    const blocked = this.#db.migrator.blockedReason(this.name) ?? null
     return {
       fingerprint: this.#db.schema.fingerprint,
       ir: this.#db.schema.ir,
@@ -94,15 +107,21 @@ export class Tenant {
   }
 
   snapshots(): { tenant: string; snapshots: Array<{ name: string; lsn: number; created_at: string }> } {
-    const snapshot = this.#db.engine.snapshot()
+    const snapshot = this.#db.committer.head()
     requireTenant(snapshot, this.name)
     return { tenant: this.name, snapshots: listSnapshots(snapshot, this.name).map(({ name, lsn, created_at }) => ({ name, lsn, created_at })) }
   }
 
   /** Added, removed and changed rows between two versions (cost grows with the changes). */
   diff(request: DiffRequest): DiffResult {
-    const head = this.#db.engine.snapshot()
-    requireTenant(head, this.name)
+    const head = this.#db.committer.head()
+    requireActive(head, this.name)
+    if (typeof request.from !== 'string' || request.from === '') {
+      throw new TenantError('bad_request', 'diff needs from=<snapshot> (and optionally to=<snapshot|head>)')
+    }
+    const limit = request.limit ?? diff_rows_default
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new TenantError('bad_request', `limit must be an integer of at least 1, got ${String(limit)}`)
+    if (request.collection !== undefined) requireCollection(this.#db.schema.ir, request.collection)
     const from = this.#pinned(head, request.from)
     const toName = request.to ?? 'head'
     let to: Snapshot
@@ -113,15 +132,15 @@ export class Tenant {
       throw err
     }
     try {
-      return this.#diff(request, from, to, toName)
+      return this.#diff(request, Math.min(limit, diff_rows_max), from, to, toName)
     } finally {
       from.release()
       if (to !== head) to.release()
     }
   }
 
-  #diff(request: DiffRequest, from: Snapshot, to: Snapshot, toName: string): DiffResult {
-    let left = Math.max(1, Math.min(request.limit ?? 1000, 10_000))
+  #diff(request: DiffRequest, limit: number, from: Snapshot, to: Snapshot, toName: string): DiffResult {
+    let left = limit
     let truncated = false
     const collections: DiffResult['collections'] = {}
     const names = request.collection === undefined ? this.#db.schema.ir.collections.map((c) => c.name) : [request.collection]

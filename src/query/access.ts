@@ -6,8 +6,8 @@ import type { Value } from '../lang/ast.js'
 import { decodeKey, decodeRow, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import type { Access, KeyRange } from './plan.js'
-import { rowsTree } from './layout.js'
-import type { TxnView } from './txn-view.js'
+import { rowsTree } from '../txn/index.js'
+import type { TxnView } from '../txn/index.js'
 
 export type Row = Record<string, Value>
 

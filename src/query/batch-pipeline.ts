@@ -11,7 +11,7 @@ import { checkDeadline, type Row } from './access.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import type { KeyRange } from './plan.js'
-import type { TxnView } from './txn-view.js'
+import type { TxnView } from '../txn/index.js'
 
 export interface BatchRead {
   view: TxnView

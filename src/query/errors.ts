@@ -1,18 +1,2 @@
-import { CodedError } from '../coded-error.js'
-
-// Errors of running a query, beyond the parser's and checker's diagnostics: each has
-// the stable code the HTTP layer maps to a status (docs/api.md, errors).
-export type QueryErrorCode =
-  | 'type_error'
-  | 'constraint_violation'
-  | 'unknown_collection'
-  | 'migration_blocked'
-  | 'query_timeout'
-  | 'not_allowed_here'
-  | 'conflict'
-  | 'readonly_snapshot'
-  | 'tenant_suspended'
-  | 'key_too_large'
-  | 'row_too_large'
-
-export class QueryError extends CodedError<QueryErrorCode> {}
+// The query's errors are defined below every layer that raises them (src/query-error.ts).
+export { QueryError, type QueryErrorCode } from '../query-error.js'

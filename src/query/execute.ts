@@ -1,8 +1,8 @@
 // Runs a checked statement against a transaction view. Reads stream; writes go into
-// the view and are committed by the caller (run.ts) as one engine commit.
+// the view and are committed by the caller (run.ts, through the committer) as one
+// engine commit.
 import type { Stage, Value } from '../lang/ast.js'
 import type { CollectionIR } from '../schema/ir.js'
-import type { AutoIds } from './auto-ids.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { QueryError } from './errors.js'
@@ -12,7 +12,7 @@ import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import { readBatches } from './batch-pipeline.js'
 import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
-import type { TxnView } from './txn-view.js'
+import type { AutoIds, TxnView } from '../txn/index.js'
 import { deleteRows, insertRows, updateRows, type WriteContext } from './write.js'
 
 export interface ExecuteContext {

@@ -1,4 +1,4 @@
-export { QueryRunner, type LoadedSchema, type QueryOptions } from './run.js'
+export { QueryRunner, type LoadedSchema, type QueryOptions, type TenantGate } from './run.js'
 export { QueryError, type QueryErrorCode } from './errors.js'
 export type { QueryResult } from './result.js'
 export type { PlanHint } from './plan.js'

@@ -6,7 +6,7 @@ import type { Expr, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR } from '../schema/ir.js'
 import { compareValues, componentRange, encodeKey, type Bound as CodecBound } from '../codec/index.js'
 import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
-import { indexTree, rowsTree } from './layout.js'
+import { indexTree, rowsTree } from '../txn/index.js'
 import { mentionsField } from './mentions-field.js'
 
 /** The plan hint of every response (docs/api.md). */

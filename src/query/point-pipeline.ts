@@ -8,7 +8,7 @@ import type { Expr, Stage } from '../lang/ast.js'
 import { decodeRow } from '../codec/index.js'
 import type { Row } from './access.js'
 import { evaluate, type EvalContext } from './evaluate.js'
-import type { TxnView } from './txn-view.js'
+import type { TxnView } from '../txn/index.js'
 
 const simple: ReadonlySet<Stage['kind']> = new Set(['get', 'where', 'select', 'skip', 'take'])
 

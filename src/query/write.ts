@@ -4,13 +4,10 @@
 import type { RecordField, Value } from '../lang/ast.js'
 import type { CollectionIR } from '../schema/ir.js'
 import { compareValues, decodeKey, decodeRow, encodeKey, encodeKeyScratch, encodeRow, encodeRowFieldsScratch, prefixEnd } from '../codec/index.js'
-import type { AutoIds } from './auto-ids.js'
+import { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, indexKey, indexTree, indexValues, primaryKey, rowsTree, type AutoIds, type TxnView } from '../txn/index.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
-import { checkIndexKeySize, checkPrimaryKeySize, checkRowSize } from './entry-size.js'
-import { indexKey, indexTree, indexValues, primaryKey, rowsTree } from './layout.js'
 import { convertValue, validateFields } from './row-validate.js'
-import type { TxnView } from './txn-view.js'
 import { describeValue } from './types.js'
 
 type Row = Record<string, Value>
@@ -19,7 +16,7 @@ export interface WriteContext {
   view: TxnView
   tenant: string
   now: Date
-  /** The auto-id counters (auto-ids.ts). */
+  /** The auto-id counters (src/txn/auto-ids.ts). */
   ids: AutoIds
 }
 
@@ -45,18 +42,17 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
     if (newKey !== null && (oldKey === null || !oldKey.equals(newKey))) {
       if (index.unique && after !== null) {
         checkUnique(ctx, collection, index.name, after)
-        view.claims.add(`unique ${tree} ${encodeKey(indexValues(index, after)).toString('hex')}`)
+        view.claim(`unique ${tree} ${encodeKey(indexValues(index, after)).toString('hex')}`)
       }
       view.put(tree, newKey, Buffer.alloc(0))
     }
   })
-  view.changes.push(after === null ? 'd' : before === null ? 'i' : 'u')
   if (after === null) {
-    view.delete(rows, key)
+    view.deleteRow(rows, key)
   } else {
     const encoded = encodeRow(after)
     checkRowSize(encoded, collection)
-    view.put(rows, key, encoded)
+    view.putRow(rows, key, encoded, before === null ? 'i' : 'u')
   }
 }
 
@@ -109,10 +105,9 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     const exists = ctx.view.has(tree, key)
     if (exists && mode === 'insert') throw alreadyHas(collection, id)
     if (shape.order !== null) for (let i = 0; i < ordered.length; i += 1) ordered[i] = values[shape.order[i] as number] as Value
-    ctx.view.changes.push(exists ? 'u' : 'i')
     const encoded = encodeRowFieldsScratch(shape.names, ordered)
     checkRowSize(encoded, collection)
-    ctx.view.put(tree, key, encoded)
+    ctx.view.putRow(tree, key, encoded, exists ? 'u' : 'i')
   }
   return records.length
 }

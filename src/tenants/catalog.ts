@@ -5,8 +5,7 @@
 // |------------------------------|------------------------------------------------------|
 // | `tenant/<name>`              | TenantRecord                                         |
 // | `snapshot/<tenant>/<name>`   | SnapshotRecord (the data is the engine pin `<tenant>@<name>`) |
-import type { Snapshot } from '../engine/index.js'
-import type { TxnView } from '../query/txn-view.js'
+import type { Snapshot, TxnView } from '../txn/index.js'
 import { pinName } from './names.js'
 import { tenant_records_per_snapshot_max } from '../limits.js'
 

@@ -1,7 +1,7 @@
 import { CodedError } from '../coded-error.js'
 
-// Failures of tenant operations, each with the stable code the HTTP layer maps to a
-// status (docs/api.md, errors).
+// Failures of tenant operations and of the rules every tenant call obeys (rules.ts),
+// each with the stable code the HTTP layer maps to a status (docs/api.md, errors).
 export type TenantErrorCode =
   | 'bad_request'
   | 'unknown_tenant'
@@ -9,6 +9,7 @@ export type TenantErrorCode =
   | 'tenant_exists'
   | 'snapshot_exists'
   | 'tenant_suspended'
+  | 'unknown_collection'
   | 'conflict'
 
 export class TenantError extends CodedError<TenantErrorCode> {}

@@ -1,4 +1,8 @@
-export { runTenantOp, requireActive, requireTenant, tenantTrees, type TenantOpRequest, type OpResult } from './ops.js'
+// Tenants: the catalog, the operations on tenants, and the rules every call on a
+// tenant obeys (rules.ts).
+export { runTenantOp, tenantTrees, type OpResult, type TenantOpContext } from './ops.js'
+export { checkOpRequest, tenant_ops, type TenantOpRequest } from './op-request.js'
+export { requireActive, requireCollection, requireQueryable, requireTenant } from './rules.js'
 export { listTenants, listSnapshots, readTenant, readTenantCached, writeTenant, type TenantRecord, type SnapshotRecord } from './catalog.js'
 export { TenantError, type TenantErrorCode } from './errors.js'
 export { checkName, default_tenant, name_pattern, pinName } from './names.js'

@@ -14,3 +14,10 @@ export function checkName(name: unknown, what: 'tenant' | 'snapshot'): string {
 
 /** The engine pin that holds snapshot `snapshot` of `tenant`. */
 export const pinName = (tenant: string, snapshot: string) => `${tenant}@${snapshot}`
+
+/** `acme` or `acme@before`, each part a valid name. */
+export function splitSource(source: string): [string, string | null] {
+  const at = source.indexOf('@')
+  if (at === -1) return [checkName(source, 'tenant'), null]
+  return [checkName(source.slice(0, at), 'tenant'), checkName(source.slice(at + 1), 'snapshot')]
+}

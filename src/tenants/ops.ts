@@ -1,33 +1,35 @@
 // Tenant operations (docs/api.md, "Operations"). Each is one engine commit through the
-// same first-committer-wins validation as queries: suspend and delete write the
+// committer (src/txn/), under the same first-committer-wins validation as queries: suspend and delete write the
 // tenant's state key, which every write of that tenant depends on, so a write racing
 // a suspend or delete fails with a conflict instead of landing after it. Every
 // operation depends on its tenant's state too; a fork also on its source's, and a
 // delete on the tenant's snapshots (which each snapshot signals), so a delete never
 // leaves a snapshot or a fork of a tenant it no longer sees. The loser of such a race
 // fails with `conflict` and changes nothing.
-import type { Snapshot } from '../engine/index.js'
 import { ConflictError, signalKey } from '../mvcc/index.js'
-import { indexTree, metaTree, rowsTree, tenantPrefix } from '../query/layout.js'
-import { QueryError } from '../query/errors.js'
-import { tenantStateKey, type QueryRunner } from '../query/run.js'
-import { TxnView } from '../query/txn-view.js'
-import { listSnapshots, readSnapshot, readTenant, readTenantCached, removeSnapshot, removeTenant, writeSnapshot, writeTenant, type TenantRecord } from './catalog.js'
+import type { SchemaIR } from '../schema/ir.js'
+import { indexTree, metaTree, rowsTree, tenantPrefix, tenantStateKey, TxnView, type Committer, type Engine, type Snapshot } from '../txn/index.js'
+import { listSnapshots, readSnapshot, readTenant, removeSnapshot, removeTenant, writeSnapshot, writeTenant } from './catalog.js'
 import { TenantError } from './errors.js'
-import { checkName, default_tenant, pinName } from './names.js'
-
-export type TenantOpRequest =
-  | { op: 'create'; name: string }
-  | { op: 'fork'; name: string; target: string }
-  | { op: 'snapshot'; name: string; target: string }
-  | { op: 'suspend' | 'resume' | 'delete' | 'compact'; name: string }
-
-/** Every operation `runTenantOp` knows; anything else is `bad_request`. */
-export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'suspend', 'resume', 'delete', 'compact']
+import { checkName, default_tenant, pinName, splitSource } from './names.js'
+import { checkOpRequest, type TenantOpRequest } from './op-request.js'
+import { requireActive, requireTenant } from './rules.js'
 
 export interface OpResult {
   ok: true
   message: string
+}
+
+/** What tenant operations work with. */
+export interface TenantOpContext {
+  /** Every operation is one commit through it. */
+  committer: Committer
+  /** The loaded schema: the trees a fork or delete must cover (treesAtApply). */
+  schema: SchemaIR
+  /** For compaction: the page file's size, the checkpoint, the page file's compaction. */
+  engine: Engine
+  /** Forgets what this process knows of a tenant that was deleted or replaced (its migration, its auto-id counters). */
+  forget(tenant: string): void
 }
 
 /** Every tree of a tenant in a version: its rows, indexes and meta. */
@@ -42,21 +44,14 @@ export function tenantTrees(snapshot: Snapshot, tenant: string): string[] {
  * taken may create a tree before this commit is applied; a fork or delete that missed
  * it would copy part of a transaction, or leave a tree behind.
  */
-function treesAtApply(runner: QueryRunner, snapshot: Snapshot, tenant: string): string[] {
+function treesAtApply(ctx: TenantOpContext, snapshot: Snapshot, tenant: string): string[] {
   const trees = new Set(tenantTrees(snapshot, tenant))
   trees.add(metaTree(tenant))
-  for (const collection of runner.schema.ir.collections) {
+  for (const collection of ctx.schema.collections) {
     trees.add(rowsTree(tenant, collection.name))
     for (const index of collection.indexes) trees.add(indexTree(tenant, collection.name, index.name))
   }
   return [...trees]
-}
-
-/** The tenant's record; from a snapshot (immutable) it is remembered, and frozen. */
-export function requireTenant(view: TxnView | Snapshot, name: string): Readonly<TenantRecord> {
-  const record = view instanceof TxnView ? readTenant(view, name) : readTenantCached(view, name)
-  if (record === null) throw new TenantError('unknown_tenant', `no tenant named '${name}'`)
-  return record
 }
 
 /** What a snapshot of `tenant` signals and a delete of it depends on. */
@@ -65,49 +60,43 @@ const snapshotsKey = (tenant: string) => signalKey(`snapshots ${tenant}`)
 /** What dropping snapshot `name` of `tenant` writes and a fork from it depends on. */
 const snapshotKey = (tenant: string, name: string) => signalKey(`snapshot ${tenant}@${name}`)
 
-/** The tenant's record, if statements may run on it: it exists and is not suspended. */
-export function requireActive(snapshot: Snapshot, name: string): Readonly<TenantRecord> {
-  const record = requireTenant(snapshot, name)
-  if (record.state === 'suspended') throw new QueryError('tenant_suspended', `tenant '${name}' is suspended; resume it to query`)
-  return record
-}
-
-export async function runTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
+/** Runs one operation; `request` is checked first (op-request.ts), so any value may be passed. */
+export async function runTenantOp(ctx: TenantOpContext, request: unknown): Promise<OpResult> {
+  const checked = checkOpRequest(request)
   try {
-    return await applyTenantOp(runner, request)
+    return await applyTenantOp(ctx, checked)
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err
-    throw new TenantError('conflict', `tenant operation '${request.op}' lost a race with a concurrent change to the same tenant (${err.message.replace(/^conflict: /, '')})`)
+    throw new TenantError('conflict', `tenant operation '${checked.op}' lost a race with a concurrent change to the same tenant (${err.message.replace(/^conflict: /, '')})`)
   }
 }
 
-async function applyTenantOp(runner: QueryRunner, request: TenantOpRequest): Promise<OpResult> {
-  if (typeof request !== 'object' || request === null || !tenant_ops.includes(request.op)) {
-    const op = typeof request === 'object' && request !== null ? JSON.stringify((request as { op?: unknown }).op) : 'none'
-    throw new TenantError('bad_request', `unknown tenant operation ${op}; expected one of ${tenant_ops.join(', ')}`)
-  }
+async function applyTenantOp(ctx: TenantOpContext, request: TenantOpRequest): Promise<OpResult> {
+  const { committer } = ctx
+  // Compaction rewrites a tenant's pages, which a suspended tenant keeps as they are.
+  if (request.op === 'compact') requireActive(committer.head(), checkName(request.name, 'tenant'))
   // The page file as the caller saw it, before the compaction rewrites anything.
-  const bytes_before = request.op === 'compact' ? runner.engine.stats().page_file_bytes : 0
+  const bytes_before = request.op === 'compact' ? ctx.engine.stats().page_file_bytes : 0
   // Leased across the commit: its pages stay put until the operation ends.
-  const snapshot = runner.engine.lease()
+  const snapshot = committer.lease()
   let result: OpResult
   try {
-    result = await applyOp(runner, request, new TxnView(snapshot))
+    result = await applyOp(ctx, request, new TxnView(snapshot))
   } finally {
-    runner.engine.unlease(snapshot)
+    committer.unlease(snapshot)
   }
   // After the lease: compaction waits for readers of older versions, this one included.
-  return request.op === 'compact' ? compactFiles(runner, result, bytes_before) : result
+  return request.op === 'compact' ? compactFiles(ctx, result, bytes_before) : result
 }
 
-async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
+async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
   const now = new Date()
   const name = request.op === 'fork' || request.op === 'delete' ? request.name : checkName(request.name, 'tenant')
   switch (request.op) {
     case 'create': {
       if (readTenant(view, name) !== null) throw new TenantError('tenant_exists', `tenant '${name}' exists`)
       writeTenant(view, { name, state: 'active', created_at: now.toISOString(), parent: null })
-      await runner.commitView(name, view, 'catalog')
+      await ctx.committer.commit(view, name, 'catalog')
       return { ok: true, message: `created tenant ${name}` }
     }
     case 'fork': {
@@ -117,7 +106,7 @@ async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnV
       if (readTenant(view, target) !== null) throw new TenantError('tenant_exists', `tenant '${target}' exists`)
       let lsn = view.snapshot.lsn
       if (snapshotName === null) {
-        for (const tree of treesAtApply(runner, view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
+        for (const tree of treesAtApply(ctx, view.snapshot, source)) view.copyTree(tree, retarget(tree, source, target))
       } else {
         const pinned = view.snapshot.pin(pinName(source, snapshotName))
         try {
@@ -131,10 +120,10 @@ async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnV
         }
       }
       writeTenant(view, { name: target, state: 'active', created_at: now.toISOString(), parent: { tenant: source, snapshot: snapshotName, lsn } })
-      view.dependsOn.add(tenantStateKey(source))
-      if (snapshotName !== null) view.dependsOn.add(snapshotKey(source, snapshotName))
-      await runner.commitView(target, view, 'catalog')
-      runner.forget(target)
+      view.dependOn(tenantStateKey(source))
+      if (snapshotName !== null) view.dependOn(snapshotKey(source, snapshotName))
+      await ctx.committer.commit(view, target, 'catalog')
+      ctx.forget(target)
       return { ok: true, message: `forked ${request.name} into ${target}` }
     }
     case 'snapshot': {
@@ -145,8 +134,8 @@ async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnV
       }
       writeSnapshot(view, name, { name: snapshotName, created_at: now.toISOString() })
       view.pin(pinName(name, snapshotName))
-      view.extraKeys.add(snapshotsKey(name))
-      const lsn = await runner.commitView(name, view, 'catalog')
+      view.conflictOn(snapshotsKey(name))
+      const lsn = await ctx.committer.commit(view, name, 'catalog')
       return { ok: true, message: `snapshot ${snapshotName} of ${name} at lsn ${lsn}` }
     }
     case 'suspend': case 'resume': {
@@ -154,14 +143,14 @@ async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnV
       const state = request.op === 'suspend' ? 'suspended' : 'active'
       if (record.state !== state) {
         writeTenant(view, { ...record, state })
-        view.extraKeys.add(tenantStateKey(name))
-        await runner.commitView(name, view, 'catalog')
+        view.conflictOn(tenantStateKey(name))
+        await ctx.committer.commit(view, name, 'catalog')
       }
       return { ok: true, message: `${request.op === 'suspend' ? 'suspended' : 'resumed'} ${name}` }
     }
     case 'delete': {
       const [tenant, snapshotName] = splitSource(name)
-      if (snapshotName !== null) return dropSnapshot(runner, view, tenant, snapshotName)
+      if (snapshotName !== null) return dropSnapshot(ctx, view, tenant, snapshotName)
       if (name === default_tenant) throw new TenantError('bad_request', "the tenant 'default' cannot be deleted")
       requireTenant(view, name)
       const snapshots = listSnapshots(view.snapshot, name)
@@ -169,16 +158,16 @@ async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnV
         removeSnapshot(view, name, snapshot.name)
         view.unpin(pinName(name, snapshot.name))
       }
-      for (const tree of treesAtApply(runner, view.snapshot, name)) view.dropTree(tree)
+      for (const tree of treesAtApply(ctx, view.snapshot, name)) view.dropTree(tree)
       removeTenant(view, name)
-      view.extraKeys.add(tenantStateKey(name))
-      view.dependsOn.add(snapshotsKey(name))
-      await runner.commitView(name, view, 'catalog')
-      runner.forget(name)
+      view.conflictOn(tenantStateKey(name))
+      view.dependOn(snapshotsKey(name))
+      await ctx.committer.commit(view, name, 'catalog')
+      ctx.forget(name)
       return { ok: true, message: `deleted ${name} and its ${snapshots.length} snapshot${snapshots.length === 1 ? '' : 's'}` }
     }
     case 'compact':
-      return compact(runner, view, name)
+      return compact(ctx, view, name)
   }
 }
 
@@ -187,22 +176,19 @@ async function applyOp(runner: QueryRunner, request: TenantOpRequest, view: TxnV
  * and its pin go, so the page slots only it held become reusable. A fork from it
  * racing the drop loses one or the other with `conflict`.
  */
-async function dropSnapshot(runner: QueryRunner, view: TxnView, tenant: string, name: string): Promise<OpResult> {
+async function dropSnapshot(ctx: TenantOpContext, view: TxnView, tenant: string, name: string): Promise<OpResult> {
   requireTenant(view, tenant)
   if (readSnapshot(view, tenant, name) === null) throw new TenantError('unknown_snapshot', `tenant '${tenant}' has no snapshot '${name}'`)
   removeSnapshot(view, tenant, name)
   view.unpin(pinName(tenant, name))
-  view.extraKeys.add(snapshotKey(tenant, name))
-  view.extraKeys.add(snapshotsKey(tenant))
-  await runner.commitView(tenant, view, 'catalog')
+  view.conflictOn(snapshotKey(tenant, name))
+  view.conflictOn(snapshotsKey(tenant))
+  await ctx.committer.commit(view, tenant, 'catalog')
   return { ok: true, message: `dropped snapshot ${name} of ${tenant}` }
 }
 
-/**
- * Compact (docs/operations.md, "Compacting a tenant"): live rows into fresh pages; pins
- * keep the pages they need.
- */
-async function compact(runner: QueryRunner, view: TxnView, name: string): Promise<OpResult> {
+/** Live rows into fresh pages; pins keep the pages they need (docs/operations.md, "Compacting a tenant"). */
+async function compact(ctx: TenantOpContext, view: TxnView, name: string): Promise<OpResult> {
   const started = Date.now()
   requireTenant(view, name)
   const trees = tenantTrees(view.snapshot, name)
@@ -210,8 +196,8 @@ async function compact(runner: QueryRunner, view: TxnView, name: string): Promis
   const collections = trees.filter((tree) => tree.startsWith(rowsTree(name, '')))
   const rows = collections.reduce((sum, tree) => sum + (infos.get(tree) ?? 0), 0)
   for (const tree of trees) view.compactTree(tree)
-  await runner.commitView(name, view, 'catalog')
-  const { pages_written } = await runner.engine.checkpoint()
+  await ctx.committer.commit(view, name, 'catalog')
+  const { pages_written } = await ctx.engine.checkpoint()
   const ms = Date.now() - started
   return { ok: true, message: `compacted: ${collections.length} collections, ${rows} rows, ${pages_written} pages in ${ms} ms` }
 }
@@ -222,16 +208,9 @@ async function compact(runner: QueryRunner, view: TxnView, name: string): Promis
  * "Compacting a tenant"). The message gains the page file's size before the operation
  * began and after it.
  */
-async function compactFiles(runner: QueryRunner, result: OpResult, bytes_before: number): Promise<OpResult> {
-  const space = await runner.engine.compactSpace()
+async function compactFiles(ctx: TenantOpContext, result: OpResult, bytes_before: number): Promise<OpResult> {
+  const space = await ctx.engine.compactSpace()
   return { ok: true, message: `${result.message}; page file ${bytes_before} → ${space.bytes_after} bytes` }
-}
-
-/** `acme` or `acme@before`. */
-function splitSource(source: string): [string, string | null] {
-  const at = source.indexOf('@')
-  if (at === -1) return [checkName(source, 'tenant'), null]
-  return [checkName(source.slice(0, at), 'tenant'), checkName(source.slice(at + 1), 'snapshot')]
 }
 
 function retarget(tree: string, from: string, to: string): string {

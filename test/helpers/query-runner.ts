@@ -1,12 +1,33 @@
 import type { Test } from 'tap'
 import { Engine } from '../../src/engine/index.js'
 import type { Value } from '../../src/lang/ast.js'
-import { QueryRunner, type QueryResult } from '../../src/query/index.js'
+import { Migrator } from '../../src/migration/index.js'
+import { QueryRunner, type LoadedSchema, type QueryResult } from '../../src/query/index.js'
 import { buildSchemaIR, fingerprint } from '../../src/schema/index.js'
+import { Committer } from '../../src/txn/index.js'
 import { tempDir } from './temp-dir.js'
+
+export interface Runner {
+  committer: Committer
+  migrator: Migrator
+  runner: QueryRunner
+}
+
+/**
+ * A query runner over `engine` wired as a Database wires it, without the tenant
+ * catalog: every commit through one committer, and each tenant migrated to `schema` on
+ * first touch.
+ */
+export function openRunner(engine: Engine, schema: LoadedSchema): Runner {
+  const committer = new Committer(engine)
+  const migrator = new Migrator(committer, schema)
+  const runner = new QueryRunner(committer, schema, { ready: (tenant) => migrator.ready(tenant), checkStatement: () => {} })
+  return { committer, migrator, runner }
+}
 
 export interface Harness {
   runner: QueryRunner
+  committer: Committer
   engine: Engine
   dir: string
   /** Runs a query on tenant `default`. */
@@ -17,7 +38,7 @@ export interface Harness {
 export async function harness(t: Test, source: string, dir = tempDir(t)): Promise<Harness> {
   const ir = buildSchemaIR([{ name: 'schema.eel', source }])
   const engine = await Engine.open(dir)
-  const runner = new QueryRunner(engine, { ir, fingerprint: await fingerprint(ir) })
+  const { runner, committer } = openRunner(engine, { ir, fingerprint: await fingerprint(ir) })
   t.teardown(() => engine.close())
-  return { runner, engine, dir, q: (text, params = {}) => runner.run('default', text, params) }
+  return { runner, committer, engine, dir, q: (text, params = {}) => runner.run('default', text, params) }
 }

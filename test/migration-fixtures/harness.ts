@@ -1,13 +1,16 @@
 // Shared helpers of test/query-migration*.test.ts: open an Engine on a directory with a
-// schema (the real restart path: close, reopen the same directory, new QueryRunner),
+// schema (the real restart path: close, reopen the same directory, a new committer,
+// migrator and QueryRunner),
 // run Eel, read results as records, and read the stored trees directly so a test can
 // say what is (and is not) in the tenant's data beneath the query layer.
 import type { Test } from 'tap'
 import type { Value } from '../../src/lang/ast.js'
 import { decodeKey, decodeRow } from '../../src/codec/index.js'
 import { Engine } from '../../src/engine/index.js'
-import { QueryError, QueryRunner, type QueryResult } from '../../src/query/index.js'
+import type { Migrator } from '../../src/migration/index.js'
+import { QueryError, type QueryRunner, type QueryResult } from '../../src/query/index.js'
 import { buildSchemaIR, describeStep, fingerprint, planMigration, type SchemaIR } from '../../src/schema/index.js'
+import { openRunner } from '../helpers/query-runner.js'
 
 export type Row = Record<string, Value>
 
@@ -30,16 +33,18 @@ export async function planned(from: string, to: string): Promise<string[] | { bl
 export class Db {
   readonly engine: Engine
   readonly runner: QueryRunner
+  readonly migrator: Migrator
 
-  private constructor(engine: Engine, runner: QueryRunner) {
+  private constructor(engine: Engine, schema: Schema) {
     this.engine = engine
+    const { runner, migrator } = openRunner(engine, schema)
     this.runner = runner
+    this.migrator = migrator
   }
 
   static async open(dir: string, source: string): Promise<Db> {
     const schema = await schemaOf(source)
-    const engine = await Engine.open(dir)
-    return new Db(engine, new QueryRunner(engine, schema))
+    return new Db(await Engine.open(dir), schema)
   }
 
   run(tenant: string, text: string, params: Record<string, Value> = {}): Promise<QueryResult> {
@@ -119,6 +124,6 @@ export async function expectBlocked(t: Test, db: Db, tenant: string, text: strin
   t.equal(err.code, 'migration_blocked', `${text}: fails with migration_blocked`)
   if (typeof reason === 'string') t.equal(err.message, reason, 'the blocked reason')
   else t.match(err.message, reason, 'the blocked reason')
-  t.equal(db.runner.blockedReason(tenant), err.message, 'blockedReason(tenant) says the same')
+  t.equal(db.migrator.blockedReason(tenant), err.message, 'blockedReason(tenant) says the same')
   return err.message
 }

@@ -3,15 +3,8 @@
 // tenant when `name` is omitted; `compact` always works on the path tenant.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
-import { name_pattern, type TenantOpRequest } from '../../tenants/index.js'
+import { checkOpRequest, name_pattern, type TenantOpRequest } from '../../tenants/index.js'
 import { described, ref, responses, suspended, tenant_params, unknown_tenant, with_body, writes } from '../schemas.js'
-import { requireActiveTenant } from './params.js'
-
-/** The body once its schema accepted it. */
-export type OpBody =
-  | { op: 'create' | 'suspend' | 'resume' | 'delete'; name?: string }
-  | { op: 'fork' | 'snapshot'; name?: string; target: string }
-  | { op: 'compact' }
 
 const tenant_name = { type: 'string', pattern: name_pattern.source, description: 'a tenant name (defaults to the path tenant)' }
 const any_name = { type: 'string', description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' }
@@ -48,24 +41,31 @@ const schema = {
   ),
 }
 
-/** The operation a validated body names, for the tenant in the path. */
-export function opRequest(body: OpBody, pathTenant: string): TenantOpRequest {
-  switch (body.op) {
-    case 'fork': case 'snapshot':
-      return { op: body.op, name: body.name ?? pathTenant, target: body.target }
-    case 'compact':
-      return { op: 'compact', name: pathTenant }
-    default:
-      return { op: body.op, name: body.name ?? pathTenant }
-  }
+/**
+ * The operation a body names, for the tenant in the path: `name` defaults to the path
+ * tenant, and `compact` always works on it (a name of the wrong type is still refused).
+ * Anything that is not an object is passed on as it is, for `checkOpRequest` to refuse.
+ */
+export function opRequest(body: unknown, pathTenant: string): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body
+  const fields = body as Record<string, unknown>
+  const named = fields.name === undefined ? pathTenant : fields.name
+  return { ...fields, name: fields.op === 'compact' && typeof named === 'string' ? pathTenant : named }
 }
 
 export function opsRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.post<{ Params: { tenant: string }; Body: OpBody }>('/api/v1/t/:tenant/ops', { schema }, async (request) => {
-      const request_ = opRequest(request.body, request.params.tenant)
-      if (request_.op === 'compact') requireActiveTenant(db, request_.name)
-      return db.ops(request_)
+    // The operation's shape is a tenant rule, checked once below HTTP (checkOpRequest,
+    // also run by db.ops), so this route and the embedding API refuse a bad operation in
+    // the same words. The schema documents the body and backs that check up: a body it
+    // refuses and the check lets through is refused with the schema's sentence.
+    app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', { schema, attachValidation: true }, async (request) => {
+      const op = opRequest(request.body, request.params.tenant)
+      if (request.validationError !== undefined) {
+        checkOpRequest(op)
+        throw request.validationError
+      }
+      return db.ops(op as TenantOpRequest)
     })
   }
 }

@@ -8,7 +8,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { tail_limit_max, tail_wait_ms_max } from '../../limits.js'
 import { described, intQuery, ref, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
-import { requireActiveTenant } from './params.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
 
@@ -32,7 +31,7 @@ export const tail_schema = {
     type: 'object',
     properties: {
       after: intQuery('exclusive; absent: from the oldest retained event. Beyond the newest commit: 400'),
-      collection: { type: 'string', description: 'only this collection (an unknown one has no events)' },
+      collection: { type: 'string', description: 'only this collection (empty: every collection); one the schema does not declare is refused with 400 `unknown_collection`' },
       limit: intQuery(`poll only: most events; more than ${tail_limit_max} is lowered to ${tail_limit_max}`, { minimum: 1 }),
       wait_ms: intQuery(`poll only: long-poll until an event arrives, at most ${tail_wait_ms_max} ms (more is refused with 400)`, { maximum: tail_wait_ms_max }),
     },
@@ -47,7 +46,7 @@ export const tail_schema = {
     },
     {
       ...unknown_tenant,
-      400: '`bad_request`: a malformed `after`, `limit` or `wait_ms`, a `wait_ms` over the maximum, an `after` beyond the newest commit, or a refused path',
+      400: '`bad_request`: a malformed `after`, `limit` or `wait_ms`, a `wait_ms` over the maximum, an `after` beyond the newest commit, or a refused path; `unknown_collection`',
       410: '`lsn_expired`; the body adds `oldest_lsn`',
       ...suspended,
     },
@@ -58,7 +57,6 @@ export function tailPollRoute(db: Database, closing: AbortSignal) {
   return async function tailPoll(request: FastifyRequest<{ Params: { tenant: string }; Querystring: TailQuery }>, reply: FastifyReply) {
     const { tenant } = request.params
     const { after, limit, wait_ms, collection } = request.query
-    requireActiveTenant(db, tenant)
     const gone = new AbortController()
     const onClose = () => { if (!reply.raw.writableFinished) gone.abort() }
     reply.raw.once('close', onClose)
@@ -67,7 +65,7 @@ export function tailPollRoute(db: Database, closing: AbortSignal) {
         ...(after === undefined ? {} : { after }),
         ...(limit === undefined ? {} : { limit }),
         ...(wait_ms === undefined ? {} : { wait_ms }),
-        ...(collection === undefined ? {} : { collection }),
+        ...(collection === undefined || collection === '' ? {} : { collection }),
         signal: AbortSignal.any([gone.signal, closing]),
       })
     } finally {

@@ -38,7 +38,6 @@ import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
 import { pathOnly } from '../log.js'
-import { requireActiveTenant } from './params.js'
 import type { TailQuery } from './tail-poll.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
@@ -114,10 +113,9 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
     let subscription: Subscription
     try {
       // The same parameters (validated by the route's schema before this hook), and the
-      // same refusals, as the poll form of the route.
+      // same refusals (by the tenant, below HTTP), as the poll form of the route.
       const { tenant } = request.params as { tenant: string }
       const { after, collection } = request.query as TailQuery
-      requireActiveTenant(db, tenant)
       subscription = db.tenant(tenant).subscribe({ after, collection: collection === '' ? undefined : collection }, async (event: TailEvent) => {
         socket ??= await ready
         await deliver(socket, event)

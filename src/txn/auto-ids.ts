@@ -6,7 +6,7 @@
 //
 // The counter is persisted as a high-water mark, `auto/<collection>` in the tenant's
 // meta tree: every commit that writes a row of the collection puts the counter's
-// value at the moment it is validated and queued (QueryRunner, one synchronous step),
+// value at the moment it is validated and queued (the committer, one synchronous step),
 // so the marks reach the engine in commit order and the stored one only grows. A
 // committed row's id is below the mark of its own commit, which is durable with it;
 // after a restart (or a kill -9) the counter starts at the stored mark, or after the
@@ -14,11 +14,8 @@
 // not even after the highest rows were deleted.
 import { decodeKey } from '../codec/index.js'
 import type { Snapshot } from '../engine/index.js'
-import { metaTree, rowsTree } from './layout.js'
+import { autoIdKey, metaTree, rowsTree } from './layout.js'
 import type { TxnView } from './txn-view.js'
-
-/** The meta key of a collection's high-water mark (decimal text: every id below it may have been issued). */
-export const autoIdKey = (collection: string) => Buffer.from(`auto/${collection}`)
 
 export class AutoIds {
   /** Next id per tenant, then per collection; loaded from the newest version on first use. */
@@ -35,7 +32,7 @@ export class AutoIds {
     const counters = this.#counters(tenant)
     const id = counters.get(collection) ?? this.#load(tenant, collection)
     counters.set(collection, id + 1)
-    view.autoIdCollections.add(collection)
+    view.notesAutoId(collection)
     return id
   }
 
@@ -44,7 +41,7 @@ export class AutoIds {
     const counters = this.#counters(tenant)
     const next = counters.get(collection) ?? this.#load(tenant, collection)
     counters.set(collection, typeof id === 'number' && id >= next ? Math.floor(id) + 1 : next)
-    view.autoIdCollections.add(collection)
+    view.notesAutoId(collection)
   }
 
   /**
@@ -55,7 +52,7 @@ export class AutoIds {
    */
   persist(view: TxnView, tenant: string): void {
     const counters = this.#next.get(tenant)
-    for (const collection of view.autoIdCollections) {
+    for (const collection of view.autoIdCollections()) {
       const next = counters?.get(collection)
       if (next !== undefined) view.putOutsideConflicts(metaTree(tenant), autoIdKey(collection), Buffer.from(String(next)))
     }

@@ -1,13 +1,17 @@
 // A transaction's view of one snapshot: reads see the snapshot plus the writes made
 // so far in this transaction (so statement 2 of an atomic block sees statement 1's
-// rows), and the writes are collected as engine operations, committed all at once.
+// rows), and the writes are collected as engine operations, committed all at once by
+// the committer (committer.ts).
+//
+// Everything the commit needs besides the operations is recorded by the call that
+// makes them: a row write names its kind (insert, update, delete) as it is written,
+// so the commit header's letters stand at the very operations they describe; the
+// keys a transaction claims, conflicts on or depends on are added through methods.
 import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
+import { op_kind_other, type RowChangeKind } from './commit-header.js'
 import { checkTreeEntrySize } from './entry-size.js'
 import { PendingWrites } from './pending-writes.js'
-
-/** `i` insert, `u` update, `d` delete: one letter per row write in a commit's header. */
-export type RowChangeKind = 'i' | 'u' | 'd'
 
 export class TxnView {
   readonly snapshot: Snapshot
@@ -22,11 +26,17 @@ export class TxnView {
   /** Snapshot trees known to be empty: a read of them needs no engine call. */
   readonly #empty = new Map<string, boolean>()
   /** Values claimed in unique indexes: concurrent claims of the same value conflict. */
-  readonly claims = new Set<string>()
-  /** The kind of each row write, in the order of the rows-tree operations (for the change feed). */
-  readonly changes: RowChangeKind[] = []
+  readonly #claims = new Set<string>()
+  /** Each row write: its index in the commit × 4 + its kind (row_kind_codes), one number so a bulk insert adds one small integer per row. */
+  readonly #rowOps: number[] = []
   /** Trees copied in this transaction: reads of the key go to the value's snapshot tree. */
   readonly #aliases = new Map<string, string | null>()
+  /** Keys this transaction conflicts on beyond the ones it writes (a tenant's state). */
+  readonly #extraKeys = new Set<string>()
+  /** Keys it depends on without writing them (see dependOn). */
+  readonly #dependsOn = new Set<string>()
+  /** Auto-id collections it wrote rows of: their counters are persisted at commit (auto-ids.ts). */
+  readonly #autoIdCollections = new Set<string>()
 
   constructor(snapshot: Snapshot) {
     this.snapshot = snapshot
@@ -107,18 +117,39 @@ export class TxnView {
     this.#write().op({ op: 'compact_tree', tree })
   }
 
-  /** Keys this transaction conflicts on beyond the ones it writes (a tenant's state). */
-  readonly extraKeys = new Set<string>()
+  /** Claims `value` (a unique index's values) for this transaction: a concurrent claim of it conflicts. */
+  claim(value: string): void {
+    this.#claims.add(value)
+  }
+
+  /** Makes this transaction conflict on `key` beyond the keys it writes (a tenant's state). */
+  conflictOn(key: string): void {
+    this.#extraKeys.add(key)
+  }
 
   /**
-   * Keys this transaction depends on without writing them (beyond its own tenant's
-   * state): it fails if a transaction it does not see wrote one (a fork depends on
-   * its source's state, a delete on the tenant's snapshots).
+   * Makes this transaction depend on `key` without writing it (beyond its own tenant's
+   * state): it fails if a transaction it does not see wrote it (a fork depends on its
+   * source's state, a delete on the tenant's snapshots).
    */
-  readonly dependsOn = new Set<string>()
+  dependOn(key: string): void {
+    this.#dependsOn.add(key)
+  }
 
-  /** Auto-id collections this transaction wrote rows of: their counters are persisted at commit (auto-ids.ts). */
-  readonly autoIdCollections = new Set<string>()
+  /** The keys added by dependOn. */
+  dependencies(): ReadonlySet<string> {
+    return this.#dependsOn
+  }
+
+  /** Notes that this transaction writes rows of auto-id collection `collection`. */
+  notesAutoId(collection: string): void {
+    this.#autoIdCollections.add(collection)
+  }
+
+  /** The collections noted by notesAutoId. */
+  autoIdCollections(): ReadonlySet<string> {
+    return this.#autoIdCollections
+  }
 
   dropTree(tree: string): void {
     this.#aliases.set(tree, null)
@@ -147,6 +178,35 @@ export class TxnView {
     this.#pending(tree).set(key, null)
   }
 
+  /** A row put into a rows tree, as an insert (`i`) or an update (`u`): the change feed reports it. */
+  putRow(tree: string, key: Uint8Array, value: Uint8Array, kind: 'i' | 'u'): void {
+    if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
+    const commit = this.#write()
+    this.#rowOps.push(commit.count * 4 + row_kind_codes[kind])
+    commit.put(tree, key, value)
+    this.#pending(tree).set(key, value)
+  }
+
+  /** A row deleted from a rows tree: the change feed reports it. */
+  deleteRow(tree: string, key: Uint8Array): void {
+    const commit = this.#write()
+    this.#rowOps.push(commit.count * 4 + row_kind_codes.d)
+    commit.delete(tree, key)
+    this.#pending(tree).set(key, null)
+  }
+
+  /**
+   * One letter per operation so far, in order: the row change kind of a row write,
+   * `op_kind_other` for every other operation (the commit header's `ops`); empty when
+   * no row was written.
+   */
+  opKinds(): string {
+    if (this.#rowOps.length === 0) return ''
+    const letters = Buffer.alloc(this.opCount, op_kind_other)
+    for (const op of this.#rowOps) letters[op >>> 2] = row_kind_letters[op & 3] as number
+    return letters.toString('latin1')
+  }
+
   /** Operations written so far. */
   get opCount(): number {
     return this.#commit?.count ?? 0
@@ -166,7 +226,7 @@ export class TxnView {
 
   /** What first-committer-wins compares: every key written, every unique value claimed. */
   conflictKeys(): Set<string> {
-    const keys = new Set([...this.claims, ...this.extraKeys])
+    const keys = new Set([...this.#claims, ...this.#extraKeys])
     for (const [tree, pending] of this.#trees) for (let i = 0; i < pending.size; i += 1) keys.add(`${tree} ${pending.keyHex(i)}`)
     for (const [tree] of this.#aliases) keys.add(`${tree} *`)
     return keys
@@ -242,12 +302,16 @@ export class TxnView {
   }
 }
 
+/** A row change kind as the two low bits of a #rowOps entry, and back to its letter's byte. */
+const row_kind_codes: Readonly<Record<RowChangeKind, number>> = { i: 1, u: 2, d: 3 }
+const row_kind_letters = [0, 0x69, 0x75, 0x64] // -, i, u, d
+
 function before(a: Buffer, b: Buffer, reverse: boolean): boolean {
   const order = Buffer.compare(a, b)
   return reverse ? order > 0 : order < 0
 }
 
-export function withinBounds(key: Buffer, options: Omit<RangeOptions, 'limit'>): boolean {
+function withinBounds(key: Buffer, options: Omit<RangeOptions, 'limit'>): boolean {
   if (options.lower !== undefined) {
     const order = Buffer.compare(key, Buffer.from(options.lower))
     if (order < 0 || (order === 0 && options.lowerInclusive === false)) return false

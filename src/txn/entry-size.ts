@@ -6,7 +6,7 @@
 // encoded size is computed: docs/language.md "Key size".
 import { key_bytes_max, row_bytes_max } from '../limits.js'
 import type { CollectionIR, IndexIR } from '../schema/ir.js'
-import { QueryError } from './errors.js'
+import { QueryError } from '../query-error.js'
 
 export function checkPrimaryKeySize(key: Uint8Array, collection: CollectionIR): void {
   if (key.length > key_bytes_max) {

@@ -1,7 +1,10 @@
 // Lazy migration, applied: runs a migration plan's steps over one tenant's data in a
-// transaction view, so the whole migration is one atomic commit (run.ts commits it).
-// A step that meets data it cannot migrate (a duplicate under a new unique index, a
-// `narrowed` value that does not convert) blocks the migration: nothing is written.
+// transaction view, so the whole migration is one atomic commit (migrator.ts commits
+// it through the committer). A step that meets data it cannot migrate (a duplicate
+// under a new unique index, a `narrowed` value that does not convert) blocks the
+// migration: nothing is written. Values are defaulted and described as queries do
+// (src/query/row-validate.ts, types.ts).
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Value } from '../lang/ast.js'
 import { canonicalJson } from '../schema/canonical-json.js'
 import { convertValue as convertForMigration } from '../schema/conversion.js'
@@ -9,18 +12,11 @@ import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
-import { checkDeadline } from './access.js'
-import { indexKey, indexTree, metaTree, rowsTree } from './layout.js'
-import { defaultValue } from './row-validate.js'
-import type { TxnView } from './txn-view.js'
-import { autoIdKey } from './auto-ids.js'
-import { keyTooLargeReason } from './entry-size.js'
-import { describeValue } from './types.js'
+import { defaultValue } from '../query/row-validate.js'
+import { describeValue } from '../query/types.js'
+import { autoIdKey, indexKey, indexTree, keyTooLargeReason, meta_fingerprint_key, meta_schema_key, metaTree, rowsTree, type TxnView } from '../txn/index.js'
 
 type Row = Record<string, Value>
-
-export const meta_schema_key = Buffer.from('schema')
-export const meta_fingerprint_key = Buffer.from('fingerprint')
 
 /** The IR a tenant was last migrated to, or null for a tenant never touched. */
 export function appliedSchema(view: TxnView, tenant: string): { ir: SchemaIR; fingerprint: string } | null {
@@ -136,7 +132,8 @@ async function forEachRow(view: TxnView, tenant: string, collection: string, vis
     for (const [key, value] of batch) visit(decodeRow(value) as Row, key)
     if (batch.length < 1000) return
     lower = batch.at(-1)?.[0]
-    await checkDeadline(Number.POSITIVE_INFINITY)
+    // A migration has no deadline; it yields so other tenants' queries keep running.
+    await yieldToLoop()
   }
 }
 

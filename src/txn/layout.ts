@@ -21,6 +21,14 @@ export const indexTree = (tenant: string, collection: string, index: string) => 
 export const metaTree = (tenant: string) => `t/${tenant}/meta`
 /** Every tree of a tenant starts with this. */
 export const tenantPrefix = (tenant: string) => `t/${tenant}/`
+/** Every rows tree of a tenant starts with this; the collection's name follows. */
+export const rowsPrefix = (tenant: string) => `t/${tenant}/r/`
+
+/** Meta keys: the applied schema (canonical JSON) and its fingerprint. */
+export const meta_schema_key = Buffer.from('schema')
+export const meta_fingerprint_key = Buffer.from('fingerprint')
+/** The meta key of a collection's auto-id high-water mark (decimal text: every id below it may have been issued). */
+export const autoIdKey = (collection: string) => Buffer.from(`auto/${collection}`)
 
 export const primaryKey = (collection: CollectionIR, row: Record<string, Value>) => encodeKey([row[collection.primary] ?? null])
 

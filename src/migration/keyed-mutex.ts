@@ -1,7 +1,6 @@
 /**
  * One async lock per key: callers for the same key run one after another, in order.
- * Writes of one tenant are serialised through it until the MVCC layer lets them
- * overlap (first-committer-wins).
+ * A tenant's lazy migration is made once, however many queries touch it at once.
  */
 export class KeyedMutex {
   readonly #tails = new Map<string, Promise<void>>()

@@ -1,0 +1,21 @@
+import { CodedError } from './coded-error.js'
+
+// Errors of running a query, beyond the parser's and checker's diagnostics: each has
+// the stable code the HTTP layer maps to a status (docs/api.md, errors). Defined here,
+// below every layer that raises them: the query runner, the transaction layer's size
+// checks (src/txn/), lazy migration (src/migration/) and the tenant check
+// (src/tenants/); src/query/index.ts exports it with the query API.
+export type QueryErrorCode =
+  | 'type_error'
+  | 'constraint_violation'
+  | 'unknown_collection'
+  | 'migration_blocked'
+  | 'query_timeout'
+  | 'not_allowed_here'
+  | 'conflict'
+  | 'readonly_snapshot'
+  | 'tenant_suspended'
+  | 'key_too_large'
+  | 'row_too_large'
+
+export class QueryError extends CodedError<QueryErrorCode> {}

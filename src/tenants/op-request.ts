@@ -1,0 +1,39 @@
+// The shape of a tenant operation (docs/api.md, "Operations"), checked once for the
+// embedding API and the HTTP route alike: any value may be passed to `db.ops`, and
+// whatever is wrong with it is a TenantError `bad_request` saying what.
+import { TenantError } from './errors.js'
+import { checkName, splitSource } from './names.js'
+
+export type TenantOpRequest =
+  | { op: 'create'; name: string }
+  | { op: 'fork'; name: string; target: string }
+  | { op: 'snapshot'; name: string; target: string }
+  | { op: 'suspend' | 'resume' | 'delete' | 'compact'; name: string }
+
+/** Every operation there is; anything else is `bad_request`. */
+export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'suspend', 'resume', 'delete', 'compact']
+
+/**
+ * `request` as an operation, or a TenantError naming what is wrong: not an object, an
+ * unknown `op`, a name or target that is not a string, a missing `target` of fork or
+ * snapshot, a name that is no tenant or snapshot name (names.ts; fork and delete also
+ * take `tenant@snapshot`). Pure: the HTTP route runs it on a body its schema refused,
+ * so both refuse in the same words.
+ */
+export function checkOpRequest(request: unknown): TenantOpRequest {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw new TenantError('bad_request', 'a tenant operation is an object {"op": "…", "name": "…", "target": "…"}')
+  }
+  const { op, name, target } = request as { op?: unknown; name?: unknown; target?: unknown }
+  if (typeof op !== 'string' || !(tenant_ops as readonly string[]).includes(op)) {
+    throw new TenantError('bad_request', `unknown tenant operation ${op === undefined ? 'none' : JSON.stringify(op)}; expected one of ${tenant_ops.join(', ')}`)
+  }
+  if (typeof name !== 'string') throw new TenantError('bad_request', 'name must be a string')
+  if ((op === 'fork' || op === 'snapshot') && target === undefined) throw new TenantError('bad_request', `${op} needs a target`)
+  if (target !== undefined && typeof target !== 'string') throw new TenantError('bad_request', 'target must be a string')
+  if (op === 'fork' || op === 'delete') splitSource(name)
+  else checkName(name, 'tenant')
+  if (op === 'fork') checkName(target, 'tenant')
+  if (op === 'snapshot') checkName(target, 'snapshot')
+  return request as TenantOpRequest
+}

@@ -1,0 +1,64 @@
+// The header every commit of the service carries (the engine's opaque commit meta),
+// read back by the change feed (src/cdc/). UTF-8 JSON:
+//
+// | field  | meaning                                                              |
+// |--------|----------------------------------------------------------------------|
+// | tenant | the tenant the commit belongs to                                     |
+// | at     | ISO-8601 time of the commit                                          |
+// | kind   | `write` (a query or atomic block), `migration`, `catalog` (tenant ops) |
+// | ops    | one letter per operation of the commit, in order: `i` insert, `u` update, `d` delete for a row write, `-` for any other operation; absent when the commit wrote no row |
+//
+// The letters are recorded by the very call that writes each row (TxnView.putRow,
+// deleteRow), so a reader finds an operation's kind at its own index. Frames written
+// before `ops` existed carry `changes` instead (one letter per row write, in the order
+// of the commit's operations on the tenant's rows trees); decodeCommitHeader turns
+// them into `ops`, so every reader sees one form.
+import type { Op } from '../engine/index.js'
+import { rowsPrefix } from './layout.js'
+
+/** `i` insert, `u` update, `d` delete: the kind of one row write. */
+export type RowChangeKind = 'i' | 'u' | 'd'
+
+/** The letter of an operation that is not a row write. */
+export const op_kind_other = '-'
+
+export type CommitKind = 'write' | 'migration' | 'catalog'
+
+export interface CommitHeader {
+  tenant: string
+  at: string
+  kind: CommitKind
+  /** One letter per operation (see above); empty when the commit wrote no row. */
+  ops: string
+}
+
+export function encodeCommitHeader(tenant: string, at: Date, kind: CommitKind, ops = ''): Buffer {
+  const header: Partial<CommitHeader> = { tenant, at: at.toISOString(), kind }
+  if (ops !== '') header.ops = ops
+  return Buffer.from(JSON.stringify(header))
+}
+
+/**
+ * The header of a frame, or null for a frame this service did not write. `ops`, the
+ * frame's operations, are needed only to read a header of the older form.
+ */
+export function decodeCommitHeader(meta: Uint8Array, ops: readonly Op[] = []): CommitHeader | null {
+  let header: Partial<CommitHeader> & { changes?: unknown }
+  try {
+    header = JSON.parse(Buffer.from(meta).toString('utf8')) as typeof header
+  } catch {
+    return null
+  }
+  if (header === null || typeof header !== 'object') return null
+  if (typeof header.tenant !== 'string' || typeof header.at !== 'string' || typeof header.kind !== 'string') return null
+  const letters = typeof header.ops === 'string' ? header.ops
+    : typeof header.changes === 'string' ? opsOfChanges(header.changes, ops, rowsPrefix(header.tenant))
+    : ''
+  return { tenant: header.tenant, at: header.at, kind: header.kind as CommitKind, ops: letters }
+}
+
+/** An older header's row letters placed at the operations they belong to: the put and delete operations on rows trees. */
+function opsOfChanges(changes: string, ops: readonly Op[], prefix: string): string {
+  let next = 0
+  return ops.map((op) => ((op.op === 'put' || op.op === 'delete') && op.tree.startsWith(prefix) ? changes[next++] ?? op_kind_other : op_kind_other)).join('')
+}

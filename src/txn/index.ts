@@ -1,0 +1,12 @@
+// The transaction layer (docs/architecture.md, "Transactions"): a transaction's view of
+// one snapshot with its pending writes, where a tenant's data lives, the commit header,
+// and the committer every commit of the service goes through. It is the only layer
+// above the engine facade that imports it (query, migration, tenants and the change
+// feed sit on top of this one); the engine's types they name are exported from here.
+export { TxnView } from './txn-view.js'
+export { Committer, tenantStateKey, type CommitListener } from './committer.js'
+export { encodeCommitHeader, decodeCommitHeader, op_kind_other, type CommitHeader, type CommitKind, type RowChangeKind } from './commit-header.js'
+export * from './layout.js'
+export { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, checkTreeEntrySize, keyTooLargeReason } from './entry-size.js'
+export type { AutoIds } from './auto-ids.js'
+export { decodeCommit, EngineError, type Engine, type Entry, type Frame, type Op, type RangeOptions, type Snapshot, type TreeInfo } from '../engine/index.js'
