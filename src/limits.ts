@@ -88,7 +88,7 @@ export const tail_limit_default = 100
 /** Most events one poll returns; a larger `limit` is lowered to this. */
 export const tail_limit_max = 1000
 
-/** Longest a long poll (`wait_ms`) waits for an event; a larger value is lowered to this. */
+/** Longest a long poll (`wait_ms`) waits for an event; a larger value is refused (`bad_request`). */
 export const tail_wait_ms_max = 30_000
 
 /**

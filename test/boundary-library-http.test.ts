@@ -3,7 +3,7 @@
 // way (the same error code and sentence; HTTP adds the status). Breaks when a route
 // keeps a rule of its own, or the library forgets one: a suspended tenant's tail, diff,
 // collections, compaction and queries; an unknown collection on the tail and the diff;
-// unknown and malformed tenant operations.
+// an empty collection; a long poll over its limit; unknown and malformed tenant operations.
 import { createRequire } from 'node:module'
 import t from 'tap'
 import type { Test } from 'tap'
@@ -133,6 +133,21 @@ t.test('an unknown collection on the tail and the diff is an error, from the lib
   const known = await call('/api/v1/t/acme/tail?after=0&collection=users')
   t.same(known.body.events.map((e: { lsn: number }) => e.lsn), (await acme.tail({ after: 0, collection: 'users' })).events.map((e) => e.lsn), 'a declared collection: the same events')
   t.equal(known.body.events.length, 1)
+
+  // An empty collection is no filter, for the library as over HTTP (docs/api.md, "Change tail").
+  await acme.query('insert notes {id: 1, text: "a note"}')
+  const all = (await acme.tail({ after: 0, collection: '' })).events.map((e) => e.lsn)
+  t.same((await call('/api/v1/t/acme/tail?after=0&collection=')).body.events.map((e: { lsn: number }) => e.lsn), all, 'an empty collection: the same events')
+  t.same(all, (await acme.tail({ after: 0 })).events.map((e) => e.lsn), 'as with no collection')
+  t.equal(all.length, 2, 'the events of both collections')
+  t.same((await call('/api/v1/t/acme/diff?from=before&collection=')).body, JSON.parse(JSON.stringify(acme.diff({ from: 'before', collection: '' }))), 'the diff: the same answer')
+  t.same(Object.keys(acme.diff({ from: 'before', collection: '' }).collections).sort(), ['notes', 'users'], 'over every collection')
+})
+
+t.test('a long poll longer than the limit is refused, not lowered, by the library as over HTTP', async (t) => {
+  const { db, call } = await setup(t)
+  const bad = { name: 'TailRequestError', code: 'bad_request', status: 400 }
+  await sameRefusal(t, 'wait_ms over the limit', () => db.tenant('acme').tail({ after: 0, wait_ms: 30_001 }), () => call('/api/v1/t/acme/tail?after=0&wait_ms=30001'), bad)
 })
 
 t.test('tenant operations: an unknown or malformed operation gets the same answer from db.ops and POST /ops', async (t) => {

@@ -4,6 +4,9 @@
 // are the ones the server enforces, because both come from the same schema: every
 // integer query parameter the document bounds is refused one past its bound.
 import t from 'tap'
+import { op_body, opRequest } from '../src/http/routes/ops.js'
+import { validatorCompiler } from '../src/http/validation.js'
+import { checkOpRequest, tenant_ops } from '../src/tenants/index.js'
 import { openExampleDatabase, startServer } from './helpers/http-server.js'
 
 const token = 'validation-token-0123456789abcd'
@@ -91,4 +94,42 @@ t.test('every bound the document states on a query parameter is the server\'s', 
     }
   }
   t.equal(checked, 8, 'both bounds of the four integer parameters (diff: limit; tail: after, limit, wait_ms)')
+})
+
+t.test('the ops body schema and checkOpRequest accept and refuse the same bodies', async (t) => {
+  // The route refuses a body in checkOpRequest's words and treats a body the schema
+  // refuses but the check accepts as a bug; this shows there is none, over every
+  // combination of these ops, names and targets (absent, valid, invalid, wrong type).
+  const accepts = validatorCompiler({ schema: op_body, method: 'POST', url: '/api/v1/t/:tenant/ops', httpPart: 'body' }) as (data: unknown) => boolean
+  const ops = [...tenant_ops, 'explode', 7, undefined]
+  const names = [undefined, 'acme', 'acme@before', 'acme@', '@before', 'No Such', 'a@b@c', 5, null]
+  const targets = [undefined, 'b2', 'Not A Name', 'x@y', 3, null]
+  let agreed = 0
+  let valid = 0
+  for (const op of ops) {
+    for (const name of names) {
+      for (const target of targets) {
+        const body: Json = {}
+        if (op !== undefined) body.op = op
+        if (name !== undefined) body.name = name
+        if (target !== undefined) body.target = target
+        let checked = true
+        try {
+          checkOpRequest(opRequest(body, 'default'))
+        } catch (err) {
+          checked = false
+          t.equal((err as { code?: string }).code, 'bad_request', `${JSON.stringify(body)}: refused as bad_request`)
+        }
+        if (accepts(body) === checked) agreed++
+        else t.fail(`${JSON.stringify(body)}: the schema ${checked ? 'refuses' : 'accepts'} it, checkOpRequest ${checked ? 'accepts' : 'refuses'} it`)
+        if (checked) valid++
+      }
+    }
+  }
+  t.equal(agreed, ops.length * names.length * targets.length, `all ${agreed} bodies: the same verdict`)
+  t.ok(valid >= 20 && valid < agreed / 2, `${valid} of them valid, the rest refused: both verdicts were tried`)
+  for (const body of [null, 'create', ['create'], 5]) {
+    t.notOk(accepts(body), `the schema refuses ${JSON.stringify(body)}`)
+    t.throws(() => checkOpRequest(opRequest(body, 'default')), { code: 'bad_request' }, `and so does the check`)
+  }
 })

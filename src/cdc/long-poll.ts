@@ -9,7 +9,7 @@ import type { CommitNotifier } from './notifier.js'
 import { pollTail, type TailOptions, type TailPage } from './poll.js'
 
 export interface LongPollOptions extends TailOptions {
-  /** Longest wait for an event, in ms (0: a plain poll; above 30 000 is lowered to it). */
+  /** Longest wait for an event, in ms (0: a plain poll; above tail_wait_ms_max is refused). */
   wait_ms?: number | undefined
   /** Ends the wait early (the client went away); the page read so far is returned. */
   signal?: AbortSignal | undefined
@@ -33,5 +33,8 @@ export async function longPollTail(engine: Engine, notifier: CommitNotifier, ten
 export function waitMs(wait_ms: number | undefined): number {
   if (wait_ms === undefined) return 0
   if (!Number.isSafeInteger(wait_ms) || wait_ms < 0) throw new TailRequestError(`wait_ms must be a non-negative integer, not ${String(wait_ms)}`)
-  return Math.min(wait_ms, tail_wait_ms_max)
+  // Refused, not lowered: a caller who asks for a longer wait learns the limit (the
+  // HTTP route's schema refuses it in the same words).
+  if (wait_ms > tail_wait_ms_max) throw new TailRequestError(`wait_ms may be at most ${tail_wait_ms_max}, got ${wait_ms}`)
+  return wait_ms
 }

@@ -58,18 +58,22 @@ export class Tenant {
 
   /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */
   tail(options: LongPollOptions = {}): Promise<TailPage> {
+    const { collection, ...rest } = options
+    const only = oneCollection(collection)
     try {
-      this.#tailable(options.collection)
+      this.#tailable(only)
     } catch (err) {
       return Promise.reject(err)
     }
-    return longPollTail(this.#db.engine, this.#db.notifier, this.name, options)
+    return longPollTail(this.#db.engine, this.#db.notifier, this.name, only === undefined ? rest : { ...rest, collection: only })
   }
 
   /** The backlog after `after`, then live events, each once, in LSN order. */
   subscribe(filter: SubscribeFilter, onEvent: EventHandler, options: SubscribeOptions = {}): Subscription {
-    this.#tailable(filter.collection)
-    return subscribe(this.#db.engine, this.#db.notifier, this.name, filter, onEvent, options)
+    const { collection, ...rest } = filter
+    const only = oneCollection(collection)
+    this.#tailable(only)
+    return subscribe(this.#db.engine, this.#db.notifier, this.name, only === undefined ? rest : { ...rest, collection: only }, onEvent, options)
   }
 
   /** The change tail of an active tenant, of all its collections or of one the schema declares. */
@@ -121,7 +125,8 @@ export class Tenant {
     }
     const limit = request.limit ?? diff_rows_default
     if (!Number.isSafeInteger(limit) || limit < 1) throw new TenantError('bad_request', `limit must be an integer of at least 1, got ${String(limit)}`)
-    if (request.collection !== undefined) requireCollection(this.#db.schema.ir, request.collection)
+    const only = oneCollection(request.collection)
+    if (only !== undefined) requireCollection(this.#db.schema.ir, only)
     const from = this.#pinned(head, request.from)
     const toName = request.to ?? 'head'
     let to: Snapshot
@@ -132,18 +137,18 @@ export class Tenant {
       throw err
     }
     try {
-      return this.#diff(request, Math.min(limit, diff_rows_max), from, to, toName)
+      return this.#diff(request, only, Math.min(limit, diff_rows_max), from, to, toName)
     } finally {
       from.release()
       if (to !== head) to.release()
     }
   }
 
-  #diff(request: DiffRequest, limit: number, from: Snapshot, to: Snapshot, toName: string): DiffResult {
+  #diff(request: DiffRequest, only: string | undefined, limit: number, from: Snapshot, to: Snapshot, toName: string): DiffResult {
     let left = limit
     let truncated = false
     const collections: DiffResult['collections'] = {}
-    const names = request.collection === undefined ? this.#db.schema.ir.collections.map((c) => c.name) : [request.collection]
+    const names = only === undefined ? this.#db.schema.ir.collections.map((c) => c.name) : [only]
     for (const name of names) {
       const { entries, truncated: more } = from.diff(to, rowsTree(this.name, name), left)
       truncated ||= more
@@ -169,4 +174,9 @@ export class Tenant {
     if (pinned === null) throw new TenantError('unknown_snapshot', `tenant '${this.name}' has no snapshot '${snapshot}'`)
     return pinned
   }
+}
+
+/** The collection a tail or diff is limited to: none given, or empty, is every collection. */
+function oneCollection(collection: string | undefined): string | undefined {
+  return collection === '' ? undefined : collection
 }

@@ -4,20 +4,26 @@
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { checkOpRequest, name_pattern, type TenantOpRequest } from '../../tenants/index.js'
-import { described, ref, responses, suspended, tenant_params, unknown_tenant, with_body, writes } from '../schemas.js'
+import { described, ref, responses, suspended, tenant_params, with_body, writes } from '../schemas.js'
 
+const name_part = name_pattern.source.slice(1, -1)
 const tenant_name = { type: 'string', pattern: name_pattern.source, description: 'a tenant name (defaults to the path tenant)' }
-const any_name = { type: 'string', description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' }
+const any_name = { type: 'string', pattern: `^${name_part}(@${name_part})?$`, description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' }
 
-/** One branch per op; each names its own fields (validation.ts reports the branch `op` names). */
-const op_body = {
+/**
+ * The body: one branch per op, each naming its own fields. It says what checkOpRequest
+ * (tenants/op-request.ts) checks, no more and no less (test/http-validation.test.ts
+ * compares the two over every combination of op, name and target it tries).
+ */
+export const op_body = {
   type: 'object', required: ['op'],
+  properties: { op: { type: 'string' }, name: { type: 'string' }, target: { type: 'string' } },
   oneOf: [
     { type: 'object', required: ['op'], properties: { op: { enum: ['create', 'suspend', 'resume'] }, name: tenant_name } },
     { type: 'object', required: ['op'], properties: { op: { const: 'delete' }, name: any_name }, description: 'tenant@snapshot drops that snapshot' },
     { type: 'object', required: ['op', 'target'], properties: { op: { const: 'fork' }, name: any_name, target: { ...tenant_name, description: 'the new tenant' } } },
     { type: 'object', required: ['op', 'target'], properties: { op: { const: 'snapshot' }, name: tenant_name, target: { ...tenant_name, description: 'the snapshot name' } } },
-    { type: 'object', required: ['op'], properties: { op: { const: 'compact' } }, description: 'always the path tenant' },
+    { type: 'object', required: ['op'], properties: { op: { const: 'compact' } }, description: 'always the path tenant: a name given is not used' },
   ],
   examples: [{ op: 'snapshot', name: 'acme', target: 'before' }],
 }
@@ -30,7 +36,6 @@ const schema = {
   response: responses(
     { 200: described('OK', ref('OpResult')) },
     {
-      ...unknown_tenant,
       400: '`bad_request`: a body that is not the JSON object described, a bad name, or a refused path',
       404: '`unknown_tenant`, `unknown_snapshot`',
       409: '`tenant_exists`, `snapshot_exists`, `conflict` (another operation on the tenant won; retry)',
@@ -57,13 +62,13 @@ export function opsRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // The operation's shape is a tenant rule, checked once below HTTP (checkOpRequest,
     // also run by db.ops), so this route and the embedding API refuse a bad operation in
-    // the same words. The schema documents the body and backs that check up: a body it
-    // refuses and the check lets through is refused with the schema's sentence.
+    // the same words. The schema documents the same shape: a body it refuses is refused
+    // by the check, in the check's words.
     app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', { schema, attachValidation: true }, async (request) => {
       const op = opRequest(request.body, request.params.tenant)
       if (request.validationError !== undefined) {
         checkOpRequest(op)
-        throw request.validationError
+        throw new Error(`bug: the ops body schema refused what checkOpRequest accepts (${request.validationError.message})`)
       }
       return db.ops(op as TenantOpRequest)
     })

@@ -65,7 +65,7 @@ export function tailPollRoute(db: Database, closing: AbortSignal) {
         ...(after === undefined ? {} : { after }),
         ...(limit === undefined ? {} : { limit }),
         ...(wait_ms === undefined ? {} : { wait_ms }),
-        ...(collection === undefined || collection === '' ? {} : { collection }),
+        ...(collection === undefined ? {} : { collection }),
         signal: AbortSignal.any([gone.signal, closing]),
       })
     } finally {

@@ -116,7 +116,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
       // same refusals (by the tenant, below HTTP), as the poll form of the route.
       const { tenant } = request.params as { tenant: string }
       const { after, collection } = request.query as TailQuery
-      subscription = db.tenant(tenant).subscribe({ after, collection: collection === '' ? undefined : collection }, async (event: TailEvent) => {
+      subscription = db.tenant(tenant).subscribe({ after, collection }, async (event: TailEvent) => {
         socket ??= await ready
         await deliver(socket, event)
       })
