@@ -51,7 +51,7 @@ t.test('a transaction over the WAL frame limit is refused as invalid, and the da
   t.same((await kv.query('kv | get "after" | select v')).rows, [['still writable']], 'not fail-stopped')
 })
 
-// The pending writes of a transaction (src/query/pending-writes.ts) keep ascending keys
+// The pending writes of a transaction (src/txn/pending-writes.ts) keep ascending keys
 // without a hash table, look keys up by binary search, and build the table at the
 // first key out of order: each way of finding a duplicate must refuse it.
 t.test('duplicates within one batch: the last key repeated, an earlier key repeated while keys ascend, and after keys went out of order', async (t) => {

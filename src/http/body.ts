@@ -1,7 +1,7 @@
 // Request bodies, whatever their content type (docs/api.md): the bytes must be
 // well-formed UTF-8, and a body that is JSON reaches the route's schema as its value,
 // any other as its text (the query route takes text as the query itself; the ops
-// route's schema refuses it). Decoding leniently would replace each bad sequence with
+// route refuses it as a tenant operation that is not an object). Decoding leniently would replace each bad sequence with
 // U+FFFD, so distinct keys (`acct-\xff`, `acct-\xfe`) would become one. A byte-order
 // mark is kept as sent.
 import type { FastifyInstance } from 'fastify'

@@ -68,10 +68,6 @@ export interface ErrorBody {
 /** An error the HTTP layer raises itself (a malformed parameter, a missing field). */
 export class HttpError extends CodedError<ErrorCode> {}
 
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(error_statuses, code)
-}
-
 const adds_conflict = new WeakSet<IncomingMessage>()
 
 /** onRequest, first: remember that this request's route adds `conflict` to its errors. */

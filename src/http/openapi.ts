@@ -3,7 +3,7 @@
 // the schemas the routes are registered with, which are also what fastify validates
 // requests with: one source. Each operation carries its operationId from its route;
 // `servers` is the address the server actually listens on, filled in per request.
-// test/http-openapi-regressions.test.ts checks every registered route is described.
+// test/http-limits.test.ts checks every registered route is described.
 import type { AddressInfo } from 'node:net'
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger'
 import { version } from '../version.js'

@@ -39,7 +39,7 @@ export function schemaErrorFormatter(errors: readonly unknown[], part: SchemaErr
   return new HttpError('bad_request', describeFailure(errors as readonly Failure[], part))
 }
 
-export function describeFailure(errors: readonly Failure[], part: SchemaErrorDataVar): string {
+function describeFailure(errors: readonly Failure[], part: SchemaErrorDataVar): string {
   const failure = relevant(errors)
   const what = subject(failure.instancePath, part)
   const params = failure.params as Record<string, unknown>

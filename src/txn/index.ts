@@ -4,9 +4,9 @@
 // above the engine facade that imports it (query, migration, tenants and the change
 // feed sit on top of this one); the engine's types they name are exported from here.
 export { TxnView } from './txn-view.js'
-export { Committer, tenantStateKey, type CommitListener } from './committer.js'
-export { encodeCommitHeader, decodeCommitHeader, op_kind_other, type CommitHeader, type CommitKind, type RowChangeKind } from './commit-header.js'
+export { Committer, tenantStateKey } from './committer.js'
+export { encodeCommitHeader, decodeCommitHeader } from './commit-header.js'
 export * from './layout.js'
-export { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, checkTreeEntrySize, keyTooLargeReason } from './entry-size.js'
+export { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, keyTooLargeReason } from './entry-size.js'
 export type { AutoIds } from './auto-ids.js'
-export { decodeCommit, EngineError, type Engine, type Entry, type Frame, type Op, type RangeOptions, type Snapshot, type TreeInfo } from '../engine/index.js'
+export { decodeCommit, EngineError, type Engine, type Frame, type Op, type Snapshot } from '../engine/index.js'

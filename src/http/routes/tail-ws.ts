@@ -10,7 +10,8 @@
 // response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
 // or wrong token, or a token offered in a header: WebSockets take only
 // `?token=`), 400 a malformed parameter (the route's schema, tail-poll.ts), 404 unknown
-// tenant, 400 an `after` beyond the head, 410 expired `after`. A refused
+// tenant, 423 a suspended one, 400 an unknown collection or an `after` beyond the head,
+// 410 expired `after`. A refused
 // upgrade is answered with `Connection: close` (upgrade-refusal.ts) and its connection
 // closed by @fastify/websocket's onResponse hook, which server.ts makes run by
 // registering the plugin before every other hook; `config: { websocket: true }` is
