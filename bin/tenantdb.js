@@ -7,4 +7,11 @@ if (!existsSync(main)) {
   process.stderr.write('tenantdb: not built yet; run `npm install` (or `npm run build`) first\n')
   process.exit(1)
 }
-await import(main.href)
+try {
+  await import(main.href)
+} catch (err) {
+  // A package installed without its platform package: one clear line, not a stack.
+  if (err?.code !== 'native_module_missing') throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(1)
+}

@@ -4,10 +4,17 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type * as Native from '../../native/index.cjs'
 import { package_root } from '../package-root.js'
+import { nativeLoadError } from './native-platform.js'
 
 const require = createRequire(import.meta.url)
 
-export const native: typeof Native = require(join(package_root, 'native', 'index.cjs'))
+export const native: typeof Native = (() => {
+  try {
+    return require(join(package_root, 'native', 'index.cjs')) as typeof Native
+  } catch (err) {
+    throw nativeLoadError((require(join(package_root, 'package.json')) as { name: string }).name, err)
+  }
+})()
 export type {
   Engine as NativeEngine,
   EngineStats as NativeEngineStats,
