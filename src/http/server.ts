@@ -1,6 +1,6 @@
 // The fastify server: a thin layer over a Database (docs/architecture.md, "Layers").
 // The canonical path, the hooks, the one error mapping, and the routes. It holds no
-// state of its own beyond what it is given and whether it is closing.
+// state of its own beyond what it is given, its metrics and whether it is closing.
 //
 // What a request meets, in order (docs/architecture.md "The HTTP layer"):
 //   rewriteUrl      canonical-path.ts: one spelling of the path, or a refusal mark
@@ -16,6 +16,8 @@
 //   validation      the route's schema (validation.ts): params, query string, headers,
 //                   body; 400 bad_request naming what is wrong
 //   route           its own hooks (the tail's preHandler) and handler
+//   onResponse      metrics/: counted by route pattern, method and status; log.ts: its
+//                   one log line (the log controller). An upgraded tail: when it closes
 //
 // The same schemas generate the OpenAPI document (openapi.ts, @fastify/swagger).
 import swagger from '@fastify/swagger'
