@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import t from 'tap'
 import { Database } from '../src/database/index.js'
+import { internalsOf } from '../src/database/internals.js'
 import { registeredRoutes } from '../src/http/index.js'
 import { api, openExampleDatabase, startServer } from './helpers/http-server.js'
 import { hang_guard_ms, pollUntil } from './helpers/poll.js'
@@ -94,11 +95,17 @@ t.test('metrics: the engine figures are the ones health detail and stats report'
   const { origin } = await startServer(t, { token, db })
   const call = api(origin, token)
   await call('/api/v1/t/default/query', { json: { query: 'insert users [{id: 1, email: "a@x", name: "A"}, {id: 2, email: "b@x", name: "B"}]' } })
+  // A checkpoint, then a commit after it: the WAL holds more than recovery would replay,
+  // and the checkpoint's LSN is behind the newest.
+  await internalsOf(db).engine.checkpoint()
   await call('/api/v1/t/default/ops', { json: { op: 'create', name: 'acme' } })
   const m = await scrape(origin)
   // Nothing writes between the scrape and these reads.
   const detail = db.healthDetail()
   const stats = db.stats()
+  t.ok(detail.wal.lag_bytes > 0 && detail.wal.lag_bytes < detail.wal.bytes, `WAL ${detail.wal.bytes} bytes, ${detail.wal.lag_bytes} after the checkpoint`)
+  t.ok(detail.wal.checkpoint_lsn > 0 && detail.wal.checkpoint_lsn < detail.wal.current_lsn, `checkpoint at ${detail.wal.checkpoint_lsn}, head at ${detail.wal.current_lsn}`)
+  t.equal(detail.checkpoints.count, 1, 'one checkpoint')
   t.equal(sampleValue(m, 'tenantdb_wal_bytes'), detail.wal.bytes)
   t.equal(sampleValue(m, 'tenantdb_wal_lag_bytes'), detail.wal.lag_bytes)
   t.equal(sampleValue(m, 'tenantdb_wal_current_lsn'), detail.wal.current_lsn)
