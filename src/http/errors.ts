@@ -99,7 +99,7 @@ const answered_codes = new WeakMap<IncomingMessage, ErrorCode>()
 
 /**
  * Answers with an error body, and remembers its code for the request's log line
- * (request-log.ts). Every error body the server sends goes through here.
+ * (log.ts). Every error body the server sends goes through here.
  */
 export function sendErrorBody(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
   answered_codes.set(reply.request.raw, body.code)
