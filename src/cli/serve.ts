@@ -42,9 +42,6 @@ export async function serve(argv: string[]): Promise<void> {
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
-    // The banner goes to stderr with the warnings: stdout holds only the JSON log lines.
-    process.stderr.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n${tokenBanner(token)}`)
-
     let stopping = false
     const stop = (signal: string) => {
       if (stopping) return
@@ -67,6 +64,10 @@ export async function serve(argv: string[]): Promise<void> {
     }
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
+    // Only once the handlers are in place: whoever reads the banner may signal at once,
+    // and a signal before them would kill the process without a clean stop.
+    // The banner goes to stderr with the warnings: stdout holds only the JSON log lines.
+    process.stderr.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n${tokenBanner(token)}`)
   } catch (err) {
     await db.close()
     throw err
