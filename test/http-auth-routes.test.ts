@@ -33,6 +33,7 @@ const expectations: Record<string, Expectation> = {
   'POST /api/v1/t/:tenant/ops': { access: 'auth', success: 200, body: '{"op": "resume", "name": "default"}' },
   'GET /api/v1/schema.eel': { access: 'auth', success: 200 },
   'GET /api/v1/openapi.json': { access: 'auth', success: 200 },
+  'GET /api/v1/metrics': { access: 'auth', success: 200 },
   // The operator console's static files (docs/api.md): loading them needs no token;
   // /console redirects to /console/.
   'GET /console': { access: 'public', success: 301 },

@@ -9,16 +9,15 @@ import t from 'tap'
 import { Database } from '../src/database/index.js'
 import { spawnCli } from './helpers/spawn-cli.js'
 import { api, startServer } from './helpers/http-server.js'
-import { pollUntil } from './helpers/poll.js'
+import { hang_guard_ms, pollUntil } from './helpers/poll.js'
+import { parseExposition, sampleValue } from './helpers/prometheus-text.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'shutdown-token-0123456789abcdef'
 
 t.test('SIGTERM: an in-flight long poll completes, the process exits 0, the directory is released', async (t) => {
   const dir = tempDir(t)
-  // At debug level the server logs each request as it arrives: the test waits for
-  // that line instead of guessing how long the long poll takes to get there.
-  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', 'examples/schema.eel', '--token', token], { LOG_LEVEL: 'debug' })
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', 'examples/schema.eel', '--token', token])
   const [, url] = await server.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)
   const origin = new URL(url as string).origin
   const call = api(origin, token)
@@ -29,7 +28,14 @@ t.test('SIGTERM: an in-flight long poll completes, the process exits 0, the dire
   // wait_ms is longer than the shutdown grace (10 s, after which the process exits 1):
   // exiting 0 below shows shutdown ended the poll instead of waiting it out.
   const inFlight = call(`/api/v1/t/default/tail?after=${lsn}&wait_ms=25000`)
-  await server.waitFor(/"url":"\/api\/v1\/t\/default\/tail","remoteAddress":"[^"]*"\},"msg":"incoming request"/)
+  // The metrics count polls in progress: wait until the server has this one, instead of
+  // guessing how long it takes to get there.
+  const deadline = Date.now() + hang_guard_ms
+  const polling = async () => sampleValue(parseExposition(String((await call('/api/v1/metrics')).body)), 'tenantdb_tail_subscribers', { transport: 'poll' })
+  while (await polling() !== 1) {
+    if (Date.now() > deadline) throw new Error('hang guard: the long poll never reached the server')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
   server.child.kill('SIGTERM')
   const res = await inFlight
   t.equal(res.status, 200, 'the in-flight request got its answer')

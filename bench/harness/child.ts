@@ -9,7 +9,7 @@ export interface Child {
   process: ChildProcess
   /** The last stdout lines (a server may log many). */
   lines: string[]
-  /** Resolves with the first stdout line `match` accepts. */
+  /** Resolves with the first line of stdout or stderr (where `serve` prints its banner) `match` accepts. */
   waitFor(match: (line: string) => boolean, timeoutMs?: number): Promise<string>
   /** Resolves when the process has exited. */
   exited: Promise<number | null>
@@ -27,15 +27,24 @@ export function startChild(command: string, args: readonly string[], env: NodeJS
   const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = []
   let stderr = ''
   proc.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000) })
-  createInterface({ input: proc.stdout! }).on('line', (line) => {
-    lines.push(line)
-    if (lines.length > 1000) lines.splice(0, lines.length - 1000)
+  const heard = (line: string) => {
     for (const waiter of [...waiters]) {
       if (waiter.match(line)) {
         waiters.splice(waiters.indexOf(waiter), 1)
         waiter.resolve(line)
       }
     }
+  }
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    lines.push(line)
+    if (lines.length > 1000) lines.splice(0, lines.length - 1000)
+    heard(line)
+  })
+  const errLines: string[] = []
+  createInterface({ input: proc.stderr! }).on('line', (line) => {
+    errLines.push(line)
+    if (errLines.length > 100) errLines.splice(0, errLines.length - 100)
+    heard(line)
   })
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
   return {
@@ -43,7 +52,7 @@ export function startChild(command: string, args: readonly string[], env: NodeJS
     lines,
     exited,
     waitFor(match, timeoutMs = 120_000) {
-      const seen = lines.find(match)
+      const seen = lines.find(match) ?? errLines.find(match)
       if (seen !== undefined) return Promise.resolve(seen)
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`child ${command} ${args.join(' ')}: no expected line in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs)

@@ -17,7 +17,13 @@ export interface ServeOptions {
   checkpointWalBytes: number | undefined
   /** WAL bytes kept after a checkpoint for the change tail to resume from (the engine's default when absent). */
   tailRetentionBytes: number | undefined
+  /** The lowest level of log line written (docs/operations.md, "Logs"). */
+  logLevel: LogLevel
 }
+
+/** pino's levels, most severe first; `silent` writes none. */
+export const log_levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof log_levels)[number]
 
 export const default_port = 7070
 
@@ -36,6 +42,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'checkpoint-wal-bytes': { type: 'string' },
         'tail-retention-bytes': { type: 'string' },
+        'log-level': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -54,7 +61,16 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     allowedHosts: values['allowed-host'].map(parseAllowedHost),
     checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? env.TENANTDB_CHECKPOINT_WAL_BYTES, checkpoint_wal_bytes_min),
     tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? env.TENANTDB_TAIL_RETENTION_BYTES, 0),
+    logLevel: parseLogLevel(values['log-level'], env.LOG_LEVEL),
   }
+}
+
+/** --log-level wins over LOG_LEVEL; an empty LOG_LEVEL is none. */
+function parseLogLevel(flag: string | undefined, env: string | undefined): LogLevel {
+  const [text, source] = flag !== undefined ? [flag, '--log-level'] : env !== undefined && env !== '' ? [env, 'LOG_LEVEL'] : ['info', 'the default']
+  const level = log_levels.find((l) => l === text)
+  if (level === undefined) throw new UsageError(`${source} must be one of ${log_levels.join(', ')}, got '${text}'`)
+  return level
 }
 
 function parseOrigin(text: string): string {

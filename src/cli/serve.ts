@@ -13,8 +13,9 @@ import { LogDestination } from './log-destination.js'
 import { parseServeOptions, type ServeOptions } from './serve-options.js'
 import { UsageError } from './usage-error.js'
 
-// Log lines go to stdout asynchronously: a synchronous write per request was a large
-// share of a point query's cost (P9). Lines written while one write is in flight are
+// Log lines go to stdout, and nothing else does (the banner is on stderr). They are
+// written asynchronously: a synchronous write per request was a large share of a point
+// query's cost (P9). Lines written while one write is in flight are
 // coalesced; a SIGKILL can lose the lines not yet written, a clean stop flushes them.
 // An output that fails (a full disk) loses lines, never blocks serving
 // (docs/operations.md, "Logs").
@@ -22,8 +23,8 @@ const log_destination = new LogDestination(1)
 
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env)
-  // The banner and warnings are best effort: an output that fails (a full disk) must
-  // not stop the server; the log destination says once that lines are being lost.
+  // The banner and warnings (stderr) are best effort: an output that fails (a full
+  // disk) must not stop the server; the log destination says once that lines are being lost.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
   const db = await openDatabase(options)
   try {
@@ -34,16 +35,13 @@ export async function serve(argv: string[]): Promise<void> {
       token: token.token,
       consoleOrigins: options.consoleOrigins,
       allowedHosts: options.allowedHosts,
-      logger: { level: process.env.LOG_LEVEL ?? 'info', stream: log_destination },
+      logger: { level: options.logLevel, stream: log_destination },
     })
     for (const { tenant, reason } of await db.blockedMigrations()) app.log.warn({ tenant, reason }, 'migration blocked')
     await app.listen({ host: options.host, port: options.port })
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
-    process.stdout.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n`)
-    process.stderr.write(tokenBanner(token))
-
     let stopping = false
     const stop = (signal: string) => {
       if (stopping) return
@@ -66,6 +64,10 @@ export async function serve(argv: string[]): Promise<void> {
     }
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
+    // Only once the handlers are in place: whoever reads the banner may signal at once,
+    // and a signal before them would kill the process without a clean stop.
+    // The banner goes to stderr with the warnings: stdout holds only the JSON log lines.
+    process.stderr.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n${tokenBanner(token)}`)
   } catch (err) {
     await db.close()
     throw err

@@ -3,7 +3,7 @@ export const usage = `usage: tenantdb <command> [options]
 commands:
   serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
         [--console-origin URL]... [--allowed-host NAME]... [--checkpoint-wal-bytes N]
-        [--tail-retention-bytes N]
+        [--tail-retention-bytes N] [--log-level LEVEL]
         serve DIR (default ./data, or TENANTDB_DIR) over HTTP on HOST:PORT
         (default 127.0.0.1:7070, or TENANTDB_PORT). The token comes from --token,
         SERVICE_TOKEN, DIR/service.token, or is generated into DIR/service.token.
@@ -18,6 +18,9 @@ commands:
         --tail-retention-bytes (or TENANTDB_TAIL_RETENTION_BYTES) keeps that many
         checkpointed WAL bytes for change-tail consumers to resume from (default
         256 MiB; 0 keeps only what recovery needs).
+        Logs one JSON line per request on stdout (the banner goes to stderr);
+        --log-level (or LOG_LEVEL) is fatal, error, warn, info (default), debug,
+        trace or silent. Metrics for Prometheus: GET /api/v1/metrics.
 
   compact DIR [TENANT]
         rewrite the live rows of TENANT (default 'default') into fresh pages, then

@@ -13,7 +13,7 @@ import { Migrator } from '../migration/index.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
 import { default_tenant, listTenants, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
-import { Committer, metaTree, tenantsWithData, TxnView } from '../txn/index.js'
+import { Committer, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
 import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
 import { registerParts } from './internals.js'
@@ -116,6 +116,25 @@ export class Database {
   }
 
   /**
+   * How many tenants' lazy migrations are known to be blocked: found by
+   * `blockedMigrations()` (which `serve` runs at start) or by a query that touched the
+   * tenant. Cheap: nothing is computed.
+   */
+  migrationsBlocked(): number {
+    return this.#parts.migrator.blockedCount
+  }
+
+  /**
+   * Tells `observer` how every commit of this database settles from now on (queries,
+   * migrations, tenant operations): its kind, `committed`, `conflict` or `failed`, and
+   * the seconds from the start of the commit until then. Returns the unsubscribe
+   * function. The observer runs on the commit path: it must be quick and must not throw.
+   */
+  observeCommits(observer: CommitObserver): () => void {
+    return this.#parts.committer.observe(observer)
+  }
+
+  /**
    * One statement as the embedded `db.run` accepts it (docs/language.md): a query of
    * tenant `default` (or `options.tenant`), or a tenant operation.
    */
@@ -168,7 +187,7 @@ export class Database {
       },
       wal: { current_lsn: s.current_lsn, checkpoint_lsn: s.checkpoint_lsn, lag_bytes: s.lag_bytes, bytes: s.wal_bytes },
       recovery: { replayed_frames: s.replayed_frames, open_micros: s.open_micros },
-      fsync: { count: s.fsync.count, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
+      fsync: { count: s.fsync.count, sum_micros: s.fsync.sum_micros, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
       checkpoints: s.checkpoints,
       page_count: s.page_count,
       pages: pagesOf(s),

@@ -92,6 +92,21 @@ export function sendError(
   extra: Record<string, unknown> = {},
   status: number = error_statuses[code],
 ): FastifyReply {
-  const body: ErrorBody = { error, code, ...errorExtras(reply.request.raw, code), ...extra }
+  return sendErrorBody(reply, status, { error, code, ...errorExtras(reply.request.raw, code), ...extra })
+}
+
+const answered_codes = new WeakMap<IncomingMessage, ErrorCode>()
+
+/**
+ * Answers with an error body, and remembers its code for the request's log line
+ * (log.ts). Every error body the server sends goes through here.
+ */
+export function sendErrorBody(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
+  answered_codes.set(reply.request.raw, body.code)
   return reply.code(status).type('application/json; charset=utf-8').send(body)
+}
+
+/** The `code` of the error body `raw` was answered with, if it was. */
+export function answeredErrorCode(raw: IncomingMessage): ErrorCode | undefined {
+  return answered_codes.get(raw)
 }

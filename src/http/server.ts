@@ -1,6 +1,6 @@
 // The fastify server: a thin layer over a Database (docs/architecture.md, "Layers").
 // The canonical path, the hooks, the one error mapping, and the routes. It holds no
-// state of its own beyond what it is given and whether it is closing.
+// state of its own beyond what it is given, its metrics and whether it is closing.
 //
 // What a request meets, in order (docs/architecture.md "The HTTP layer"):
 //   rewriteUrl      canonical-path.ts: one spelling of the path, or a refusal mark
@@ -16,13 +16,15 @@
 //   validation      the route's schema (validation.ts): params, query string, headers,
 //                   body; 400 bad_request naming what is wrong
 //   route           its own hooks (the tail's preHandler) and handler
+//   onResponse      metrics/: counted by route pattern, method and status; log.ts: its
+//                   one log line (the log controller). An upgraded tail: when it closes
 //
 // The same schemas generate the OpenAPI document (openapi.ts, @fastify/swagger).
 import swagger from '@fastify/swagger'
 import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
 import { authHook } from './auth.js'
@@ -31,8 +33,9 @@ import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
 import { corsHook } from './cors.js'
 import { mapError } from './error-mapping.js'
-import { errorsAddConflict, recordErrorsAddConflict, sendError } from './errors.js'
-import { log_serializers, pathOnly } from './log.js'
+import { errorsAddConflict, recordErrorsAddConflict, sendError, sendErrorBody } from './errors.js'
+import { log_serializers, logRequest, OneLinePerRequest, pathOnly, routePattern } from './log.js'
+import { ServerMetrics, unmatched_route } from './metrics/index.js'
 import { swagger_options } from './openapi.js'
 import { OriginPolicy } from './origin-policy.js'
 import { requestGuardHook } from './request-guard.js'
@@ -42,6 +45,7 @@ import { refusedUpgradeCloses, upgradeRouteHook } from './upgrade-refusal.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
 import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
+import { metricsRoutes } from './routes/metrics.js'
 import { openapiRoutes } from './routes/openapi.js'
 import { opsRoutes } from './routes/ops.js'
 import { queryRoutes } from './routes/query.js'
@@ -49,16 +53,6 @@ import { schemaSourceRoutes, type SchemaFile } from './routes/schema-source.js'
 import { tail_path, tail_schema, tailPollRoute } from './routes/tail-poll.js'
 import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from './routes/tail-ws.js'
 import { tenantRoutes } from './routes/tenants.js'
-
-/**
- * One info line per request, on completion (fastify's own, with status and time); the
- * line on arrival moves to debug. Logging both was half the cost of a point query (P9).
- */
-class OneLinePerRequest extends LogController {
-  override incomingRequest(request: Parameters<LogController['incomingRequest']>[0]): void {
-    request.log.debug({ req: request }, 'incoming request')
-  }
-}
 
 export interface ServerOptions {
   db: Database
@@ -94,10 +88,9 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { db } = options
   const requestTimeoutMs = options.requestTimeoutMs ?? request_timeout_ms
+  const logging = options.logger !== undefined && options.logger !== false
   const app = Fastify({
-    logger: options.logger === undefined || options.logger === false
-      ? false
-      : { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: log_serializers },
+    logger: logging ? { ...(typeof options.logger === 'object' ? options.logger : {}), serializers: log_serializers } : false,
     bodyLimit: body_bytes_max,
     requestTimeout: requestTimeoutMs,
     // Node checks request timeouts only every connectionsCheckingInterval (30 s by
@@ -120,7 +113,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     clientErrorHandler,
     // Our own 503 `shutting_down` below, in the documented body.
     return503OnClosing: false,
-    logController: new OneLinePerRequest(),
+    // One line per request, when answered (log.ts); none on arrival.
+    logController: logging ? new OneLinePerRequest() : new LogController({ disableRequestLogging: true }),
     // A request its route's schema refuses: 400 bad_request, in a sentence.
     schemaErrorFormatter,
   })
@@ -132,6 +126,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url })
   })
   registered_routes.set(app, routes)
+
+  // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
+  // when it closes (tail-ws.ts). The log line is the log controller's.
+  const metrics = new ServerMetrics(db)
+  app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+  const upgradeEnded = (request: FastifyRequest, status: number, duration_ms: number) => {
+    logRequest(request, status, duration_ms)
+    metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, status, duration_ms / 1000)
+  }
 
   jsonOrTextBodies(app)
   app.setValidatorCompiler(validatorCompiler)
@@ -189,18 +196,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setErrorHandler((error, request, reply) => {
     const { status, body, log } = mapError(error, { query: errorsAddConflict(request.raw) })
     if (log) request.log.error({ err: error }, 'request failed')
-    return reply.code(status).type('application/json; charset=utf-8').send(body)
+    return sendErrorBody(reply, status, body)
   })
 
   await app.register(healthRoutes(db))
   await app.register(tenantRoutes(db))
   await app.register(queryRoutes(db))
   await app.register(opsRoutes(db))
+  await app.register(metricsRoutes(metrics))
   await app.register(openapiRoutes(() => listening))
   await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))
   await app.register(consoleRoutes(options.consoleDir))
   // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
   // and its preHandler, which does nothing for a plain request).
-  app.route({ method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true }, handler: tailPollRoute(db, closing.signal), ...tailWebSocket(db, options.tailWebSocket) })
+  app.route({ method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true }, handler: tailPollRoute(db, closing.signal, metrics.tail), ...tailWebSocket(db, options.tailWebSocket ?? {}, { tail: metrics.tail, ended: upgradeEnded }) })
   return app
 }

@@ -80,6 +80,11 @@ export class Migrator {
     return this.#blocked.get(tenant)
   }
 
+  /** How many tenants' migrations are known to be blocked (checked at start, or tried). */
+  get blockedCount(): number {
+    return this.#blocked.size
+  }
+
   /** Forgets what is known of a tenant (after it was deleted or replaced). */
   forget(tenant: string): void {
     this.#migrated.delete(tenant)

@@ -5,10 +5,12 @@
 // subscriber (the change feed's wake-up and its recent-commits shortcut). A commit
 // made elsewhere never reaches the subscribers, so every commit of the service is
 // made here, and the engine is closed here too: subscribers hear that no commit will
-// follow, so nothing waits for one forever.
+// follow, so nothing waits for one forever. Observers (the metrics, docs/operations.md
+// "Metrics") hear how every commit settled and how long it took.
+import { performance } from 'node:perf_hooks'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { CloseReport, Engine, Snapshot } from '../engine/index.js'
-import { ConflictLog } from '../mvcc/index.js'
+import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import { AutoIds } from './auto-ids.js'
 import { encodeCommitHeader, type CommitKind } from './commit-header.js'
 import type { TxnView } from './txn-view.js'
@@ -23,6 +25,19 @@ export interface CommitListener {
   closed(): void
 }
 
+/** How a commit settled: durable, lost a first-committer-wins race (nothing written), or failed. */
+export type CommitOutcome = 'committed' | 'conflict' | 'failed'
+
+export interface CommitSettled {
+  kind: CommitKind
+  outcome: CommitOutcome
+  /** From the call to commit() until it settled (durable, for a committed one). */
+  seconds: number
+}
+
+/** Told of every commit made here once it settles. Must not throw. */
+export type CommitObserver = (settled: CommitSettled) => void
+
 export class Committer {
   readonly #engine: Engine
   /** First-committer-wins bookkeeping of every write of this database. */
@@ -30,6 +45,7 @@ export class Committer {
   /** Auto-id counters, outside every transaction's conflict set (auto-ids.ts). */
   readonly autoIds: AutoIds
   readonly #listeners = new Set<CommitListener>()
+  readonly #observers = new Set<CommitObserver>()
 
   constructor(engine: Engine) {
     this.#engine = engine
@@ -67,6 +83,12 @@ export class Committer {
     return () => { this.#listeners.delete(listener) }
   }
 
+  /** Tells `observer` how every commit made here from now on settles; returns the unsubscribe function. */
+  observe(observer: CommitObserver): () => void {
+    this.#observers.add(observer)
+    return () => { this.#observers.delete(observer) }
+  }
+
   /**
    * Commits `view` as a commit of `tenant`: validated against every transaction its
    * snapshot does not contain (its writes, its claims, its tenant's state and what it
@@ -74,10 +96,12 @@ export class Committer {
    * durable. A lost race rejects with ConflictError, having written nothing.
    */
   async commit(view: TxnView, tenant: string, kind: CommitKind, at: Date = new Date()): Promise<number> {
+    const started = performance.now()
     let accepted
     try {
       accepted = this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
     } catch (err) {
+      this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started)
       // A conflict is found without any I/O; a client retrying at once would spin on
       // microtasks and starve the event loop, so the commit it lost to could never
       // complete. One turn of the loop before failing keeps retry loops fair.
@@ -93,11 +117,19 @@ export class Committer {
       lsn = await this.#engine.commitPayload(payload)
     } catch (err) {
       this.conflicts.settle(accepted, null)
+      this.#settled(kind, 'failed', started)
       throw err
     }
     this.conflicts.settle(accepted, lsn)
+    this.#settled(kind, 'committed', started)
     for (const listener of this.#listeners) listener.committed(lsn, payload)
     return lsn
+  }
+
+  #settled(kind: CommitKind, outcome: CommitOutcome, started: number): void {
+    if (this.#observers.size === 0) return
+    const settled = { kind, outcome, seconds: (performance.now() - started) / 1000 }
+    for (const observer of this.#observers) observer(settled)
   }
 
   /**

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { tail_limit_max, tail_wait_ms_max } from '../../limits.js'
+import type { TailObserver } from '../metrics/index.js'
 import { described, intQuery, ref, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
@@ -53,22 +54,27 @@ export const tail_schema = {
   ),
 }
 
-export function tailPollRoute(db: Database, closing: AbortSignal) {
+/** `observer` counts polls in progress and the events they answer with (the metrics). */
+export function tailPollRoute(db: Database, closing: AbortSignal, observer: TailObserver) {
   return async function tailPoll(request: FastifyRequest<{ Params: { tenant: string }; Querystring: TailQuery }>, reply: FastifyReply) {
     const { tenant } = request.params
     const { after, limit, wait_ms, collection } = request.query
     const gone = new AbortController()
     const onClose = () => { if (!reply.raw.writableFinished) gone.abort() }
     reply.raw.once('close', onClose)
+    observer.opened('poll')
     try {
-      return await db.tenant(tenant).tail({
+      const page = await db.tenant(tenant).tail({
         ...(after === undefined ? {} : { after }),
         ...(limit === undefined ? {} : { limit }),
         ...(wait_ms === undefined ? {} : { wait_ms }),
         ...(collection === undefined ? {} : { collection }),
         signal: AbortSignal.any([gone.signal, closing]),
       })
+      observer.sent('poll', page.events.length)
+      return page
     } finally {
+      observer.closed('poll')
       reply.raw.off('close', onClose)
     }
   }

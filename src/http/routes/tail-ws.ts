@@ -4,7 +4,7 @@
 // registered by server.ts:
 //
 //   await app.register(websocket, tailWebSocketPluginOptions)
-//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', schema: tail_schema, config: { websocket: true }, handler: poll, ...tailWebSocket(db) })
+//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', schema: tail_schema, config: { websocket: true }, handler: poll, ...tailWebSocket(db, options, observer) })
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
 // response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
@@ -33,12 +33,15 @@
 //         `after` (or after = oldest_lsn - 1) accepting the gap.
 // The client should keep the `lsn` of the last event it processed and reconnect with
 // `?after=<lsn>`: `after` is exclusive, so nothing is duplicated and nothing is missed.
+import { performance } from 'node:perf_hooks'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { LsnExpiredError, type Subscription, type TailEvent } from '../../cdc/index.js'
 import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
+import { sendErrorBody } from '../errors.js'
 import { pathOnly } from '../log.js'
+import type { TailObserver } from '../metrics/index.js'
 import type { TailQuery } from './tail-poll.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
@@ -82,9 +85,18 @@ export interface TailWebSocketOptions {
   ping_ms?: number
 }
 
+/** What the server hears of a tail (the metrics, and the request's log line). */
+export interface TailWebSocketObserver {
+  tail: TailObserver
+  /** The upgraded request ended (the socket closed): status 101, after `duration_ms` since it arrived. */
+  ended(request: FastifyRequest, status: number, duration_ms: number): void
+}
+
 /** What the preHandler opened for an upgrade, waiting for its socket. */
 interface Pending {
   subscription: Subscription
+  /** performance.now() when the request arrived. */
+  arrived: number
   /** Resolves with the socket after the upgrade; the event handler waits on it. */
   attach(socket: TailSocket): void
 }
@@ -98,7 +110,7 @@ class SlowConsumer extends Error {}
  * (`{ wsHandler, preHandler }`). The hook does nothing for a plain HTTP
  * request (the poll), so the poll handler may share the route.
  */
-export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) {
+export function tailWebSocket(db: Database, options: TailWebSocketOptions, observer: TailWebSocketObserver) {
   const bufferedMax = options.buffered_bytes_max ?? tail_ws_buffered_bytes_max
   const bufferedLow = options.buffered_bytes_low ?? tail_ws_buffered_bytes_low
   const stallMs = options.stall_ms_max ?? tail_ws_stall_ms_max
@@ -124,7 +136,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
     } catch (err) {
       const mapped = mapError(err, { query: false })
       if (mapped.log) request.log.error({ err }, 'change tail refused')
-      return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body)
+      return sendErrorBody(reply, mapped.status, mapped.body)
     }
     // However the connection ends (refused by ws, closed by either side), the
     // subscription ends with it.
@@ -132,7 +144,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
       gone(new SlowConsumer('connection closed before the upgrade completed'))
       void subscription.close()
     })
-    pending.set(request, { subscription, attach: (s) => attached(s) })
+    pending.set(request, { subscription, arrived: performance.now() - reply.elapsedTime, attach: (s) => attached(s) })
   }
 
   /** Writes one event; waits for the socket to drain when it holds much unsent data. */
@@ -164,6 +176,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
       return
     }
     const { subscription } = opened
+    observer.tail.opened('websocket')
     let lastSent = -1
     let corked = false
     // ws keeps the TCP socket as `_socket`; only cork/uncork are used.
@@ -181,6 +194,8 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
     socket.on('close', () => {
       clearInterval(ping)
       void subscription.close()
+      observer.tail.closed('websocket')
+      observer.ended(request, 101, performance.now() - opened.arrived)
     })
     opened.attach({
       get readyState() { return socket.readyState },
@@ -198,6 +213,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions = {}) 
         }
         socket.send(data, callback)
         lastSent = lsn
+        observer.tail.sent('websocket', 1)
       },
       ping: () => socket.ping(),
       close: (code, reason) => socket.close(code, reason),

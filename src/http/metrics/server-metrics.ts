@@ -1,0 +1,93 @@
+// The metrics of one server (docs/operations.md, "Metrics"), in a prom-client registry
+// of its own (never the library's global one: several servers, a test's say, may run
+// in one process). Events are counted as they happen: requests (by route pattern,
+// method and status), commits (through the database's commit observer), change-tail
+// subscribers and the events sent to them. What the database reports itself is read
+// at scrape time (database-metrics.ts).
+//
+// Label values come from short fixed sets only: a route pattern (never the path a
+// client sent, its tenant or its query string), a method, a status, a commit kind and
+// outcome, a tail transport. So the number of series stays bounded whatever clients send.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { CommitSettled, Database } from '../../database/index.js'
+import { registerDatabaseMetrics } from './database-metrics.js'
+
+/** The label of a request no route matched (a 404, a 405, a refused path). */
+export const unmatched_route = 'unmatched'
+
+/** How a change-tail consumer reads: a WebSocket subscription, or an HTTP (long) poll. */
+export type TailTransport = 'websocket' | 'poll'
+
+/** What the change-tail routes report. */
+export interface TailObserver {
+  /** A consumer started reading (a WebSocket upgraded, a poll began). */
+  opened(transport: TailTransport): void
+  /** It stopped (the socket closed, the poll answered). */
+  closed(transport: TailTransport): void
+  /** `events` events were handed to it. */
+  sent(transport: TailTransport, events: number): void
+}
+
+// Seconds. Requests: a point query takes tens of microseconds, a long poll up to 30 s.
+const request_buckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+// Commits wait for the WAL's fsync: from tens of microseconds (a fast disk) up.
+const commit_buckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+const commit_kinds = ['write', 'migration', 'catalog'] as const
+const commit_outcomes = ['committed', 'conflict', 'failed'] as const
+const tail_transports: readonly TailTransport[] = ['websocket', 'poll']
+
+export class ServerMetrics {
+  readonly registry = new Registry()
+  readonly #requests = new Counter({ name: 'tenantdb_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [this.registry] })
+  readonly #request_seconds = new Histogram({ name: 'tenantdb_http_request_duration_seconds', help: 'Time from a request\'s arrival until its answer was sent (a WebSocket tail: until it closed), by route pattern and method.', labelNames: ['route', 'method'], buckets: request_buckets, registers: [this.registry] })
+  readonly #commits = new Counter({ name: 'tenantdb_commits_total', help: 'Commits by kind (write: queries; migration; catalog: tenant operations) and outcome (committed: durable; conflict: lost a first-committer-wins race; failed).', labelNames: ['kind', 'outcome'], registers: [this.registry] })
+  readonly #commit_seconds = new Histogram({ name: 'tenantdb_commit_duration_seconds', help: 'Time from the start of a commit until it was durable (committed ones), by kind.', labelNames: ['kind'], buckets: commit_buckets, registers: [this.registry] })
+  readonly #migrations = new Counter({ name: 'tenantdb_migrations_applied_total', help: 'Lazy migrations applied (one commit each).', registers: [this.registry] })
+  readonly #tail_subscribers = new Gauge({ name: 'tenantdb_tail_subscribers', help: 'Change-tail consumers reading now: open WebSocket tails, polls in progress.', labelNames: ['transport'], registers: [this.registry] })
+  readonly #tail_events = new Counter({ name: 'tenantdb_tail_events_sent_total', help: 'Change-tail events handed to consumers.', labelNames: ['transport'], registers: [this.registry] })
+  readonly #unobserve: () => void
+
+  constructor(db: Database) {
+    // Every series of a fixed label set exists from the start, at 0, so a rate over the
+    // first event is right and a dashboard never meets a missing series.
+    for (const kind of commit_kinds) {
+      for (const outcome of commit_outcomes) this.#commits.inc({ kind, outcome }, 0)
+      this.#commit_seconds.zero({ kind })
+    }
+    for (const transport of tail_transports) {
+      this.#tail_subscribers.set({ transport }, 0)
+      this.#tail_events.inc({ transport }, 0)
+    }
+    registerDatabaseMetrics(this.registry, db)
+    this.#unobserve = db.observeCommits((settled) => this.#commitSettled(settled))
+  }
+
+  /** A request was answered: `route` is its route pattern or unmatched_route. */
+  requestEnded(route: string, method: string, status: number, seconds: number): void {
+    this.#requests.inc({ route, method, status })
+    this.#request_seconds.observe({ route, method }, seconds)
+  }
+
+  readonly tail: TailObserver = {
+    opened: (transport) => this.#tail_subscribers.inc({ transport }),
+    closed: (transport) => this.#tail_subscribers.dec({ transport }),
+    sent: (transport, events) => { if (events > 0) this.#tail_events.inc({ transport }, events) },
+  }
+
+  #commitSettled({ kind, outcome, seconds }: CommitSettled): void {
+    this.#commits.inc({ kind, outcome })
+    if (outcome !== 'committed') return
+    this.#commit_seconds.observe({ kind }, seconds)
+    if (kind === 'migration') this.#migrations.inc()
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType }
+  }
+
+  /** Stops observing the database (the server closed). */
+  close(): void {
+    this.#unobserve()
+  }
+}
