@@ -33,6 +33,8 @@ const expectations: Record<string, Expectation> = {
   'POST /api/v1/t/:tenant/ops': { access: 'auth', success: 200, body: '{"op": "resume", "name": "default"}' },
   'GET /api/v1/schema.eel': { access: 'auth', success: 200 },
   'GET /api/v1/openapi.json': { access: 'auth', success: 200 },
+  // An online backup: the whole directory as a tar archive (its body is drained).
+  'GET /api/v1/backup': { access: 'auth', success: 200 },
   // The operator console's static files (docs/api.md): loading them needs no token;
   // /console redirects to /console/.
   'GET /console': { access: 'public', success: 301 },
