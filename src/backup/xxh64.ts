@@ -1,4 +1,4 @@
-// xxHash64 (seed 0) over a stream of chunks, for the backup manifest's checksums.
+// xxHash64 over a stream of chunks (its seed is 0), for the backup manifest's checksums.
 // xxhash-wasm compiles its module asynchronously: it is set up once and shared.
 import xxhash from 'xxhash-wasm'
 
