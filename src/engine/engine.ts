@@ -311,6 +311,8 @@ export class Engine {
         return await run()
       } catch (err) {
         if (!(err instanceof EngineError && err.code === 'backup_in_progress')) throw err
+        // A turn of the event loop before trying again, whatever the count says.
+        await new Promise((resolve) => setImmediate(resolve))
       }
     }
   }
