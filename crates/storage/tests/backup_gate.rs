@@ -67,13 +67,17 @@ fn copy(backup: &Backup, vfs: &SimVfs, to: &Path, mut between: impl FnMut()) {
 #[test]
 fn maintenance_leaves_the_files_alone_while_a_backup_holds_the_gate_and_resumes_after() {
     let vfs = SimVfs::new();
-    let db = open(&db_path(), &options(&vfs));
     let mut rng = Rng::new(7);
     // 18 commits of about 1 MiB fill the first WAL segment (16 MiB) and start a second,
-    // so retention has a segment to delete once checkpoints cover it.
+    // so retention has a segment to delete once checkpoints cover it. Loaded without
+    // automatic checkpoints (the closing one deletes nothing), so that none is running
+    // or has deleted it when the backup begins.
+    let loading = open(&db_path(), &Options { checkpoint_wal_bytes: u64::MAX, ..options(&vfs) });
     for i in 0..18u32 {
-        db.commit_sync(commit(vec![put("big", &i.to_be_bytes(), &rng.bytes(1000 << 10))])).unwrap();
+        loading.commit_sync(commit(vec![put("big", &i.to_be_bytes(), &rng.bytes(1000 << 10))])).unwrap();
     }
+    loading.close().unwrap();
+    let db = open(&db_path(), &options(&vfs));
     let wal_dir = db_path().join("wal");
     let segments = vfs.list(&wal_dir).unwrap();
     assert!(segments.len() >= 2, "the WAL spans two segments: {segments:?}");
@@ -95,7 +99,12 @@ fn maintenance_leaves_the_files_alone_while_a_backup_holds_the_gate_and_resumes_
     backup.end();
     assert!(backup.read(0, 0, &mut [0u8; 16]).is_err(), "a backup that ended reads nothing");
     db.commit_sync(commit(vec![put("small", b"after", b"x")])).unwrap();
-    assert!(checkpoints(&db) > held_at, "the next batch's automatic checkpoint runs");
+    // The sync thread checkpoints after it has completed the batch: wait for it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while checkpoints(&db) == held_at {
+        assert!(std::time::Instant::now() < deadline, "the next batch's automatic checkpoint runs");
+        std::thread::sleep(Duration::from_millis(1));
+    }
     db.checkpoint().unwrap();
     db.checkpoint().unwrap();
     let after = vfs.op_trace();
