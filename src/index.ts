@@ -5,5 +5,6 @@ export { QueryError, type QueryErrorCode, type QueryResult, type PlanHint } from
 export { TenantError, type TenantErrorCode, type TenantOpRequest, type OpResult, type TenantRecord } from './tenants/index.js'
 export { LsnExpiredError, TailRequestError, type TailEvent, type TailPage, type TailChange } from './cdc/index.js'
 export { EngineError, type EngineErrorCode, type CommitObserver, type CommitOutcome, type CommitSettled, type CommitKind } from './database/index.js'
+export { restoreArchive, BackupArchiveError, RestoreTargetError, type BackupArchive, type RestoreReport } from './database/index.js'
 export { buildServer, type ServerOptions, type SchemaFile } from './http/index.js'
 export { version } from './version.js'

@@ -170,3 +170,9 @@ export const log_flush_ms_max = 2000
  * test free space under crashes, one per commit only measures the disk.
  */
 export const checkpoint_wal_bytes_min = 4096
+
+/** Bytes a backup reads from a file at a time: the unit it streams and hashes in. */
+export const backup_chunk_bytes = 1024 * 1024
+
+/** Largest manifest a restore reads (docs/format.md, "Backup archive"). */
+export const backup_manifest_bytes_max = 16 * 1024 * 1024

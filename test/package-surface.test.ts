@@ -2,6 +2,7 @@
 // imports everything from one module. Each export is used as an embedder would, so a
 // missing or wrong re-export fails here rather than in someone's application.
 import { readFileSync, writeFileSync } from 'node:fs'
+import { Readable } from 'node:stream'
 import { join } from 'node:path'
 import t from 'tap'
 import * as tenantdb from '../src/index.js'
@@ -55,4 +56,20 @@ t.test('buildServer and version come from the same entry point', async (t) => {
   t.same(await res.json(), { ok: true, tenant: 'default', version: manifest.version }, 'buildServer serves the API')
   t.equal(typeof tenantdb.EngineError, 'function')
   t.equal(typeof tenantdb.LsnExpiredError, 'function')
+})
+
+t.test('an online backup and its restore through the package entry point', async (t) => {
+  const dir = tempDir(t)
+  const db = await tenantdb.Database.open(join(dir, 'db'))
+  t.teardown(() => db.close())
+  const archive: tenantdb.BackupArchive = await db.backup()
+  const chunks: Buffer[] = []
+  for await (const chunk of archive.stream as AsyncIterable<Buffer>) chunks.push(chunk)
+  t.equal(Buffer.concat(chunks).length, archive.bytes, 'the archive is as long as it says')
+  const report: tenantdb.RestoreReport = await tenantdb.restoreArchive(Readable.from([Buffer.concat(chunks)]), join(dir, 'restored'))
+  t.equal(report.lsn, archive.lsn, 'restored at the backup\'s LSN')
+  const damaged = await tenantdb.restoreArchive(Readable.from([Buffer.alloc(4096, 1)]), join(dir, 'damaged')).then(() => null, (e: unknown) => e)
+  t.ok(damaged instanceof tenantdb.BackupArchiveError, `a damaged archive is a BackupArchiveError: ${String(damaged)}`)
+  const busy = await tenantdb.restoreArchive(Readable.from([Buffer.concat(chunks)]), join(dir, 'restored')).then(() => null, (e: unknown) => e)
+  t.ok(busy instanceof tenantdb.RestoreTargetError, `a non-empty target is a RestoreTargetError: ${String(busy)}`)
 })

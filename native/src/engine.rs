@@ -5,6 +5,7 @@ use napi::bindgen_prelude::{AsyncTask, BufferSlice, Function, Unknown};
 use napi::Env;
 use napi_derive::napi;
 
+use crate::backup::BeginBackup;
 use crate::completions::Completions;
 use crate::convert::{self, EngineStats, OpenOptions};
 use crate::error::{to_js, OrThrow};
@@ -73,6 +74,14 @@ impl Engine {
     #[napi(ts_return_type = "Promise<CompactInfo>")]
     pub fn compact_space(&self) -> AsyncTask<tasks::CompactSpace> {
         AsyncTask::new(tasks::CompactSpace(self.db.clone()))
+    }
+
+    /// Begins an online backup on the thread pool (`storage::Database::begin_backup`):
+    /// waits for a running checkpoint or compaction, then keeps them out until the
+    /// backup ends.
+    #[napi(ts_return_type = "Promise<Backup>")]
+    pub fn begin_backup(&self) -> AsyncTask<BeginBackup> {
+        AsyncTask::new(BeginBackup(self.db.clone()))
     }
 
     #[napi(ts_return_type = "Promise<VerifyInfo>")]

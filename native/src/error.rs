@@ -33,6 +33,8 @@ pub enum ErrorCode {
     /// A full disk refused the change before any of it was written.
     StorageFull,
     ReadOnly,
+    /// A backup is in progress: a checkpoint or compaction was refused; retry once it ends.
+    BackupInProgress,
 }
 
 fn code(err: &storage::Error) -> ErrorCode {
@@ -47,6 +49,7 @@ fn code(err: &storage::Error) -> ErrorCode {
         E::OutcomeUnknown(_) => ErrorCode::OutcomeUnknown,
         E::StorageFull { .. } => ErrorCode::StorageFull,
         E::ReadOnly(_) => ErrorCode::ReadOnly,
+        E::BackupInProgress(_) => ErrorCode::BackupInProgress,
     }
 }
 

@@ -8,6 +8,7 @@
 //! conversion costs. Errors cross as objects with fields (`error.rs`), never as text
 //! to parse.
 
+mod backup;
 mod completions;
 mod convert;
 mod engine;
@@ -15,6 +16,7 @@ mod error;
 mod snapshot;
 mod tasks;
 
+pub use backup::Backup;
 pub use engine::{open, Engine};
 pub use error::ErrorCode;
 pub use snapshot::Snapshot;

@@ -1,14 +1,16 @@
 // The `tenantdb` command. Exit codes: 0 success, 1 failure, 2 usage or a locked directory.
 import { EngineError } from '../database/index.js'
 import { version } from '../version.js'
+import { backup } from './backup.js'
 import { bench } from './bench.js'
 import { compact } from './compact.js'
+import { restore } from './restore.js'
 import { serve } from './serve.js'
 import { usage } from './usage.js'
 import { UsageError } from './usage-error.js'
 import { verify } from './verify.js'
 
-const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, compact, verify, bench }
+const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, compact, verify, backup, restore, bench }
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv

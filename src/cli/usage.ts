@@ -35,6 +35,17 @@ commands:
 
   compact and verify refuse a directory a running server holds (exit 2).
 
+  backup (--url URL [--token TOKEN] | DIR) OUT
+        write a backup archive of the whole database, consistent at one LSN, to
+        OUT (- for stdout; an existing file is refused): from the server at URL
+        while it serves (token from --token or SERVICE_TOKEN), or from DIR when
+        no server holds it (read-only). Progress on a terminal.
+
+  restore ARCHIVE DIR
+        unpack ARCHIVE (- for stdin) into DIR (absent or empty), checking every
+        file's size and checksum, then open and verify it before moving it into
+        place. Any damage: exit 1 and nothing restored.
+
   bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
         run the benchmark workloads P1-P12 against raw fdatasync, better-sqlite3,
         lmdb and bare fastify side by side (a checkout with dev dependencies;

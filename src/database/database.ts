@@ -5,6 +5,7 @@
 //   await db.ops({ op: 'fork', name: 'default', target: 'staging' })
 //   const page = await db.tenant('default').tail({ after: 0, collection: 'users' })
 //   await db.close()
+import type { BackupArchive } from '../backup/index.js'
 import { CommitNotifier } from '../cdc/index.js'
 import { Engine, type CloseReport, type EngineOptions, type EngineStats } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
@@ -16,6 +17,7 @@ import { default_tenant, listTenants, readTenant, readTenantCached, requireQuery
 import { Committer, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
 import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
+import { archiveOf } from './backup.js'
 import { registerParts } from './internals.js'
 import type { DatabaseParts } from './parts.js'
 import { Tenant } from './tenant.js'
@@ -209,6 +211,18 @@ export class Database {
       pages: pagesOf(s),
       uptime_s: Math.floor((Date.now() - this.#opened_ms) / 1000),
     }
+  }
+
+  /**
+   * An online backup (docs/operations.md, "Backup and restore"): once a running
+   * checkpoint or compaction has finished, an archive of the whole directory at one
+   * LSN (`lsn`: every commit acknowledged before this call, named snapshots included)
+   * of exactly `bytes` bytes (docs/format.md, "Backup archive"). Reads and writes go on
+   * while it streams; checkpoints and compaction wait until it ends. Read the stream to
+   * its end, or destroy it: either ends the backup.
+   */
+  async backup(): Promise<BackupArchive> {
+    return archiveOf(await this.#parts.engine.beginBackup())
   }
 
   /**

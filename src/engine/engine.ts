@@ -1,7 +1,8 @@
+import { EngineBackup } from './backup.js'
 import { decodeCommit, type CommitRecord, type Op } from './commit-codec.js'
 import { encodeCommit } from './commit-writer.js'
-import { mapAsync, mapSync, toEngineError } from './engine-error.js'
-import { native, type NativeEngine } from './native.js'
+import { EngineError, mapAsync, mapSync, toEngineError } from './engine-error.js'
+import { native, type NativeBackup, type NativeEngine } from './native.js'
 import { Snapshot } from './snapshot.js'
 
 export interface EngineOptions {
@@ -169,6 +170,11 @@ export class Engine {
    * instead of whenever the garbage collector finds it.
    */
   readonly #leases = new Map<Snapshot, number>()
+  /** Backups in progress, and those being begun (counted before the storage core sees them). */
+  readonly #backups = new Set<EngineBackup>()
+  #beginning = 0
+  /** Settles when no backup is in progress or being begun. */
+  #idle: { promise: Promise<void>; resolve: () => void } | undefined
 
   private constructor(handle: NativeEngine, commits: Commits) {
     this.#native = handle
@@ -248,8 +254,71 @@ export class Engine {
     if (snapshot !== this.#head) snapshot.release()
   }
 
+  /**
+   * Begins an online backup (docs/operations.md, "Backup and restore"): waits for a
+   * running checkpoint or compaction, then keeps them out until the backup is ended
+   * (`checkpoint` and `compactSpace` wait for it meanwhile). Commits go on. Whoever
+   * begins one ends it; `close` ends any left.
+   */
+  async beginBackup(): Promise<EngineBackup> {
+    this.#beginning++
+    let handle: NativeBackup
+    try {
+      handle = await mapAsync(this.#native.beginBackup())
+    } finally {
+      this.#beginning--
+    }
+    const backup = new EngineBackup(handle, () => {
+      this.#backups.delete(backup)
+      this.#wakeIfIdle()
+    })
+    this.#backups.add(backup)
+    this.#wakeIfIdle()
+    return backup
+  }
+
+  #busy(): boolean {
+    return this.#beginning > 0 || this.#backups.size > 0
+  }
+
+  #wakeIfIdle(): void {
+    if (this.#busy() || this.#idle === undefined) return
+    this.#idle.resolve()
+    this.#idle = undefined
+  }
+
+  #untilIdle(): Promise<void> {
+    if (!this.#busy()) return Promise.resolve()
+    if (this.#idle === undefined) {
+      let resolve!: () => void
+      const promise = new Promise<void>((r) => { resolve = r })
+      this.#idle = { promise, resolve }
+    }
+    return this.#idle.promise
+  }
+
+  /**
+   * Runs a checkpoint or compaction once no backup is in progress. The storage core
+   * refuses them meanwhile (`backup_in_progress`) instead of waiting, since a wait
+   * there would hold a thread-pool thread the backup's own reads need; so the wait is
+   * here, off every thread. A backup begun after the request, which the core saw
+   * first, is waited for the same way.
+   */
+  async #afterBackups<T>(run: () => Promise<T>): Promise<T> {
+    for (;;) {
+      await this.#untilIdle()
+      try {
+        return await run()
+      } catch (err) {
+        if (!(err instanceof EngineError && err.code === 'backup_in_progress')) throw err
+        // A turn of the event loop before trying again, whatever the count says.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+  }
+
   checkpoint(): Promise<CheckpointReport> {
-    return mapAsync(this.#native.checkpoint()).then((c) => ({
+    return this.#afterBackups(() => mapAsync(this.#native.checkpoint())).then((c) => ({
       checkpoint_lsn: c.checkpointLsn,
       pages_written: c.pagesWritten,
       pages_released: c.pagesReleased,
@@ -262,7 +331,7 @@ export class Engine {
    * free tail is cut off. Slots a reader still holds stay until it finishes.
    */
   compactSpace(): Promise<CompactReport> {
-    return mapAsync(this.#native.compactSpace()).then((c) => ({
+    return this.#afterBackups(() => mapAsync(this.#native.compactSpace())).then((c) => ({
       bytes_before: c.bytesBefore,
       bytes_after: c.bytesAfter,
       pages_moved: c.pagesMoved,
@@ -349,9 +418,12 @@ export class Engine {
    * Completes queued commits, checkpoints and releases the lock. Safe to call twice.
    * Settles after every commit queued before it has settled. On a full disk the
    * checkpoint is skipped (`checkpoint_skipped`), which is no failure: every
-   * acknowledged commit is in the WAL and the next open replays it.
+   * acknowledged commit is in the WAL and the next open replays it. Backups still
+   * in progress are ended first.
    */
   async close(): Promise<CloseReport> {
+    // A backup left open would make close skip its checkpoint; its later reads fail.
+    for (const backup of [...this.#backups]) backup.end()
     try {
       const info = await mapAsync(this.#native.close())
       return { checkpoint_skipped: info.checkpointSkipped ?? null }

@@ -16,6 +16,7 @@ export const native: typeof Native = (() => {
   }
 })()
 export type {
+  Backup as NativeBackup,
   Engine as NativeEngine,
   EngineStats as NativeEngineStats,
   ErrorCode as NativeErrorCode,

@@ -43,6 +43,7 @@ import { routeMissingHook } from './route-methods.js'
 import { addSharedSchemas } from './schemas.js'
 import { refusedUpgradeCloses, upgradeRouteHook } from './upgrade-refusal.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
+import { backupRoutes } from './routes/backup.js'
 import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
 import { metricsRoutes } from './routes/metrics.js'
@@ -204,6 +205,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(queryRoutes(db))
   await app.register(opsRoutes(db))
   await app.register(metricsRoutes(metrics))
+  await app.register(backupRoutes(db, closing.signal))
   await app.register(openapiRoutes(() => listening))
   await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))
   await app.register(consoleRoutes(options.consoleDir))

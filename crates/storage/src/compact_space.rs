@@ -18,9 +18,10 @@
 //! meanwhile (they wait only while a checkpoint swaps the versions); the walk that
 //! finds what to move reads every live page once.
 
+use crate::backup_gate::MaintenanceHold;
 use crate::checkpoint::ReleaseBudget;
 use crate::database::Database;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::limits::{COMPACT_READER_WAIT, COMPACT_SLACK_PAGES_MIN, META_SLOTS};
 use crate::relocate::moves;
 
@@ -38,10 +39,10 @@ pub struct CompactReport {
 impl crate::database::Inner {
     /// Lets the slots released at `generation` become free: waits (bounded) for the
     /// readers of older versions, then checkpoints twice.
-    fn age_past(&self, generation: u64) -> Result<()> {
+    fn age_past(&self, hold: &MaintenanceHold<'_>, generation: u64) -> Result<()> {
         self.readers.wait_for(generation, std::time::Instant::now() + COMPACT_READER_WAIT);
         for _ in 0..2 {
-            self.checkpoint_with(ReleaseBudget::All, None)?;
+            self.checkpoint_with(hold, ReleaseBudget::All, None)?;
         }
         Ok(())
     }
@@ -49,13 +50,16 @@ impl crate::database::Inner {
 
 impl Database {
     /// Releases what is no longer reachable and moves live pages down the file so its
-    /// free tail can be cut off. Pins and readers keep every page they reach.
+    /// free tail can be cut off. Pins and readers keep every page they reach. Refused
+    /// with `BackupInProgress` while a backup holds the gate; a backup that begins
+    /// meanwhile waits for the whole compaction (its checkpoints share one hold).
     pub fn compact_space(&self) -> Result<CompactReport> {
         let inner = self.inner();
         inner.check_open()?;
+        let hold = inner.gate.try_maintenance().ok_or(Error::BackupInProgress("compaction"))?;
         let bytes_before = inner.pager.file().len_bytes()?;
-        let released = inner.checkpoint_with(ReleaseBudget::All, None)?;
-        inner.age_past(released.generation)?;
+        let released = inner.checkpoint_with(&hold, ReleaseBudget::All, None)?;
+        inner.age_past(&hold, released.generation)?;
         let stats = inner.pager.space_stats();
         let target = META_SLOTS + stats.live + COMPACT_SLACK_PAGES_MIN.max(stats.live / 256);
         let mut pages_moved = 0;
@@ -66,8 +70,8 @@ impl Database {
             };
             pages_moved = found.nodes.len() as u64;
             if !found.is_empty() {
-                let moved = inner.checkpoint_with(ReleaseBudget::All, Some(&found))?;
-                inner.age_past(moved.generation)?;
+                let moved = inner.checkpoint_with(&hold, ReleaseBudget::All, Some(&found))?;
+                inner.age_past(&hold, moved.generation)?;
             }
         }
         Ok(CompactReport { bytes_before, bytes_after: inner.pager.file().len_bytes()?, pages_moved, page_count: inner.pager.page_count() })

@@ -11,6 +11,10 @@
 //! | `corruption.log` | `corruption_log.rs` | persisted corruption reports              |
 //! | `checkpoint.journal` | `journal.rs`    | page images of an in-place checkpoint     |
 //!
+//! Only maintenance (checkpoints, compaction) writes `pages` and the journal and
+//! deletes WAL segments, and the WAL appends only past its last durable frame: a backup
+//! holds the gate that keeps maintenance out while it copies (`backup_gate.rs`).
+//!
 //! Life of a commit: `commit` applies it to the head version in memory (checking it
 //! first; a failed check changes nothing) and queues it; the sync thread writes the
 //! queued commits as one WAL batch, fsyncs once, publishes the newest version to
@@ -29,6 +33,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use crate::backup_gate::{BackupGate, MaintenanceHold};
 use crate::btree::{self, TreeCheck};
 use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
 use crate::checkpoint_totals::CheckpointTotals;
@@ -93,15 +98,15 @@ struct Head {
 }
 
 pub(crate) struct Inner {
-    dir: PathBuf,
-    options: Options,
+    pub(crate) dir: PathBuf,
+    pub(crate) options: Options,
     pub(crate) pager: Pager,
     corruption: Arc<CorruptionLog>,
     /// The WAL serialises its own appends; reads and stats never wait on an fsync.
-    wal: Wal,
+    pub(crate) wal: Wal,
     head: Mutex<Head>,
     durable: Mutex<Arc<Version>>,
-    meta: Mutex<Meta>,
+    pub(crate) meta: Mutex<Meta>,
     /// `meta.generation`, read without its lock: a snapshot's epoch (`readers.rs`).
     generation: AtomicU64,
     pub(crate) readers: Arc<Readers>,
@@ -111,6 +116,8 @@ pub(crate) struct Inner {
     /// until a checkpoint writes the rebuilt one.
     space_damage: Mutex<Option<String>>,
     checkpoint_lock: Mutex<()>,
+    /// Keeps maintenance out while backups copy the files, and backups out while it runs.
+    pub(crate) gate: BackupGate,
     failed: Mutex<Option<String>>,
     read_only: bool,
     /// Set by the first `close` (or drop): later ones return at once.
@@ -225,6 +232,7 @@ impl Database {
             journal: if read_only { None } else { journal },
             space_damage: Mutex::new(space_damage),
             checkpoint_lock: Mutex::new(()),
+            gate: BackupGate::default(),
             failed: Mutex::new(None),
             read_only,
             closing: AtomicBool::new(false),
@@ -303,9 +311,11 @@ impl Database {
         Snapshot::new(self.inner.clone(), version, hold)
     }
 
+    /// Checkpoints now; refused with `BackupInProgress` while a backup holds the gate.
     pub fn checkpoint(&self) -> Result<CheckpointStats> {
         self.inner.check_open()?;
-        self.inner.checkpoint()
+        let hold = self.inner.gate.try_maintenance().ok_or(Error::BackupInProgress("a checkpoint"))?;
+        self.inner.checkpoint(&hold)
     }
 
     /// Committed frames with LSN > `after`, in order, in a bounded batch. Each payload
@@ -383,6 +393,10 @@ impl Database {
         &self.inner
     }
 
+    pub(crate) fn shared(&self) -> Arc<Inner> {
+        self.inner.clone()
+    }
+
     pub fn dir(&self) -> &Path {
         &self.inner.dir
     }
@@ -391,7 +405,8 @@ impl Database {
     /// the directory lock. After a fail-stop it skips the checkpoint (recovery replays
     /// the WAL instead) and returns the failure. On a full disk it skips the
     /// checkpoint too, but that is no failure: it still stops and releases, and says
-    /// so in the report. Closing twice (or a read-only database) checkpoints nothing.
+    /// so in the report, as it does while a backup is in progress (its later reads fail
+    /// with `Closed`). Closing twice (or a read-only database) checkpoints nothing.
     pub fn close(&self) -> Result<CloseReport> {
         if self.inner.closing.swap(true, Ordering::SeqCst) {
             return Ok(CloseReport::default());
@@ -402,10 +417,13 @@ impl Database {
         } else {
             match self.inner.failed() {
                 Some(cause) => Err(Error::FailStopped(cause)),
-                None => match self.inner.checkpoint() {
-                    Ok(_) => Ok(CloseReport::default()),
-                    Err(err @ Error::StorageFull { .. }) => Ok(CloseReport { checkpoint_skipped: Some(err.to_string()) }),
-                    Err(err) => Err(err),
+                None => match self.inner.gate.try_maintenance() {
+                    None => Ok(CloseReport { checkpoint_skipped: Some(Error::BackupInProgress("the closing checkpoint").to_string()) }),
+                    Some(hold) => match self.inner.checkpoint(&hold) {
+                        Ok(_) => Ok(CloseReport::default()),
+                        Err(err @ Error::StorageFull { .. }) => Ok(CloseReport { checkpoint_skipped: Some(err.to_string()) }),
+                        Err(err) => Err(err),
+                    },
                 },
             }
         };
@@ -433,7 +451,7 @@ impl Drop for Database {
 }
 
 impl Inner {
-    fn failed(&self) -> Option<String> {
+    pub(crate) fn failed(&self) -> Option<String> {
         self.failed.lock().expect("failed lock").clone()
     }
 
@@ -446,8 +464,8 @@ impl Inner {
         self.lock.lock().expect("dir lock").take();
     }
 
-    fn checkpoint(&self) -> Result<CheckpointStats> {
-        self.checkpoint_with(ReleaseBudget::Bounded, None)
+    fn checkpoint(&self, hold: &MaintenanceHold<'_>) -> Result<CheckpointStats> {
+        self.checkpoint_with(hold, ReleaseBudget::Bounded, None)
     }
 
     #[cfg(test)]
@@ -455,11 +473,14 @@ impl Inner {
         self.meta.lock().expect("meta lock").clone()
     }
 
-    pub(crate) fn checkpoint_with(&self, budget: ReleaseBudget, moves: Option<&Moves>) -> Result<CheckpointStats> {
+    /// A checkpoint, under a maintenance hold of the backup gate (`backup_gate.rs`).
+    pub(crate) fn checkpoint_with(&self, hold: &MaintenanceHold<'_>, budget: ReleaseBudget, moves: Option<&Moves>) -> Result<CheckpointStats> {
         if self.read_only {
             return Err(Error::ReadOnly("a checkpoint"));
         }
         let _serial = self.checkpoint_lock.lock().expect("checkpoint lock");
+        // Paired with the gate's own check where the hold was made.
+        self.gate.assert_no_backup(hold);
         let started = Instant::now();
         if let Some(cause) = self.failed() {
             return Err(Error::FailStopped(cause));
@@ -628,9 +649,12 @@ impl BatchSink for Inner {
         let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
         let lag = self.wal.bytes_after(checkpoint_lsn);
         if lag >= self.options.checkpoint_wal_bytes {
-            // A failure here is already fail-stop (recorded by checkpoint itself), or a
-            // full disk, and then the checkpoint is retried after a later batch.
-            let _ = self.checkpoint();
+            // Skipped while a backup holds the gate or waits for it: retried after a
+            // later batch. A failure here is already fail-stop (recorded by checkpoint
+            // itself), or a full disk, and then the checkpoint is retried likewise.
+            if let Some(hold) = self.gate.try_automatic() {
+                let _ = self.checkpoint(&hold);
+            }
         }
     }
 

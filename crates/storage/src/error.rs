@@ -66,6 +66,9 @@ pub enum Error {
     InvalidArgument(String),
     /// The database was closed.
     Closed,
+    /// A backup holds the gate (`backup_gate.rs`): the named maintenance (a checkpoint,
+    /// a compaction) is refused, and may be retried once the backup ends.
+    BackupInProgress(&'static str),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -89,6 +92,7 @@ impl Error {
             Error::Io { .. } => "io",
             Error::InvalidArgument(_) => "invalid_argument",
             Error::Closed => "closed",
+            Error::BackupInProgress(_) => "backup_in_progress",
         }
     }
 
@@ -188,6 +192,9 @@ impl fmt::Display for Error {
             Error::Io { op, path, source } => write!(f, "{op} {}: {source}", path.display()),
             Error::InvalidArgument(message) => f.write_str(message),
             Error::Closed => f.write_str("database is closed"),
+            Error::BackupInProgress(what) => {
+                write!(f, "{what} is refused while a backup is in progress; retry once it ends")
+            }
         }
     }
 }

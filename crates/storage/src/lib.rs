@@ -2,6 +2,8 @@
 //!
 //! The public surface is listed here; everything else is private to the crate.
 
+mod backup;
+mod backup_gate;
 mod btree;
 mod byte_reader;
 mod checkpoint;
@@ -41,6 +43,7 @@ mod version;
 pub mod vfs;
 pub mod wal;
 
+pub use backup::{Backup, BackupFile};
 pub use commit::{Commit, Malformed, Op, OpRef};
 pub use commit_payload::{CommitPayload, Ops};
 pub use checkpoint_totals::CheckpointTotals;

@@ -292,6 +292,26 @@ impl Wal {
         self.read_state().next_lsn
     }
 
+    /// What a backup copies of the log (`backup.rs`), read in one look at the state so
+    /// it belongs to one LSN: the next LSN, and each segment's name and the bytes to
+    /// copy: up to the end of its last durable frame (appends only ever write past it),
+    /// or, for a sealed segment, the whole file (it holds damage, kept as evidence, and
+    /// nothing is ever appended to it). Retention, the only thing that deletes a
+    /// segment, runs only inside a checkpoint, which the backup gate keeps out.
+    pub(crate) fn backup_view(&self) -> Result<(u64, Vec<(String, u64)>)> {
+        let state = self.read_state();
+        let mut segments = Vec::with_capacity(state.segments.len());
+        for segment in &state.segments {
+            let bytes = if segment.sealed() {
+                segment.file.len().map_err(|e| Error::io("stat", &segment.path, e))?
+            } else {
+                segment.bytes
+            };
+            segments.push((format!("{WAL_DIR_NAME}/{}", segment.name), bytes));
+        }
+        Ok((state.next_lsn, segments))
+    }
+
     /// Appends `frames` (`(lsn, payload)`, LSNs consecutive from `next_lsn()`: anything
     /// else is a bug and panics) as one batch: one `write_at`, then one `sync`, after
     /// starting a new segment if the current one is full or sealed. Returns `Ok` only
