@@ -150,6 +150,8 @@ export class Database {
           return this.ops({ op: 'snapshot', name: statement.name, target: statement.target })
         case 'delete':
           return this.ops({ op: 'delete', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}` })
+        case 'restore':
+          return this.ops({ op: 'restore', name: `${statement.name}@${statement.snapshot}` })
         default:
           return this.ops({ op: statement.op, name: statement.name })
       }
