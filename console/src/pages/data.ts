@@ -11,7 +11,7 @@ import { syntaxDiagnostics } from '../../../src/lang/index.js'
 import { ApiError, describeError } from '../api/client.js'
 import type { CollectionIR, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantEntry, Value } from '../api/types.js'
 import type { Context, Page } from '../context.js'
-import { describeProblem, type EelProblem } from '../editor/eel-lint.js'
+import { describeProblem, plainMessage, type EelProblem } from '../editor/eel-lint.js'
 import { eelName } from '../editor/eel-text.js'
 import { FilterEditor } from '../editor/filter-editor.js'
 import { h, replaceChildren } from '../ui/dom.js'
@@ -149,8 +149,11 @@ export function dataPage(ctx: Context, args: string[]): Page {
         result = await ctx.api.query(tenantName, text, params, pin)
       } catch (error) {
         if (error instanceof ApiError && applied !== '') filterEditor?.showServerError(error.body, filterColumn)
-        replaceChildren(facts, h('span.fact', null, h('code.page-query', null, text)))
+        replaceChildren(facts, h('code.page-query', null, text))
         replaceChildren(table, failure(error))
+        rows = []
+        position.textContent = 'not read'
+        next.disabled = true
         return
       }
       filterEditor?.showServerError(null, 0)
@@ -172,7 +175,7 @@ export function dataPage(ctx: Context, args: string[]): Page {
     function rowsTable(c: CollectionIR, list: Row[], writable: boolean): HTMLElement {
       if (list.length === 0) return h('p.empty', null, applied === '' ? 'No rows.' : 'No row matches the filter.')
       return h('div.table-wrap', null, h('table.data.results.data-rows', null,
-        h('thead', null, h('tr', null, c.fields.map((f) => h('th', { title: `${typeText(f.type)}${f.optional ? '?' : ''}` }, f.name, h('span.th-type', null, typeText(f.type)))), writable ? h('th') : null)),
+        h('thead', null, h('tr', null, c.fields.map((f) => h('th', { class: f.type.kind === 'int' || f.type.kind === 'float' ? 'num' : null, title: `${typeText(f.type)}${f.optional ? '?' : ''}` }, f.name, h('span.th-type', null, typeText(f.type)))), writable ? h('th') : null)),
         h('tbody', null, list.map((row) => h('tr', { dataset: { key: JSON.stringify(row[c.primary] ?? null) } },
           c.fields.map((f) => typedCell(row[f.name], f.type)),
           writable ? h('td', null, h('div.row-actions', null,
@@ -297,6 +300,6 @@ function failure(error: unknown): HTMLElement {
   if (!(error instanceof ApiError)) return errorBox(describeError(error))
   return h('div.callout.danger', { role: 'alert' },
     h('div.callout-title', null, badge(error.code, 'danger'), h('span.muted', null, `HTTP ${error.status}`)),
-    h('p', null, error.message),
+    h('p', null, plainMessage(error.body)),
     error.body.line === undefined ? null : h('p.muted', null, 'The filter is marked where the server found the problem.'))
 }

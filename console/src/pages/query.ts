@@ -51,7 +51,7 @@ export function queryPage(ctx: Context): Page {
       h('div.query-side', null,
         panel('Params', [params, paramsError], { subtitle: 'JSON object; $name in the query' }),
         panel('Saved', savedList, { subtitle: 'in this browser', className: 'flush' }),
-        panel('History', historyList, { subtitle: `the last ${50} runs, this browser`, className: 'flush', actions: h('button.button.ghost.small', { type: 'button', onclick: () => { clearHistory(); showHistory() } }, 'Clear') }),
+        panel('History', historyList, { subtitle: 'last 50 runs', className: 'flush', actions: h('button.button.ghost.small', { type: 'button', onclick: () => { clearHistory(); showHistory() } }, 'Clear') }),
         panel('Collections', reference),
       ),
     ),

@@ -21,7 +21,7 @@ export interface RowFormSpec {
   collection: CollectionIR
   /** The row being edited; absent for an insert. */
   row?: Row
-  /** Sends the change: `values` are the fields to write; `base` the row as the form was opened on. */
+  /** Sends the change: `values` are the fields changed in the form; `base` the row they apply to (as opened, or as it was when a conflict showed it). */
   submit(values: Row, base: Row | null): Promise<RowFormOutcome>
 }
 
@@ -149,13 +149,15 @@ export function openRowForm(spec: RowFormSpec): Promise<boolean> {
         input.error.textContent = read.error
         invalid = true
       } else if ('value' in read) {
-        // An edit writes only what differs from the row it was opened on.
-        if (base !== null && JSON.stringify(base[input.field.name] ?? null) === JSON.stringify(read.value)) continue
+        // An edit writes only what was changed in the form: what differs from the row
+        // as it was opened (after a conflict too, so another client's change to a field
+        // left alone here is kept).
+        if (row !== undefined && JSON.stringify(row[input.field.name] ?? null) === JSON.stringify(read.value)) continue
         values[input.field.name] = read.value
       }
     }
     if (invalid) return
-    if (base !== null && Object.keys(values).length === 0) {
+    if (row !== undefined && Object.keys(values).length === 0) {
       banner.replaceChildren(h('div.callout.info', null, 'Nothing changed.'))
       return
     }
@@ -166,8 +168,10 @@ export function openRowForm(spec: RowFormSpec): Promise<boolean> {
       const current = outcome.conflict
       banner.replaceChildren(h('div.callout.warn.conflict', { role: 'alert' },
         h('div.callout-title', null, badge('conflict', 'warn'), current === null ? 'The row was deleted by someone else.' : 'The row changed since you opened it.'),
-        h('p', null, current === null ? 'Nothing was written. Your values are still below.' : 'Nothing was written. Your values are still below; the row as it is now:'),
-        current === null ? null : h('dl.kv.conflict-row', null, collection.fields.map((f) => [h('dt', null, f.name), h('dd', null, JSON.stringify(current[f.name] ?? null))])),
+        h('p', null, current === null ? 'Nothing was written. Your values are still below.' : 'Nothing was written. Your values are still below. Changed meanwhile:'),
+        current === null ? null : h('ul.conflict-row', null, collection.fields
+          .filter((f) => JSON.stringify((base ?? {})[f.name] ?? null) !== JSON.stringify(current[f.name] ?? null))
+          .map((f) => h('li', { dataset: { field: f.name } }, h('code', null, f.name), ': ', h('span.before', null, JSON.stringify((base ?? {})[f.name] ?? null)), ' → ', h('span.after', null, JSON.stringify(current[f.name] ?? null))))),
         current === null ? null : h('button.button.small', { type: 'button', onclick: () => {
           base = current
           banner.replaceChildren(h('div.callout.info', null, 'Your changes now apply to the row as it is now. Save again to write them.'))

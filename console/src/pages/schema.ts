@@ -55,7 +55,7 @@ function collectionPanel(tenant: string, collection: CollectionIR): HTMLElement 
       { label: 'Type', cell: (f) => h('code.type', null, typeText(f.type)) },
       { label: 'Optional', cell: (f) => (f.optional ? 'yes' : h('span.muted', null, 'no')) },
       { label: 'Default', cell: defaultOf },
-      { label: '', cell: (f) => fieldNotes(collection, f) },
+      { label: 'Constraints', cell: (f) => fieldNotes(collection, f) },
     ], collection.fields, { rowAttributes: (f) => ({ dataset: { field: f.name } }) }),
     h('div.schema-indexes', null,
       h('h3', null, 'Indexes'),

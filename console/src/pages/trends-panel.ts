@@ -30,7 +30,7 @@ export function trendsPanel(api: ApiClient): TrendsPanel {
       { key: 'commits', label: 'commits', colour: blue, format: perSecond },
       { key: 'rows_written', label: 'rows', colour: green, format: perSecond },
       { key: 'conflicts', label: 'conflicts', colour: red, format: perSecond },
-    ]),
+    ], undefined, { integer: true }),
     trendChart('Queries', [
       { key: 'query_p50_ms', label: 'p50', colour: blue, format: ms },
       { key: 'query_p99_ms', label: 'p99', colour: amber, format: ms },
@@ -47,7 +47,7 @@ export function trendsPanel(api: ApiClient): TrendsPanel {
       { key: 'cache_hits', label: 'cache hits', colour: green, format: perSecond },
       { key: 'cache_misses', label: 'misses', colour: red, format: perSecond },
       { key: 'memory_reads', label: 'in memory', colour: violet, format: perSecond },
-    ], 'in memory: written since the last checkpoint'),
+    ], 'in memory: written since the last checkpoint', { integer: true }),
     trendChart('Page file', [
       { key: 'page_file_bytes', label: 'size', colour: blue, format: bytes },
     ]),
@@ -55,11 +55,11 @@ export function trendsPanel(api: ApiClient): TrendsPanel {
       { key: 'free_pages', label: 'free slots', colour: green, format: count },
       { key: 'tail_subscribers', label: 'tail readers', colour: violet, format: count },
       { key: 'checkpoints', label: 'checkpoints', colour: amber, format: count },
-    ]),
+    ], undefined, { integer: true }),
     trendChart('Queries per second', [
       { key: 'queries', label: 'queries', colour: blue, format: perSecond },
       { key: 'fsyncs', label: 'fsyncs', colour: amber, format: perSecond },
-    ]),
+    ], undefined, { integer: true }),
   ]
   const status = h('span.panel-subtitle')
   const element = panel('Trends', h('div.trends', null, charts.map((c) => c.element)), {
