@@ -95,7 +95,7 @@ export interface CollectionEntry {
 }
 
 /**
- * The schema IR (docs/language.md, "Schema IR and fingerprint"). Only what the console
+ * The schema IR (docs/language.md, "Schema files": the schema IR). Only what the console
  * relies on is typed; anything else a field, index or collection carries (a reference,
  * say) is kept and shown as it is.
  */
