@@ -233,6 +233,31 @@ t.test('the console as a daily tool', async (t) => {
     }
     const trends = (await call('/api/v1/trends')).body
     t.ok(trends.series.commits.some((n: number) => n > 0) && trends.series.memory_reads.some((n: number) => n > 0), 'the route agrees')
+
+    // A hidden tab is not polled; shown again, it refreshes at once.
+    const polls: string[] = []
+    let pending = 0
+    page.on('request', (request) => { if (request.url().includes('/api/v1/')) { polls.push(request.url()); pending += 1 } })
+    const settled = (request: { url(): string }) => { if (request.url().includes('/api/v1/')) pending -= 1 }
+    page.on('requestfinished', settled)
+    page.on('requestfailed', settled)
+    const setHidden = (hidden: boolean) => page.evaluate((value) => {
+      Object.defineProperty(document, 'hidden', { value, configurable: true })
+      document.dispatchEvent(new Event('visibilitychange'))
+    }, hidden)
+    await setHidden(true)
+    // Once a refresh already in flight has settled, nothing more may start: watch for
+    // three refresh periods.
+    const deadline = Date.now() + hang_guard_ms
+    while (pending > 0 && Date.now() < deadline) await page.waitForTimeout(50)
+    const before = polls.length
+    await page.waitForTimeout(6000)
+    t.equal(polls.length, before, 'no request while the tab is hidden')
+    const updated = await page.textContent('.updated')
+    await setHidden(false)
+    await page.waitForFunction((text) => document.querySelector('.updated')?.textContent !== text, updated)
+    t.ok(polls.length > before, 'shown again: refreshed at once')
+    t.ok(polls.filter((u) => u.includes('/api/v1/trends?after=')).length > 0, 'the trends ask only for the seconds they lack')
   })
 
   await t.test('query: history, saved queries, completion, export as CSV and JSON', async (t) => {
