@@ -193,6 +193,7 @@ export class Database {
       recovery: { replayed_frames: s.replayed_frames, open_micros: s.open_micros },
       fsync: { count: s.fsync.count, sum_micros: s.fsync.sum_micros, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
       checkpoints: s.checkpoints,
+      cache: s.cache,
       page_count: s.page_count,
       pages: pagesOf(s),
       db_dir: s.db_dir,

@@ -86,7 +86,7 @@ export class TrendSampler {
 
   /** Closes the second now: one sample into the ring (the timer calls it; tests may too). */
   sample(now: number = Date.now()): TrendSample {
-    const { engine, detail, stats } = this.#read()
+    const { engine, detail } = this.#read()
     const before = this.#previous
     const durations = this.#durations.sort((a, b) => a - b)
     const fsyncCounts = engine.fsync_buckets.map((c, i) => c - (before.fsync_buckets[i] ?? 0))
@@ -108,7 +108,7 @@ export class TrendSampler {
       cache_hits: engine.cache_hits - before.cache_hits,
       cache_misses: engine.cache_misses - before.cache_misses,
       memory_reads: engine.memory_reads - before.memory_reads,
-      cache_bytes: stats.cache.bytes,
+      cache_bytes: detail.cache.bytes,
       page_file_bytes: detail.pages.file_bytes,
       free_pages: detail.pages.free,
       tail_subscribers: this.#tailSubscribers(),
@@ -127,19 +127,19 @@ export class TrendSampler {
     clearInterval(this.#timer)
   }
 
+  /** One reading of the engine's figures (health detail: not stats, which lists the tenants). */
   #read() {
     const detail = this.#db.healthDetail()
-    const stats = this.#db.stats()
     const engine: EngineReading = {
       fsync_count: detail.fsync.count,
       fsync_max_micros: detail.fsync.max_micros,
       fsync_buckets: detail.fsync.buckets.map((b) => b.count),
       checkpoints: detail.checkpoints.count,
-      cache_hits: stats.cache.hits,
-      cache_misses: stats.cache.misses,
-      memory_reads: stats.cache.memory_reads,
+      cache_hits: detail.cache.hits,
+      cache_misses: detail.cache.misses,
+      memory_reads: detail.cache.memory_reads,
     }
-    return { engine, detail, stats }
+    return { engine, detail }
   }
 }
 
