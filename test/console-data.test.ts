@@ -155,6 +155,7 @@ t.test('the console as a daily tool', async (t) => {
     t.match(await page.textContent('.row-form .server-error'), /constraint_violation/, 'the server\'s code')
     t.match(await page.textContent('.row-form .server-error'), /HTTP 400/)
     t.equal(await page.inputValue('#row-field-email'), 'u31@example.com', 'what was typed stays')
+    t.match(await page.textContent('[data-field-error="email"]'), /already holds/, 'the field it names is marked')
     t.comment(`row form refused: ${await screenshot(page, 'row-form-refused')}`)
 
     await page.fill('#row-field-email', 'u30@example.com')

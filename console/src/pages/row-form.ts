@@ -179,8 +179,9 @@ export function openRowForm(spec: RowFormSpec): Promise<boolean> {
       ))
       return
     }
-    const named = /field '([^']+)'/.exec(outcome.message)?.[1]
-    const marked = inputs.find((i) => i.field.name === named)
+    // The field the sentence names: `field 'age'`, or a unique index named after its field.
+    const quoted = [...outcome.message.matchAll(/'([^']+)'/g)].map((m) => m[1])
+    const marked = inputs.find((i) => quoted.includes(i.field.name))
     if (marked !== undefined) marked.error.textContent = outcome.message
     banner.replaceChildren(h('div.callout.danger.server-error', { role: 'alert' },
       h('div.callout-title', null, badge(outcome.code, 'danger'), h('span.muted', null, `HTTP ${outcome.status}`)),
