@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -55,5 +56,11 @@ const html = readFileSync(join(here, 'index.html'), 'utf8').replace(/\{\{([\w.]+
 })
 writeFileSync(join(out, 'index.html'), html)
 
-const sizes = Object.values(names).map((name) => `${basename(name)} ${(readFileSync(join(out, name)).length / 1024).toFixed(1)} KiB`)
-process.stdout.write(`console: built ${relative(root, out) || out} (${sizes.join(', ')})\n`)
+// Every file the page loads, raw and gzipped (what a browser receives from a server
+// that compresses): the console is meant to stay small, and this is where to see it.
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`
+const sizes = Object.values(names).map((name) => {
+  const bytes = readFileSync(join(out, name))
+  return `${basename(name)} ${kib(bytes.length)} (${kib(gzipSync(bytes).length)} gzipped)`
+})
+process.stdout.write(`console: built ${relative(root, out) || out}: ${sizes.join(', ')}\n`)

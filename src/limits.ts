@@ -176,3 +176,9 @@ export const backup_chunk_bytes = 1024 * 1024
 
 /** Largest manifest a restore reads (docs/format.md, "Backup archive"). */
 export const backup_manifest_bytes_max = 16 * 1024 * 1024
+
+/** The server's trend ring (GET /api/v1/trends): one sample a second, 20 minutes of them. */
+export const trend_interval_ms = 1000
+export const trend_samples_max = 1200
+/** Query durations kept per second for its percentiles; past this, a uniform sample of them. */
+export const trend_query_durations_max = 4096

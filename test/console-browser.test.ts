@@ -218,6 +218,8 @@ t.test('the console in headless Chromium', async (t) => {
   await t.test('diff: added, removed and changed rows between a snapshot and the head', async (t) => {
     await page.click('a.nav-link[href="#/diff"]')
     await page.waitForSelector('#diff-from option[value="before"]', { state: 'attached' })
+    // The fork above kept its fork point as a newer snapshot (fork-staging): compare from `before`.
+    await page.selectOption('#diff-from', 'before')
     await page.click('button:has-text("Compare")')
     await page.waitForSelector('.diff-collection')
     const text = await page.textContent('.diff-output')

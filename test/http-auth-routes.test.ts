@@ -34,6 +34,7 @@ const expectations: Record<string, Expectation> = {
   'GET /api/v1/schema.eel': { access: 'auth', success: 200 },
   'GET /api/v1/openapi.json': { access: 'auth', success: 200 },
   'GET /api/v1/metrics': { access: 'auth', success: 200 },
+  'GET /api/v1/trends': { access: 'auth', success: 200 },
   // An online backup: the whole directory as a tar archive (its body is drained).
   'GET /api/v1/backup': { access: 'auth', success: 200 },
   // The operator console's static files (docs/api.md): loading them needs no token;

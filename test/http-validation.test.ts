@@ -40,8 +40,8 @@ t.test('refused parameters and bodies: 400 bad_request naming what is wrong', as
   const not_an_object = 'a tenant operation is an object {"op": "…", "name": "…", "target": "…"}'
   await refused('POST', ops, 'resume default', not_an_object)
   await refused('POST', ops, '[]', not_an_object)
-  await refused('POST', ops, '{"name": "default"}', 'unknown tenant operation none; expected one of create, fork, snapshot, suspend, resume, delete, compact')
-  await refused('POST', ops, '{"op": "explode"}', 'unknown tenant operation "explode"; expected one of create, fork, snapshot, suspend, resume, delete, compact')
+  await refused('POST', ops, '{"name": "default"}', 'unknown tenant operation none; expected one of create, fork, snapshot, restore, suspend, resume, delete, compact')
+  await refused('POST', ops, '{"op": "explode"}', 'unknown tenant operation "explode"; expected one of create, fork, snapshot, restore, suspend, resume, delete, compact')
   await refused('POST', ops, '{"op": "fork"}', 'fork needs a target')
   await refused('POST', ops, '{"op": "snapshot", "target": 5}', 'target must be a string')
   await refused('POST', ops, '{"op": "create", "name": "Not A Name"}', 'tenant names are 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit; got "Not A Name"')
@@ -93,7 +93,7 @@ t.test('every bound the document states on a query parameter is the server\'s', 
       }
     }
   }
-  t.equal(checked, 8, 'both bounds of the four integer parameters (diff: limit; tail: after, limit, wait_ms)')
+  t.equal(checked, 10, 'both bounds of the five integer parameters (diff: limit; tail: after, limit, wait_ms; trends: after)')
 })
 
 t.test('the ops body schema and checkOpRequest accept and refuse the same bodies', async (t) => {

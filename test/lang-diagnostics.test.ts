@@ -34,7 +34,7 @@ const cases: Array<[string, ParseMode, string]> = [
   ['', 'query', '1:1 unexpected end of input; expected a statement'],
   ['atomic { a | delete b | delete }', 'query', "1:21 unexpected 'b' in delete; expected '|', ';' or '}'"],
   ['explain tenant create a', 'query', "1:9 unexpected 'tenant' in explain; expected a pipeline or a write"],
-  ['tenant frok acme', 'query', "1:8 unexpected 'frok' in tenant; expected 'delete', 'create', 'suspend', 'resume', 'compact', 'fork' or 'snapshot' (did you mean 'fork'?)"],
+  ['tenant frok acme', 'query', "1:8 unexpected 'frok' in tenant; expected 'delete', 'create', 'suspend', 'resume', 'compact', 'fork', 'snapshot' or 'restore' (did you mean 'fork'?)"],
   ['tenant fork acme as', 'query', '1:20 unexpected end of input in tenant fork; expected a name'],
   ['call q(a 1)', 'query', "1:10 unexpected '1' in call q; expected ':'"],
   ['users | where naïve == 1', 'query', "1:17 unexpected 'ï' in where; expected '|', an operator or end of input (names use ASCII letters, digits and _; write other names in backticks)"],

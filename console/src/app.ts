@@ -4,19 +4,25 @@
 import { ApiClient, type ApiError } from './api/client.js'
 import type { Context, Page, PageFactory } from './context.js'
 import { connectPage, noticeOnConnect } from './pages/connect.js'
+import { dataPage } from './pages/data.js'
 import { diffPage } from './pages/diff.js'
 import { overviewPage } from './pages/overview.js'
 import { queryPage } from './pages/query.js'
+import { schemaPage } from './pages/schema.js'
 import { tailPage } from './pages/tail.js'
 import { tenantsPage } from './pages/tenants.js'
+import { SchemaStore } from './state/schema-store.js'
 import { Settings } from './state/settings.js'
 import { Signal } from './state/signal.js'
 import { h } from './ui/dom.js'
 import { navBar } from './ui/nav.js'
+import { notFound } from './ui/not-found.js'
 
 const pages: Record<string, PageFactory> = {
   overview: overviewPage,
   tenants: tenantsPage,
+  data: dataPage,
+  schema: schemaPage,
   query: queryPage,
   tail: tailPage,
   diff: diffPage,
@@ -25,9 +31,12 @@ const pages: Record<string, PageFactory> = {
 export function startApp(root: HTMLElement): void {
   const settings = new Settings()
   let route = ''
+  // The one place the token is read for API calls (state/settings.ts keeps it).
+  const api = new ApiClient(() => ({ apiBase: settings.apiBase, token: settings.token }), unauthorized)
   const ctx: Context = {
     settings,
-    api: new ApiClient(() => ({ apiBase: settings.apiBase, token: settings.token }), unauthorized),
+    api,
+    schemas: new SchemaStore(api),
     writeMode: new Signal(false),
     tenant: new Signal('default'),
     navigate(hash) {
@@ -59,13 +68,17 @@ export function startApp(root: HTMLElement): void {
   function render(): void {
     const [name = '', ...args] = window.location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent)
     const signedIn = settings.token !== null
-    route = !signedIn ? 'connect' : name in pages ? name : name === 'connect' ? 'connect' : 'overview'
-    if (signedIn && route !== name && route !== 'connect') {
+    route = !signedIn ? 'connect' : name in pages ? name : name === 'connect' ? 'connect' : name === '' ? 'overview' : 'unknown'
+    if (signedIn && route === 'overview' && name === '') {
       window.location.replace('#/overview')
       return
     }
     current?.dispose?.()
-    current = route === 'connect' ? connectPage(ctx) : (pages[route] as PageFactory)(ctx, args)
+    // Every page reads the schema afresh when it opens; pages share it while open.
+    ctx.schemas.invalidate()
+    current = route === 'connect' ? connectPage(ctx)
+      : route === 'unknown' ? { element: h('div.page', null, notFound('page', name, { href: '#/overview', label: 'Overview' }, 'The console has no page by that name.')) }
+      : (pages[route] as PageFactory)(ctx, args)
     nav.setActive(route)
     nav.setConnected(route === 'connect' ? null : new URL(settings.apiBase).host)
     document.title = `${route.charAt(0).toUpperCase()}${route.slice(1)} · tenantdb console`

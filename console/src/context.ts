@@ -1,6 +1,7 @@
 // What every page is given: the API client, the connection settings, and the state
 // shared across pages (write mode, the tenant being looked at).
 import type { ApiClient } from './api/client.js'
+import type { SchemaStore } from './state/schema-store.js'
 import type { Settings } from './state/settings.js'
 import type { Signal } from './state/signal.js'
 
@@ -11,6 +12,8 @@ export interface Context {
   writeMode: Signal<boolean>
   /** The tenant the Query, Tail and Diff pages work on. */
   tenant: Signal<string>
+  /** The loaded schema per tenant, shared by the pages that read it. */
+  schemas: SchemaStore
   navigate(hash: string): void
 }
 

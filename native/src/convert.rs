@@ -170,6 +170,7 @@ pub struct EngineStats {
     pub cache_hits: f64,
     pub cache_misses: f64,
     pub cache_bytes: f64,
+    pub cache_memory_reads: f64,
     pub space: SpaceInfo,
     pub corruption: Vec<CorruptionReport>,
     pub corruption_total: f64,
@@ -206,6 +207,7 @@ pub fn stats(s: storage::Stats) -> EngineStats {
         cache_hits: s.cache.hits as f64,
         cache_misses: s.cache.misses as f64,
         cache_bytes: s.cache.bytes as f64,
+        cache_memory_reads: s.cache.memory_reads as f64,
         space: space(s.space),
         corruption: s
             .corruption

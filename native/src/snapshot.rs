@@ -73,8 +73,9 @@ fn copy_into(value: &[u8], out: &mut [u8]) -> i64 {
 impl Snapshot {
     /// Up to `limit` differences of `tree` from this snapshot to `newer`, in key order.
     #[napi]
-    pub fn diff(&self, env: &Env, newer: &Snapshot, tree: Buffer, limit: u32) -> napi::Result<DiffBatch> {
-        let (diffs, truncated) = self.inner(env)?.diff(newer.inner(env)?, &tree, limit as usize).or_throw(env)?;
+    pub fn diff(&self, env: &Env, newer: &Snapshot, tree: Buffer, limit: u32, newer_tree: Option<Buffer>) -> napi::Result<DiffBatch> {
+        let newer_tree = newer_tree.as_deref().unwrap_or(&tree);
+        let (diffs, truncated) = self.inner(env)?.diff_trees(&tree, newer.inner(env)?, newer_tree, limit as usize).or_throw(env)?;
         let mut out = Vec::new();
         for d in diffs {
             out.extend_from_slice(&(d.key.len() as u32).to_le_bytes());

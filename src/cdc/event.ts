@@ -32,6 +32,8 @@ export interface TailEvent {
   at: string
   tenant: string
   changes: TailChange[]
+  /** Only on a restore: the tenant's data is now that of this snapshot, taken at `lsn`. */
+  restored?: { snapshot: string; lsn: number }
 }
 
 const letters: Record<string, ChangeOp> = { i: 'insert', u: 'update', d: 'delete' }
@@ -45,7 +47,9 @@ const letters: Record<string, ChangeOp> = { i: 'insert', u: 'update', d: 'delete
 export function decodeEvent(frame: Frame, tenant: string, collection?: string): TailEvent | null {
   const ops = frame.commit.ops
   const header = decodeCommitHeader(frame.commit.meta, ops)
-  if (header === null || header.tenant !== tenant || header.kind !== 'write') return null
+  if (header === null || header.tenant !== tenant) return null
+  if (header.kind === 'catalog' && header.restored !== undefined) return { lsn: frame.lsn, at: header.at, tenant, changes: [], restored: header.restored }
+  if (header.kind !== 'write') return null
   const prefix = rowsPrefix(tenant)
   const changes: TailChange[] = []
   if (header.ops !== '' && header.ops.length !== ops.length) {

@@ -150,6 +150,8 @@ export class Database {
           return this.ops({ op: 'snapshot', name: statement.name, target: statement.target })
         case 'delete':
           return this.ops({ op: 'delete', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}` })
+        case 'restore':
+          return this.ops({ op: 'restore', name: `${statement.name}@${statement.snapshot}` })
         default:
           return this.ops({ op: statement.op, name: statement.name })
       }
@@ -191,6 +193,7 @@ export class Database {
       recovery: { replayed_frames: s.replayed_frames, open_micros: s.open_micros },
       fsync: { count: s.fsync.count, sum_micros: s.fsync.sum_micros, max_micros: s.fsync.max_micros, buckets: s.fsync.buckets },
       checkpoints: s.checkpoints,
+      cache: s.cache,
       page_count: s.page_count,
       pages: pagesOf(s),
       db_dir: s.db_dir,

@@ -8,7 +8,7 @@ import type { Value } from '../lang/ast.js'
 import { diff_rows_default, diff_rows_max } from '../limits.js'
 import { appliedSchema } from '../migration/index.js'
 import type { QueryResult } from '../query/index.js'
-import { listSnapshots, pinName, requireActive, requireCollection, requireQueryable, requireTenant, TenantError } from '../tenants/index.js'
+import { listSnapshots, pinName, requireActive, requireCollection, requireQueryable, requireTenant, splitSource, TenantError } from '../tenants/index.js'
 import { rowsTree, TxnView } from '../txn/index.js'
 import { decodeKey, decodeRow } from '../codec/index.js'
 import type { DatabaseParts } from './parts.js'
@@ -19,6 +19,7 @@ export interface TenantQueryOptions {
 }
 
 export interface DiffRequest {
+  /** A snapshot of this tenant, or `tenant@snapshot` of another (a fork's source at the fork point). */
   from: string
   /** A snapshot name, or `head` (the default). */
   to?: string
@@ -127,7 +128,10 @@ export class Tenant {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new TenantError('bad_request', `limit must be an integer of at least 1, got ${String(limit)}`)
     const only = oneCollection(request.collection)
     if (only !== undefined) requireCollection(this.#db.schema.ir, only)
-    const from = this.#pinned(head, request.from)
+    // `other@snapshot`: that tenant's rows at its snapshot, against this tenant's.
+    const [fromTenant, fromSnapshot] = request.from.includes('@') ? splitSource(request.from) : [this.name, request.from]
+    if (fromTenant !== this.name) requireTenant(head, fromTenant)
+    const from = pinnedOf(head, fromTenant, fromSnapshot ?? '')
     const toName = request.to ?? 'head'
     let to: Snapshot
     try {
@@ -137,20 +141,20 @@ export class Tenant {
       throw err
     }
     try {
-      return this.#diff(request, only, Math.min(limit, diff_rows_max), from, to, toName)
+      return this.#diff(request, only, Math.min(limit, diff_rows_max), from, fromTenant, to, toName)
     } finally {
       from.release()
       if (to !== head) to.release()
     }
   }
 
-  #diff(request: DiffRequest, only: string | undefined, limit: number, from: Snapshot, to: Snapshot, toName: string): DiffResult {
+  #diff(request: DiffRequest, only: string | undefined, limit: number, from: Snapshot, fromTenant: string, to: Snapshot, toName: string): DiffResult {
     let left = limit
     let truncated = false
     const collections: DiffResult['collections'] = {}
     const names = only === undefined ? this.#db.schema.ir.collections.map((c) => c.name) : [only]
     for (const name of names) {
-      const { entries, truncated: more } = from.diff(to, rowsTree(this.name, name), left)
+      const { entries, truncated: more } = from.diff(to, rowsTree(fromTenant, name), left, rowsTree(this.name, name))
       truncated ||= more
       const result: DiffResult['collections'][string] = { added: [], removed: [], changed: [] }
       for (const entry of entries) {
@@ -170,10 +174,15 @@ export class Tenant {
 
   /** The named snapshot's version, to be released by the caller. */
   #pinned(head: Snapshot, snapshot: string): Snapshot {
-    const pinned = head.pin(pinName(this.name, snapshot))
-    if (pinned === null) throw new TenantError('unknown_snapshot', `tenant '${this.name}' has no snapshot '${snapshot}'`)
-    return pinned
+    return pinnedOf(head, this.name, snapshot)
   }
+}
+
+/** Snapshot `snapshot` of `tenant`, to be released by the caller. */
+function pinnedOf(head: Snapshot, tenant: string, snapshot: string): Snapshot {
+  const pinned = head.pin(pinName(tenant, snapshot))
+  if (pinned === null) throw new TenantError('unknown_snapshot', `tenant '${tenant}' has no snapshot '${snapshot}'`)
+  return pinned
 }
 
 /** The collection a tail or diff is limited to: none given, or empty, is every collection. */

@@ -86,7 +86,8 @@ export interface EngineStats {
   }
   /** What the checkpoints since open did (in place: over slots they released themselves). */
   checkpoints: { count: number; in_place: number; pages_written: number; pages_released: number; max_micros: number }
-  cache: { hits: number; misses: number; bytes: number }
+  /** Page cache hits and misses; `memory_reads`: node reads of what is written since the last checkpoint, which no cache serves. */
+  cache: { hits: number; misses: number; bytes: number; memory_reads: number }
   space: SpaceStats
   corruption: CorruptionReport[]
   corruption_total: number
@@ -398,7 +399,7 @@ export class Engine {
         pages_released: s.checkpoints.pagesReleased,
         max_micros: s.checkpoints.maxMicros,
       },
-      cache: { hits: s.cacheHits, misses: s.cacheMisses, bytes: s.cacheBytes },
+      cache: { hits: s.cacheHits, misses: s.cacheMisses, bytes: s.cacheBytes, memory_reads: s.cacheMemoryReads },
       space: { live: s.space.live, free: s.space.free, pending: s.space.pending, releasing: s.space.releasing },
       corruption: s.corruption.map((r) => ({
         id: r.id,

@@ -108,11 +108,12 @@ export class Snapshot {
   }
 
   /**
-   * Up to `limit` differences of `tree` from this snapshot to `newer`, in key order;
-   * shared subtrees are skipped unread, so the cost grows with the differences.
+   * Up to `limit` differences of `tree` from this snapshot to `newer` (or to `newerTree`
+   * of `newer`: a fork's tree against its source's), in key order; shared subtrees are
+   * skipped unread, so the cost grows with the differences.
    */
-  diff(newer: Snapshot, tree: string, limit: number): { entries: DiffEntry[]; truncated: boolean } {
-    const batch = mapSync(() => this.#native.diff(newer.#native, utf8(tree), limit))
+  diff(newer: Snapshot, tree: string, limit: number, newerTree: string = tree): { entries: DiffEntry[]; truncated: boolean } {
+    const batch = mapSync(() => this.#native.diff(newer.#native, utf8(tree), limit, newerTree === tree ? undefined : utf8(newerTree)))
     return { entries: decodeDiffBatch(batch.entries), truncated: batch.truncated }
   }
 

@@ -48,6 +48,11 @@ const shared: readonly Schema[] = [
           },
         },
       },
+      restored: {
+        type: 'object', required: ['snapshot', 'lsn'],
+        description: 'only on a restore (no changes): the tenant\'s data is now this snapshot\'s, taken at lsn',
+        properties: { snapshot: { type: 'string' }, lsn: { type: 'integer' } },
+      },
     },
   },
   {

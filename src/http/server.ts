@@ -49,11 +49,12 @@ import { healthRoutes } from './routes/health.js'
 import { metricsRoutes } from './routes/metrics.js'
 import { openapiRoutes } from './routes/openapi.js'
 import { opsRoutes } from './routes/ops.js'
-import { queryRoutes } from './routes/query.js'
+import { query_path, queryRoutes } from './routes/query.js'
 import { schemaSourceRoutes, type SchemaFile } from './routes/schema-source.js'
 import { tail_path, tail_schema, tailPollRoute } from './routes/tail-poll.js'
 import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from './routes/tail-ws.js'
 import { tenantRoutes } from './routes/tenants.js'
+import { trendRoutes } from './routes/trends.js'
 
 export interface ServerOptions {
   db: Database
@@ -130,7 +131,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
   // when it closes (tail-ws.ts). The log line is the log controller's.
-  const metrics = new ServerMetrics(db)
+  const metrics = new ServerMetrics(db, query_path)
   app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
   app.addHook('onResponse', (request, reply, done) => {
     metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, reply.statusCode, reply.elapsedTime / 1000)
@@ -205,6 +206,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(queryRoutes(db))
   await app.register(opsRoutes(db))
   await app.register(metricsRoutes(metrics))
+  await app.register(trendRoutes(metrics.trends))
   await app.register(backupRoutes(db, closing.signal))
   await app.register(openapiRoutes(() => listening))
   await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))

@@ -158,6 +158,8 @@ export type TenantOp =
   | { kind: 'tenant_op'; op: 'delete'; name: string; snapshot: string | null; span: Span }
   | { kind: 'tenant_op'; op: 'fork'; name: string; snapshot: string | null; target: string; span: Span }
   | { kind: 'tenant_op'; op: 'snapshot'; name: string; target: string; span: Span }
+  /** The tenant's head becomes the snapshot's version. */
+  | { kind: 'tenant_op'; op: 'restore'; name: string; snapshot: string; span: Span }
 
 /** A parsed source text: one statement for queries, many declarations for schema files. */
 export interface Script {

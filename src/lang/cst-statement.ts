@@ -101,7 +101,7 @@ function selectItem(cx: Cst, node: SyntaxNode): SelectItem {
   return { name: '', expr, span: span(node) }
 }
 
-const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'min', 'max', 'avg']
+export const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'min', 'max', 'avg']
 
 function aggregateItem(cx: Cst, node: SyntaxNode): AggregateItem {
   const fnNode = child(node, 'AggregateFunction')
@@ -129,6 +129,7 @@ function buildTenantOp(cx: Cst, node: SyntaxNode): TenantOp {
     case 'fork': return { kind: 'tenant_op', op: 'fork', name, snapshot, target: tenants[1] ?? '', span: at }
     case 'snapshot': return { kind: 'tenant_op', op: 'snapshot', name, target: snapshot ?? '', span: at }
     case 'delete': return { kind: 'tenant_op', op: 'delete', name, snapshot, span: at }
+    case 'restore': return { kind: 'tenant_op', op: 'restore', name, snapshot: snapshot ?? '', span: at }
     case 'create': case 'suspend': case 'resume': case 'compact':
       return { kind: 'tenant_op', op: verb.name, name, span: at }
     default: throw new Error('eel: malformed TenantStatement')

@@ -23,7 +23,7 @@ const operators = ['==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%']
  */
 const implied: Record<string, readonly string[]> = {
   where: ['select', 'sort', 'skip', 'take', 'aggregate', 'distinct', 'get', 'update'],
-  create: ['suspend', 'resume', 'compact', 'fork', 'snapshot'],
+  create: ['suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore'],
 }
 const impliedWords = new Set(Object.values(implied).flat())
 /** Literals start expressions, which the expression probe covers. */

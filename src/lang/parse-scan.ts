@@ -6,7 +6,7 @@ export const keywords: ReadonlySet<string> = new Set([
   'where', 'select', 'sort', 'asc', 'desc', 'skip', 'take', 'count', 'aggregate', 'by',
   'distinct', 'get', 'update', 'delete', 'call', 'insert', 'upsert', 'explain', 'atomic',
   'collection', 'was', 'primary', 'unique', 'narrowed', 'index', 'dropped', 'query',
-  'tenant', 'create', 'suspend', 'resume', 'compact', 'fork', 'snapshot', 'as',
+  'tenant', 'create', 'suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore', 'as',
   'and', 'or', 'not', 'in', 'true', 'false', 'null',
 ])
 

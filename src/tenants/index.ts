@@ -5,4 +5,4 @@ export { checkOpRequest, tenant_ops, type TenantOpRequest } from './op-request.j
 export { requireActive, requireCollection, requireQueryable, requireTenant } from './rules.js'
 export { listTenants, listSnapshots, readTenant, readTenantCached, writeTenant, type TenantRecord, type SnapshotRecord } from './catalog.js'
 export { TenantError, type TenantErrorCode } from './errors.js'
-export { checkName, default_tenant, name_pattern, pinName } from './names.js'
+export { checkName, default_tenant, name_pattern, pinName, splitSource } from './names.js'

@@ -8,16 +8,18 @@ export type TenantOpRequest =
   | { op: 'create'; name: string }
   | { op: 'fork'; name: string; target: string }
   | { op: 'snapshot'; name: string; target: string }
+  /** `name` is `tenant@snapshot`: the tenant's head becomes that snapshot's version. */
+  | { op: 'restore'; name: string }
   | { op: 'suspend' | 'resume' | 'delete' | 'compact'; name: string }
 
 /** Every operation there is; anything else is `bad_request`. */
-export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'suspend', 'resume', 'delete', 'compact']
+export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'restore', 'suspend', 'resume', 'delete', 'compact']
 
 /**
  * `request` as an operation, or a TenantError naming what is wrong: not an object, an
  * unknown `op`, a name or target that is not a string, a missing `target` of fork or
  * snapshot, a name that is no tenant or snapshot name (names.ts; fork and delete also
- * take `tenant@snapshot`). Pure: the HTTP route runs it on a body its schema refused,
+ * take `tenant@snapshot`, restore takes only that). Pure: the HTTP route runs it on a body its schema refused,
  * so both refuse in the same words.
  */
 export function checkOpRequest(request: unknown): TenantOpRequest {
@@ -32,7 +34,9 @@ export function checkOpRequest(request: unknown): TenantOpRequest {
   if ((op === 'fork' || op === 'snapshot') && target === undefined) throw new TenantError('bad_request', `${op} needs a target`)
   if (target !== undefined && typeof target !== 'string') throw new TenantError('bad_request', 'target must be a string')
   if (op === 'fork' || op === 'delete') splitSource(name)
-  else checkName(name, 'tenant')
+  else if (op === 'restore') {
+    if (splitSource(name)[1] === null) throw new TenantError('bad_request', `restore names a snapshot as tenant@snapshot, got ${JSON.stringify(name)}`)
+  } else checkName(name, 'tenant')
   if (op === 'fork') checkName(target, 'tenant')
   if (op === 'snapshot') checkName(target, 'snapshot')
   return request as TenantOpRequest

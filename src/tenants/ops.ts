@@ -8,7 +8,7 @@
 // fails with `conflict` and changes nothing.
 import { ConflictError, signalKey } from '../mvcc/index.js'
 import type { SchemaIR } from '../schema/ir.js'
-import { indexTree, metaTree, rowsTree, tenantPrefix, tenantStateKey, TxnView, type Committer, type Engine, type Snapshot } from '../txn/index.js'
+import { autoIdKey, indexTree, metaTree, rowsTree, tenantPrefix, tenantStateKey, TxnView, type Committer, type Engine, type Snapshot } from '../txn/index.js'
 import { listSnapshots, readSnapshot, readTenant, removeSnapshot, removeTenant, writeSnapshot, writeTenant } from './catalog.js'
 import { TenantError } from './errors.js'
 import { checkName, default_tenant, pinName, splitSource } from './names.js'
@@ -91,7 +91,7 @@ async function applyTenantOp(ctx: TenantOpContext, request: TenantOpRequest): Pr
 
 async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
   const now = new Date()
-  const name = request.op === 'fork' || request.op === 'delete' ? request.name : checkName(request.name, 'tenant')
+  const name = request.op === 'fork' || request.op === 'delete' || request.op === 'restore' ? request.name : checkName(request.name, 'tenant')
   switch (request.op) {
     case 'create': {
       if (readTenant(view, name) !== null) throw new TenantError('tenant_exists', `tenant '${name}' exists`)
@@ -138,6 +138,8 @@ async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: Txn
       const lsn = await ctx.committer.commit(view, name, 'catalog')
       return { ok: true, message: `snapshot ${snapshotName} of ${name} at lsn ${lsn}` }
     }
+    case 'restore':
+      return restore(ctx, view, request.name)
     case 'suspend': case 'resume': {
       const record = requireTenant(view, name)
       const state = request.op === 'suspend' ? 'suspended' : 'active'
@@ -185,6 +187,48 @@ async function dropSnapshot(ctx: TenantOpContext, view: TxnView, tenant: string,
   view.conflictOn(snapshotsKey(tenant))
   await ctx.committer.commit(view, tenant, 'catalog')
   return { ok: true, message: `dropped snapshot ${name} of ${tenant}` }
+}
+
+/**
+ * Restores a tenant to one of its snapshots (`{"op":"restore","name":"acme@before"}`):
+ * in one commit, every tree of the tenant is replaced by the snapshot's copy (O(1) per
+ * tree, copy-on-write, as a fork from a snapshot) and trees made after it are dropped,
+ * so its rows, indexes and applied schema are the snapshot's. What stays: the tenant's
+ * record (state, parent), all its snapshots, and its auto-id counters, which never go
+ * back (an id is never issued twice). Writes racing it fail with `conflict` (it writes
+ * the tenant's state key); a drop of the snapshot racing it loses one or the other. The
+ * change tail reports it as one event with `restored` (docs/api.md, "Change tail").
+ */
+async function restore(ctx: TenantOpContext, view: TxnView, source: string): Promise<OpResult> {
+  const [tenant, snapshotName] = splitSource(source)
+  requireTenant(view, tenant)
+  if (snapshotName === null) throw new Error('bug: checkOpRequest let a restore without a snapshot through')
+  const pin = pinName(tenant, snapshotName)
+  const pinned = view.snapshot.pin(pin)
+  let lsn: number
+  try {
+    if (pinned === null || readSnapshot(view, tenant, snapshotName) === null) {
+      throw new TenantError('unknown_snapshot', `tenant '${tenant}' has no snapshot '${snapshotName}'`)
+    }
+    lsn = pinned.lsn
+    const kept = new Set(tenantTrees(pinned, tenant))
+    for (const tree of treesAtApply(ctx, view.snapshot, tenant)) if (!kept.has(tree)) view.dropTree(tree)
+    for (const tree of kept) view.copyTreeFromPin(pin, tree, tree)
+  } finally {
+    pinned?.release()
+  }
+  view.conflictOn(tenantStateKey(tenant))
+  view.dependOn(snapshotKey(tenant, snapshotName))
+  view.noteRestored({ snapshot: snapshotName, lsn })
+  // Read now, in the step that validates the commit: no id taken before it is lost.
+  for (const collection of ctx.schema.collections) {
+    if (!collection.primary_auto) continue
+    const next = ctx.committer.autoIds.peek(tenant, collection.name)
+    view.putOutsideConflicts(metaTree(tenant), autoIdKey(collection.name), Buffer.from(String(next)))
+  }
+  await ctx.committer.commit(view, tenant, 'catalog')
+  ctx.forget(tenant)
+  return { ok: true, message: `restored ${tenant} to snapshot ${snapshotName} (lsn ${lsn})` }
 }
 
 /** Live rows into fresh pages; pins keep the pages they need (docs/operations.md, "Compacting a tenant"). */

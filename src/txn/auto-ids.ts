@@ -58,6 +58,11 @@ export class AutoIds {
     }
   }
 
+  /** The next id `take` would give now, taking none (a restore keeps it, so no id is issued twice). */
+  peek(tenant: string, collection: string): number {
+    return this.#counters(tenant).get(collection) ?? this.#load(tenant, collection)
+  }
+
   /** Forgets a tenant's counters (it was deleted, replaced by a fork, or migrated). */
   forget(tenant: string): void {
     this.#next.delete(tenant)

@@ -7,6 +7,7 @@
 // | at     | ISO-8601 time of the commit                                          |
 // | kind   | `write` (a query or atomic block), `migration`, `catalog` (tenant ops) |
 // | ops    | one letter per operation of the commit, in order: `i` insert, `u` update, `d` delete for a row write, `-` for any other operation; absent when the commit wrote no row |
+// | restored | a `catalog` commit that restored the tenant to a snapshot: `{"snapshot": name, "lsn": the snapshot's LSN}`; absent otherwise |
 //
 // The letters are recorded by the very call that writes each row (TxnView.putRow,
 // deleteRow), so a reader finds an operation's kind at its own index. Frames written
@@ -24,17 +25,26 @@ export const op_kind_other = '-'
 
 export type CommitKind = 'write' | 'migration' | 'catalog'
 
+/** The snapshot a restore made the tenant's head (docs/api.md, "Operations"). */
+export interface RestoredFrom {
+  snapshot: string
+  lsn: number
+}
+
 export interface CommitHeader {
   tenant: string
   at: string
   kind: CommitKind
   /** One letter per operation (see above); empty when the commit wrote no row. */
   ops: string
+  /** Present on the commit of a restore. */
+  restored?: RestoredFrom
 }
 
-export function encodeCommitHeader(tenant: string, at: Date, kind: CommitKind, ops = ''): Buffer {
+export function encodeCommitHeader(tenant: string, at: Date, kind: CommitKind, ops = '', restored: RestoredFrom | null = null): Buffer {
   const header: Partial<CommitHeader> = { tenant, at: at.toISOString(), kind }
   if (ops !== '') header.ops = ops
+  if (restored !== null) header.restored = restored
   return Buffer.from(JSON.stringify(header))
 }
 
@@ -54,7 +64,12 @@ export function decodeCommitHeader(meta: Uint8Array, ops: readonly Op[] = []): C
   const letters = typeof header.ops === 'string' ? header.ops
     : typeof header.changes === 'string' ? opsOfChanges(header.changes, ops, rowsPrefix(header.tenant))
     : ''
-  return { tenant: header.tenant, at: header.at, kind: header.kind as CommitKind, ops: letters }
+  const restored = header.restored
+  const decoded: CommitHeader = { tenant: header.tenant, at: header.at, kind: header.kind as CommitKind, ops: letters }
+  if (typeof restored === 'object' && restored !== null && typeof restored.snapshot === 'string' && typeof restored.lsn === 'number') {
+    decoded.restored = { snapshot: restored.snapshot, lsn: restored.lsn }
+  }
+  return decoded
 }
 
 /** An older header's row letters placed at the operations they belong to: the put and delete operations on rows trees. */

@@ -33,6 +33,8 @@ export interface CommitSettled {
   outcome: CommitOutcome
   /** From the call to commit() until it settled (durable, for a committed one). */
   seconds: number
+  /** Rows the commit wrote (inserted, updated or deleted); written only if committed. */
+  rows: number
 }
 
 /** Told of every commit made here once it settles. Must not throw. */
@@ -101,7 +103,7 @@ export class Committer {
     try {
       accepted = this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
     } catch (err) {
-      this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started)
+      this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started, view.rowWrites)
       // A conflict is found without any I/O; a client retrying at once would spin on
       // microtasks and starve the event loop, so the commit it lost to could never
       // complete. One turn of the loop before failing keeps retry loops fair.
@@ -113,22 +115,22 @@ export class Committer {
     try {
       // Still in the validating step: the auto-id marks reach the engine in commit order.
       this.autoIds.persist(view, tenant)
-      payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds()))
+      payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
       lsn = await this.#engine.commitPayload(payload)
     } catch (err) {
       this.conflicts.settle(accepted, null)
-      this.#settled(kind, 'failed', started)
+      this.#settled(kind, 'failed', started, view.rowWrites)
       throw err
     }
     this.conflicts.settle(accepted, lsn)
-    this.#settled(kind, 'committed', started)
+    this.#settled(kind, 'committed', started, view.rowWrites)
     for (const listener of this.#listeners) listener.committed(lsn, payload)
     return lsn
   }
 
-  #settled(kind: CommitKind, outcome: CommitOutcome, started: number): void {
+  #settled(kind: CommitKind, outcome: CommitOutcome, started: number, rows: number): void {
     if (this.#observers.size === 0) return
-    const settled = { kind, outcome, seconds: (performance.now() - started) / 1000 }
+    const settled = { kind, outcome, seconds: (performance.now() - started) / 1000, rows }
     for (const observer of this.#observers) observer(settled)
   }
 

@@ -9,7 +9,7 @@
 // keys a transaction claims, conflicts on or depends on are added through methods.
 import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
-import { op_kind_other, type RowChangeKind } from './commit-header.js'
+import { op_kind_other, type RestoredFrom, type RowChangeKind } from './commit-header.js'
 import { checkTreeEntrySize } from './entry-size.js'
 import { PendingWrites } from './pending-writes.js'
 
@@ -37,6 +37,8 @@ export class TxnView {
   readonly #dependsOn = new Set<string>()
   /** Auto-id collections it wrote rows of: their counters are persisted at commit (auto-ids.ts). */
   readonly #autoIdCollections = new Set<string>()
+  /** Set by a restore: the commit header says which snapshot the tenant now is (commit-header.ts). */
+  #restored: RestoredFrom | null = null
 
   constructor(snapshot: Snapshot) {
     this.snapshot = snapshot
@@ -205,6 +207,21 @@ export class TxnView {
     const letters = Buffer.alloc(this.opCount, op_kind_other)
     for (const op of this.#rowOps) letters[op >>> 2] = row_kind_letters[op & 3] as number
     return letters.toString('latin1')
+  }
+
+  /** Row writes so far (inserts, updates, deletes). */
+  get rowWrites(): number {
+    return this.#rowOps.length
+  }
+
+  /** Marks this commit as a restore of its tenant to a snapshot (the change tail reports it). */
+  noteRestored(from: RestoredFrom): void {
+    this.#restored = from
+  }
+
+  /** What noteRestored marked, if anything. */
+  get restored(): RestoredFrom | null {
+    return this.#restored
   }
 
   /** Operations written so far. */

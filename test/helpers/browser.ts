@@ -10,7 +10,9 @@ import { package_root } from '../../src/package-root.js'
 import { tempDir } from './temp-dir.js'
 
 export const chromium_path = '/usr/bin/chromium'
-const chromium_args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+// Nothing but the page under test talks to the network; playwright gives every launch
+// a fresh profile (its own --user-data-dir).
+const chromium_args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 /** Where the screenshots go: under .tap/ (gitignored), kept after the run for people to look at. */
 export const screenshot_dir = join(package_root, '.tap', 'console-screenshots')

@@ -3,7 +3,7 @@
 // {"error", "code"} body. A 401 is reported to the app, which asks for the token again.
 import type {
   CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, OpResult, QueryResult, SchemaStatus,
-  SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, Value,
+  SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, Trends, Value,
 } from './types.js'
 
 export class ApiError extends Error {
@@ -41,6 +41,8 @@ export class ApiClient {
   health(): Promise<Health> { return this.#get('/api/v1/health') }
   healthDetail(): Promise<HealthDetail> { return this.#get('/api/v1/health/detail') }
   stats(): Promise<Stats> { return this.#get('/api/v1/stats') }
+  /** The trend ring; with `after` (Unix seconds) only the samples after it. */
+  trends(after?: number): Promise<Trends> { return this.#get(`/api/v1/trends${after === undefined ? '' : `?after=${after}`}`) }
   async tenants(): Promise<TenantEntry[]> { return (await this.#get<{ tenants: TenantEntry[] }>('/api/v1/tenants')).tenants }
   async collections(tenant: string): Promise<CollectionEntry[]> {
     return (await this.#get<{ collections: CollectionEntry[] }>(`${tenantPath(tenant)}/collections`)).collections

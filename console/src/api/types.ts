@@ -74,7 +74,8 @@ export interface Stats {
   corruption_count: number
   db_dir: string
   tenants: number
-  cache: { hits: number; misses: number; bytes: number }
+  /** Page cache hits and misses; reads of nodes still in memory (written since the last checkpoint). */
+  cache: { hits: number; misses: number; bytes: number; memory_reads: number }
   pages: PageSlots
   uptime_s: number
 }
@@ -93,10 +94,67 @@ export interface CollectionEntry {
   indexes: string[]
 }
 
+/**
+ * The schema IR (docs/language.md, "Schema files": the schema IR). Only what the console
+ * relies on is typed; anything else a field, index or collection carries (a reference,
+ * say) is kept and shown as it is.
+ */
+export type FieldType = { kind: 'int' | 'float' | 'string' | 'bool' | 'timestamp' | 'json' } | { kind: 'list'; item: FieldType } | { kind: string; [more: string]: unknown }
+export type DefaultIR = { kind: 'value'; value: Value } | { kind: 'now' }
+
+export interface FieldIR {
+  name: string
+  type: FieldType
+  optional: boolean
+  default: DefaultIR | null
+  was?: string | null
+  narrowed?: boolean
+  [more: string]: unknown
+}
+
+export interface IndexIR {
+  name: string
+  fields: string[]
+  unique: boolean
+  [more: string]: unknown
+}
+
+export interface CollectionIR {
+  name: string
+  primary: string
+  primary_auto: boolean
+  fields: FieldIR[]
+  indexes: IndexIR[]
+  was?: string | null
+  dropped?: string[]
+  [more: string]: unknown
+}
+
+export interface QueryIR {
+  name: string
+  params: Array<{ name: string; type: FieldType; optional: boolean; default: Value }>
+  body: string
+}
+
+export interface SchemaIR {
+  version: number
+  collections: CollectionIR[]
+  queries: QueryIR[]
+  dropped_collections?: string[]
+  [more: string]: unknown
+}
+
 export interface SchemaStatus {
   fingerprint: string
-  ir: unknown
+  ir: SchemaIR
   tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null }
+}
+
+/** GET /api/v1/trends: one array per figure, oldest sample first (docs/api.md, "Trends"). */
+export interface Trends {
+  interval_ms: number
+  capacity: number
+  series: Record<string, Array<number | null>>
 }
 
 export interface SnapshotEntry {
@@ -130,6 +188,8 @@ export type TenantOp =
   | { op: 'create'; name: string }
   | { op: 'fork'; name: string; target: string }
   | { op: 'snapshot'; name: string; target: string }
+  /** `name` is `tenant@snapshot`: the tenant's head becomes that snapshot. */
+  | { op: 'restore'; name: string }
   /** `delete` of `tenant@snapshot` drops that snapshot. */
   | { op: 'suspend' | 'resume' | 'delete'; name: string }
   | { op: 'compact' }
@@ -159,6 +219,8 @@ export interface TailEvent {
   at: string
   tenant: string
   changes: TailChange[]
+  /** A restore to a snapshot: the tenant's data is now that snapshot's (no row changes). */
+  restored?: { snapshot: string; lsn: number }
 }
 
 export interface TailPage {

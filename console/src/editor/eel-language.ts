@@ -10,7 +10,7 @@ const keywords = [
   'call', 'where', 'select', 'sort', 'asc', 'desc', 'skip', 'take', 'count', 'aggregate', 'by',
   'distinct', 'get', 'update', 'delete', 'insert', 'upsert', 'explain', 'atomic', 'collection',
   'was', 'primary', 'unique', 'narrowed', 'index', 'dropped', 'query', 'tenant', 'create',
-  'suspend', 'resume', 'compact', 'fork', 'snapshot', 'as',
+  'suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore', 'as',
 ]
 
 export const eel_highlighting = styleTags({
@@ -54,4 +54,11 @@ export const eel_language = LRLanguage.define({
 
 export function eel(): LanguageSupport {
   return new LanguageSupport(eel_language, [bracketMatching()])
+}
+
+/** The same language over one expression (the data browser's filter: what follows `where`). */
+const eel_expression_language = eel_language.configure({ top: 'StandaloneExpression' }, 'eel-expression')
+
+export function eelExpression(): LanguageSupport {
+  return new LanguageSupport(eel_expression_language, [bracketMatching()])
 }

@@ -45,13 +45,18 @@ export function plainMessage(body: ErrorBody): string {
   return text
 }
 
-/** The effect that shows a failed run's error (with its line and column) in the editor. */
-export function serverProblemEffect(doc: Text, body: ErrorBody | null): StateEffect<EelProblem[]> {
+/**
+ * The effect that shows a failed run's error (with its line and column) in the editor.
+ * `column_offset`: characters of line 1 of the query the server saw that precede the
+ * editor's text (the data browser's filter sits inside a query it writes around it).
+ */
+export function serverProblemEffect(doc: Text, body: ErrorBody | null, column_offset = 0): StateEffect<EelProblem[]> {
   if (body === null || body.line === undefined || body.column === undefined) return setServerProblems.of([])
+  const column = body.line === 1 ? Math.max(1, body.column - column_offset) : body.column
   const line = doc.line(Math.min(Math.max(1, body.line), doc.lines))
-  const from = Math.min(line.to, line.from + Math.max(0, body.column - 1))
+  const from = Math.min(line.to, line.from + Math.max(0, column - 1))
   return setServerProblems.of([{
-    line: body.line, column: body.column, from, to: tokenEnd(doc, from), code: body.code, message: plainMessage(body),
+    line: body.line, column, from, to: tokenEnd(doc, from), code: body.code, message: plainMessage(body),
     ...(body.hint === undefined ? {} : { hint: body.hint }), source: 'server',
   }])
 }
@@ -63,12 +68,12 @@ function tokenEnd(doc: Text, from: number): number {
   return from + (match?.[0].length ?? 0)
 }
 
-export function currentProblems(state: EditorState): EelProblem[] {
+export function currentProblems(state: EditorState, mode: 'query' | 'expression' = 'query'): EelProblem[] {
   const server = state.field(server_problems)
   if (server.length > 0) return server
   const text = state.doc.toString()
   if (text.trim() === '') return []
-  return syntaxDiagnostics(text, 'query').map((d) => ({
+  return syntaxDiagnostics(text, mode).map((d) => ({
     line: d.line, column: d.column, from: d.from, to: Math.max(d.to, d.from), code: d.code, message: d.message,
     ...(d.hint === undefined ? {} : { hint: d.hint }), source: 'editor' as const,
   }))
@@ -78,12 +83,12 @@ export function describeProblem(p: EelProblem): string {
   return `line ${p.line}, column ${p.column}: ${p.message}${p.hint === undefined ? '' : ` (${p.hint})`}`
 }
 
-/** The lint extension; `onProblems` hears every list it shows. */
-export function eelLint(onProblems: (problems: EelProblem[]) => void): Extension {
+/** The lint extension; `onProblems` hears every list it shows. `mode` 'expression' checks one expression (a filter). */
+export function eelLint(onProblems: (problems: EelProblem[]) => void, mode: 'query' | 'expression' = 'query'): Extension {
   return [
     server_problems,
     linter((view) => {
-      const problems = currentProblems(view.state)
+      const problems = currentProblems(view.state, mode)
       onProblems(problems)
       return problems.map((p): LintDiagnostic => ({
         from: p.from, to: p.to, severity: 'error', source: p.source === 'server' ? 'server' : 'eel', message: describeProblem(p),

@@ -38,6 +38,13 @@ const editor_chrome = EditorView.theme({
   '.cm-diagnostic-error': { borderLeftColor: 'var(--danger)' },
   '.cm-lintRange-error': { backgroundImage: 'none', textDecoration: 'underline wavy var(--danger)', textUnderlineOffset: '3px' },
   '.cm-placeholder': { color: 'var(--muted-2)' },
+  '.cm-tooltip.cm-tooltip-autocomplete': { borderRadius: '6px', overflow: 'hidden', boxShadow: '0 10px 30px rgba(0, 0, 0, 0.45)' },
+  '.cm-tooltip.cm-tooltip-autocomplete > ul': { fontFamily: 'var(--mono)', fontSize: '12.5px', maxHeight: '16em' },
+  '.cm-tooltip.cm-tooltip-autocomplete > ul > li': { padding: '3px 10px' },
+  '.cm-tooltip-autocomplete ul li[aria-selected]': { backgroundColor: 'rgba(110, 168, 254, 0.22)', color: 'var(--text-strong)' },
+  '.cm-completionDetail': { color: 'var(--muted)', fontStyle: 'normal', marginLeft: '12px' },
+  '.cm-completionMatchedText': { textDecoration: 'none', color: 'var(--accent)' },
+  '.cm-tooltip.cm-completionInfo': { padding: '6px 10px', fontSize: '12px', color: 'var(--muted)' },
 }, { dark: true })
 
 export function eelTheme(): Extension {

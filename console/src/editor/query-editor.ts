@@ -1,11 +1,13 @@
-// The query editor: Eel highlighting and diagnostics, history, bracket matching, and
-// Ctrl-Enter (Cmd-Enter) to run.
+// The query editor: Eel highlighting and diagnostics, completion from the loaded schema,
+// undo history, bracket matching, and Ctrl-Enter (Cmd-Enter) to run.
+import { autocompletion, closeBrackets, completionKeymap } from '@codemirror/autocomplete'
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands'
 import { indentOnInput } from '@codemirror/language'
 import { lintGutter } from '@codemirror/lint'
 import { EditorState } from '@codemirror/state'
 import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, placeholder } from '@codemirror/view'
-import type { ErrorBody } from '../api/types.js'
+import type { ErrorBody, SchemaIR } from '../api/types.js'
+import { eelCompletions } from './eel-complete.js'
 import { eel } from './eel-language.js'
 import { eelLint, serverProblemEffect, type EelProblem } from './eel-lint.js'
 import { eelTheme } from './eel-theme.js'
@@ -16,6 +18,8 @@ export interface QueryEditorOptions {
   onRun: () => void
   onProblems: (problems: EelProblem[]) => void
   onChange: (doc: string) => void
+  /** The tenant's loaded schema, for completion (null until known). */
+  schema: () => SchemaIR | null
 }
 
 export class QueryEditor {
@@ -36,7 +40,9 @@ export class QueryEditor {
           history(),
           indentOnInput(),
           lintGutter(),
-          keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+          closeBrackets(),
+          autocompletion({ override: [eelCompletions(options.schema)], icons: false }),
+          keymap.of([...completionKeymap, ...defaultKeymap, ...historyKeymap, indentWithTab]),
           placeholder('users | where age > $min | take 20'),
           eel(),
           eelTheme(),
@@ -50,6 +56,11 @@ export class QueryEditor {
 
   get text(): string {
     return this.view.state.doc.toString()
+  }
+
+  /** Replaces the whole text (a history entry or a saved query chosen). */
+  setText(text: string): void {
+    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } })
   }
 
   /** Shows the server's error inline, or clears the last one (null). */

@@ -1,12 +1,15 @@
 // Diff: two versions of a tenant (a snapshot, and another snapshot or the head), and
 // what changed between them, collection by collection: rows added, rows removed, and
-// for changed rows only the fields that differ. The URL holds the choice
-// (#/diff/<tenant>/<from>/<to>), so a link from the Tenants page opens it directly.
+// for changed rows only the fields that differ. A fork made from a snapshot can also be
+// compared with its parent at the fork point (from = parent@snapshot). The URL holds
+// the choice (#/diff/<tenant>/<from>/<to>), so a link opens it directly; a link naming a
+// tenant or snapshot that does not exist says so.
 import { describeError } from '../api/client.js'
-import type { DiffCollection, DiffResult, Row, SnapshotEntry } from '../api/types.js'
+import type { DiffCollection, DiffResult, Row, SnapshotEntry, TenantEntry } from '../api/types.js'
 import type { Context, Page } from '../context.js'
 import { h, replaceChildren } from '../ui/dom.js'
 import { count } from '../ui/format.js'
+import { notFound } from '../ui/not-found.js'
 import { badge, errorBox, pageHeader, panel, tile } from '../ui/panel.js'
 import { valueTable } from '../ui/table.js'
 import { valueCell } from '../ui/value.js'
@@ -46,19 +49,37 @@ export function diffPage(ctx: Context, args: string[]): Page {
 
   let first = true
   async function loadTenant(name: string): Promise<void> {
-    const [snapshots, collections] = await Promise.all([
+    const [snapshots, collections, tenants] = await Promise.all([
       ctx.api.snapshots(name).catch(() => [] as SnapshotEntry[]),
       ctx.api.collections(name).catch(() => []),
+      ctx.api.tenants().catch(() => [] as TenantEntry[]),
     ])
+    const entry = tenants.find((t) => t.name === name)
+    if (first && tenants.length > 0 && entry === undefined) {
+      replaceChildren(element, notFound('tenant', name, { href: '#/diff/default', label: 'Diff of default' }))
+      return
+    }
+    const known = (v: string | undefined) => v === undefined || v === 'head' || v.includes('@') || snapshots.some((s) => s.name === v)
+    if (first && (!known(argFrom) || !known(argTo))) {
+      const missing = known(argFrom) ? argTo ?? '' : argFrom ?? ''
+      replaceChildren(element, notFound('snapshot', missing, { href: `#/diff/${encodeURIComponent(name)}`, label: `Diff of ${name}` },
+        `Tenant ${name} has no snapshot by that name. It has ${snapshots.map((s) => s.name).join(', ') || 'none'}.`))
+      return
+    }
     // The newest snapshot is the usual "before"; the head the usual "after".
     const ordered = [...snapshots].sort((a, b) => b.lsn - a.lsn)
     const wantFrom = first ? argFrom : undefined
     const wantTo = first ? argTo : undefined
-    replaceChildren(from, ordered.map((s) => h('option', { value: s.name, selected: s.name === wantFrom }, `${s.name} · LSN ${count(s.lsn)}`)))
+    const parent = entry?.parent
+    const forkPoint = parent !== undefined && parent !== null && parent.snapshot !== null ? `${parent.tenant}@${parent.snapshot}` : null
+    replaceChildren(from,
+      forkPoint === null ? null : h('option', { value: forkPoint, selected: forkPoint === wantFrom }, `parent at the fork point · ${forkPoint} · LSN ${count(parent?.lsn ?? 0)}`),
+      wantFrom !== undefined && wantFrom.includes('@') && wantFrom !== forkPoint ? h('option', { value: wantFrom, selected: true }, wantFrom) : null,
+      ordered.map((s) => h('option', { value: s.name, selected: s.name === wantFrom }, `${s.name} · LSN ${count(s.lsn)}`)))
     replaceChildren(to, h('option', { value: 'head' }, 'head (now)'), ordered.map((s) => h('option', { value: s.name, selected: s.name === wantTo }, `${s.name} · LSN ${count(s.lsn)}`)))
     replaceChildren(collection, h('option', { value: '' }, 'All collections'), collections.map((c) => h('option', { value: c.name }, c.name)))
-    compare.disabled = ordered.length === 0
-    if (ordered.length === 0) {
+    compare.disabled = from.options.length === 0
+    if (from.options.length === 0) {
       replaceChildren(output, h('div.callout.info', null, `Tenant ${name} has no snapshots yet. Take one on the `, h('a', { href: `#/tenants/${encodeURIComponent(name)}` }, 'Tenants page'), ' (write mode), change some rows, then compare it with the head.'))
     } else if (first && argFrom !== undefined) {
       await run()

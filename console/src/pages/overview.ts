@@ -1,7 +1,9 @@
 // Overview: is the server up, is any data damaged, how far the WAL is ahead of the
 // last checkpoint, what recovery cost at open, how long fsyncs take, how the page
-// file's slots are used, and the stats.
-// Refreshes itself every two seconds (and stops when the page is left).
+// file's slots are used, the stats, and the trends of the last 20 minutes as charts.
+// Refreshes itself every two seconds while the tab is visible (state/poller.ts: never
+// two refreshes at once, backing off on errors, none while hidden), and stops when the
+// page is left.
 import { describeError } from '../api/client.js'
 import type { CorruptionReport, Health, HealthDetail, Stats } from '../api/types.js'
 import type { Context, Page } from '../context.js'
@@ -10,7 +12,9 @@ import { bytes, clock, count, micros, percent, seconds, timestamp } from '../ui/
 import { fsyncChart, quantileBound } from '../ui/fsync-chart.js'
 import { badge, errorBox, keyValues, pageHeader, panel, tile } from '../ui/panel.js'
 import { table } from '../ui/table.js'
+import { Poller } from '../state/poller.js'
 import { pageFilePanel } from './page-file-panel.js'
+import { trendsPanel } from './trends-panel.js'
 
 const refresh_ms = 2000
 
@@ -29,20 +33,25 @@ interface Snapshot {
 export function overviewPage(ctx: Context): Page {
   const updated = h('span.updated', null, 'loading…')
   const problem = h('div')
+  const tiles = h('div.overview-tiles')
+  const trends = trendsPanel(ctx.api)
   const body = h('div.overview')
   const element = h('div.page', null,
-    pageHeader('Overview', 'Liveness, corruption, the write-ahead log, recovery, fsync latency and the page file.', h('span.refresh', null, h('span.pulse', { 'aria-hidden': 'true' }), `Refreshes every ${refresh_ms / 1000} s · `, updated)),
+    pageHeader('Overview', 'Liveness, corruption, the write-ahead log, recovery, fsync latency, the page file, and their trends.', h('span.refresh', null, h('span.pulse', { 'aria-hidden': 'true' }), `Refreshes every ${refresh_ms / 1000} s while visible · `, updated)),
     problem,
+    tiles,
+    h('div.grid-2.trends-grid', null, trends.element),
     body,
   )
 
-  let timer: ReturnType<typeof setTimeout> | null = null
   let stopped = false
   async function refresh(): Promise<void> {
     try {
-      const [health, detail, stats] = await Promise.all([ctx.api.health(), ctx.api.healthDetail(), ctx.api.stats()])
+      const [health, detail, stats] = await Promise.all([ctx.api.health(), ctx.api.healthDetail(), ctx.api.stats(), trends.refresh()])
       if (stopped) return
-      replaceChildren(body, render({ health, detail, stats }))
+      const [top, rest] = render({ health, detail, stats })
+      replaceChildren(tiles, top)
+      replaceChildren(body, rest)
       problem.replaceChildren()
       updated.textContent = `updated ${clock()}`
       element.dataset.loaded = 'true'
@@ -51,24 +60,26 @@ export function overviewPage(ctx: Context): Page {
       updated.textContent = `failed at ${clock()}`
       // The last good figures stay below, marked stale by the time in the header.
       replaceChildren(problem, errorBox(`Cannot load health: ${describeError(error)}`))
+      throw error
     }
-    if (!stopped) timer = setTimeout(() => void refresh(), refresh_ms)
   }
-  void refresh()
+  const poller = new Poller({ every_ms: refresh_ms, run: refresh })
+  poller.start()
   return {
     element,
     dispose() {
       stopped = true
-      if (timer !== null) clearTimeout(timer)
+      poller.stop()
+      trends.dispose()
     },
   }
 }
 
-function render({ health, detail, stats }: Snapshot): Array<Node | null> {
+function render({ health, detail, stats }: Snapshot): [Array<Node | null>, Node] {
   const corrupt = detail.corruption.total > 0
   const { wal } = detail
   const hitRatio = percent(stats.cache.hits, stats.cache.hits + stats.cache.misses)
-  return [
+  return [[
     corrupt ? corruptionAlarm(detail.corruption.total) : null,
     h('div.tiles', null,
       tile('Status', health.ok ? 'Up' : 'Down', { tone: health.ok ? 'ok' : 'danger', note: `version ${health.version} · up ${seconds(stats.uptime_s)}` }),
@@ -77,7 +88,7 @@ function render({ health, detail, stats }: Snapshot): Array<Node | null> {
       tile('WAL lag', bytes(wal.lag_bytes), { tone: wal.lag_bytes > checkpoint_wal_bytes ? 'warn' : 'neutral', note: 'since the last checkpoint' }),
       tile('Tenants', count(stats.tenants), { note: 'in the catalog' }),
     ),
-    h('div.grid-2', null,
+  ], h('div.grid-2', null,
       panel('fsync latency', h('div.fsync', null,
         keyValues([
           ['Syncs this session', count(detail.fsync.count), true],
@@ -97,12 +108,15 @@ function render({ health, detail, stats }: Snapshot): Array<Node | null> {
         ['Frames replayed at open', count(detail.recovery.replayed_frames), true],
         ['Open (recovery) time', micros(detail.recovery.open_micros), true],
       ]), { subtitle: 'when the database was last opened' }),
-      panel('Page cache', keyValues([
+      panel('Page cache', [keyValues([
         ['Hits', count(stats.cache.hits), true],
         ['Misses', count(stats.cache.misses), true],
         ['Hit ratio', hitRatio, true],
+        ['Reads in memory', count(stats.cache.memory_reads), true],
         ['Cached', bytes(stats.cache.bytes), true],
-      ])),
+      ]), stats.cache.hits + stats.cache.misses === 0 && stats.cache.memory_reads > 0
+        ? h('p.help.cache-note', null, 'Everything read so far was written since the last checkpoint and is read from memory, not through the page cache: hits and misses count once a checkpoint has written it to the page file.')
+        : null], { subtitle: 'node reads since the server opened the directory' }),
       panel('Storage', keyValues([
         ['Page file', bytes(stats.pages.file_bytes), true],
         ['WAL', bytes(stats.wal_bytes), true],
@@ -114,8 +128,7 @@ function render({ health, detail, stats }: Snapshot): Array<Node | null> {
         subtitle: corrupt ? `${count(detail.corruption.total)} checksum failure${detail.corruption.total === 1 ? '' : 's'}, persisted across restarts` : 'persisted in the directory: a restart never hides one',
         actions: corrupt ? badge('data loss detected', 'danger') : badge('clean', 'ok'),
       }),
-    ),
-  ]
+  )]
 }
 
 function corruptionAlarm(total: number): HTMLElement {

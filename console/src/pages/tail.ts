@@ -68,6 +68,12 @@ export function tailPage(ctx: Context): Page {
     received.textContent = `${count(total)} event${total === 1 ? '' : 's'} · `
     empty.hidden = true
     list.hidden = false
+    // A restore carries no row changes: one line says the tenant is now the snapshot's.
+    const restored = event.restored === undefined ? [] : [h('tr.event-start.fresh.restored', { dataset: { lsn: String(event.lsn) } },
+      h('td.num', null, count(event.lsn)),
+      h('td.nowrap', null, timestamp(event.at)),
+      h('td', null, badge('restore', 'warn')),
+      h('td', { colspan: 3 }, `Restored to snapshot ${event.restored.snapshot} (LSN ${count(event.restored.lsn)}): every row of the tenant is now the snapshot's; read it afresh.`))]
     const fresh = event.changes.map((change, i) => h('tr', { class: i === 0 ? 'event-start fresh' : 'fresh', dataset: { lsn: String(event.lsn) } },
       h('td.num', null, i === 0 ? count(event.lsn) : ''),
       h('td.nowrap', null, i === 0 ? timestamp(event.at) : ''),
@@ -76,7 +82,7 @@ export function tailPage(ctx: Context): Page {
       h('td.num', null, valueText(change.key)),
       h('td.row-json', { title: change.row === null ? null : JSON.stringify(change.row, null, 2) }, change.row === null ? h('span.muted', null, '(deleted)') : JSON.stringify(change.row)),
     ))
-    rows.prepend(...fresh)
+    rows.prepend(...restored, ...fresh)
     while (rows.children.length > events_shown_max) rows.lastElementChild?.remove()
   }
 

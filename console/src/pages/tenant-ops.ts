@@ -11,7 +11,8 @@ import { toast } from '../ui/toast.js'
 
 /** Tenant and snapshot names (docs/api.md "Operations"), as an HTML pattern. */
 export const name_pattern = '[a-z0-9][a-z0-9_\\-]{0,62}'
-const name_help = 'Lower-case letters, digits, _ and -; up to 63 characters.'
+/** Said under every name field, and by the browser when a name does not match (the field's title). */
+export const name_help = '1 to 63 characters: lower-case letters a–z, digits 0–9, _ and -, starting with a letter or digit (e.g. acme, acme-2, staging_eu).'
 
 /**
  * Sends one operation on `tenant`'s path and shows the server's message, or its error
@@ -50,12 +51,63 @@ export async function forkTenant(ctx: Context, tenant: string, snapshots: readon
         options: [[tenant, `${tenant} (head)`], ...snapshots.map((s): [string, string] => [`${tenant}@${s.name}`, `${tenant}@${s.name} (snapshot, LSN ${s.lsn})`])],
       },
       { name: 'target', label: 'New tenant', placeholder: `${tenant}_copy`, pattern: name_pattern, help: name_help },
+      {
+        name: 'keep', label: 'Fork point (forking the head)', value: 'snapshot',
+        options: [['snapshot', `Keep it: snapshot ${tenant} first (fork-<new tenant>), to compare the fork with it later`], ['none', 'Do not keep it: the fork cannot be compared with its source later']],
+        help: 'A fork from a snapshot is always comparable with it (Diff, "against parent").',
+      },
     ],
     confirmLabel: 'Fork',
   })
   if (values === null) return null
   const target = values.target ?? ''
-  return (await send(ctx, tenant, { op: 'fork', name: values.source ?? tenant, target })) ? target : null
+  let source = values.source ?? tenant
+  if (!source.includes('@') && values.keep === 'snapshot') {
+    // The fork is made from this snapshot, so it is exactly the fork point.
+    const point = `fork-${target}`.slice(0, 63)
+    if (!(await send(ctx, tenant, { op: 'snapshot', name: tenant, target: point }))) return null
+    source = `${tenant}@${point}`
+  }
+  return (await send(ctx, tenant, { op: 'fork', name: source, target })) ? target : null
+}
+
+/**
+ * Restores `tenant` to snapshot `snapshot`, after a dialog that says what the head
+ * loses: the rows added, removed and changed since the snapshot (read from a diff of the
+ * snapshot against the head), and the LSNs in between. Optionally the current head is
+ * kept as a snapshot first, so nothing is lost at all.
+ */
+export async function restoreTenant(ctx: Context, tenant: string, snapshot: SnapshotEntry): Promise<boolean> {
+  let lost: Node | string
+  try {
+    const diff = await ctx.api.diff(tenant, snapshot.name, 'head')
+    const counts = Object.entries(diff.collections)
+      .map(([name, c]) => ({ name, added: c.added.length, removed: c.removed.length, changed: c.changed.length }))
+      .filter((c) => c.added + c.removed + c.changed > 0)
+    lost = counts.length === 0
+      ? h('p', null, `The head has the same rows as the snapshot (LSN ${snapshot.lsn} → ${diff.to.lsn}): no row is lost.`)
+      : h('div', null,
+        h('p', null, `Everything written to ${tenant} after LSN ${snapshot.lsn} leaves the head (it is at LSN ${diff.to.lsn}). Lost from the head:`),
+        h('ul.lost', null, counts.map((c) => h('li', { dataset: { collection: c.name } }, h('code', null, c.name), `: ${c.added} row${c.added === 1 ? '' : 's'} added, ${c.removed} removed, ${c.changed} changed since the snapshot will be undone`))),
+        diff.truncated ? h('p.muted', null, 'More changes than the diff lists: the counts are at least these.') : null)
+  } catch (error) {
+    lost = `What changed since the snapshot could not be read (${describeError(error)}): everything written after LSN ${snapshot.lsn} leaves the head.`
+  }
+  const values = await openDialog({
+    title: `Restore ${tenant} to ${snapshot.name}?`,
+    body: h('div', null, lost, h('p', null, 'The snapshots stay, and auto ids are never issued twice. Type the tenant name to confirm.')),
+    fields: [
+      { name: 'keep', label: 'Keep the current head as snapshot (optional)', placeholder: `before-restore`, pattern: name_pattern, help: `${name_help} Empty: the head is not kept.`, optional: true },
+      { name: 'confirm', label: `Type ${tenant} to confirm`, pattern: tenant, placeholder: tenant },
+    ],
+    confirmLabel: 'Restore',
+    danger: true,
+  })
+  if (values === null) return false
+  const keep = values.keep ?? ''
+  if (keep !== '' && !(await send(ctx, tenant, { op: 'snapshot', name: tenant, target: keep }))) return true
+  await send(ctx, tenant, { op: 'restore', name: `${tenant}@${snapshot.name}` }, 'restore')
+  return true
 }
 
 export async function snapshotTenant(ctx: Context, tenant: string): Promise<boolean> {

@@ -7,9 +7,10 @@ import type { Context, Page } from '../context.js'
 import { h, replaceChildren } from '../ui/dom.js'
 import { count, shortHash, timestamp } from '../ui/format.js'
 import { badge, errorBox, keyValues, pageHeader, panel } from '../ui/panel.js'
+import { notFound } from '../ui/not-found.js'
 import { table } from '../ui/table.js'
 import { writeButtons, type WriteButtons } from '../ui/write-button.js'
-import { compactTenant, createTenant, deleteTenant, dropSnapshot, forkTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
+import { compactTenant, createTenant, deleteTenant, dropSnapshot, forkTenant, restoreTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
 
 export function tenantsPage(ctx: Context, args: string[]): Page {
   const buttons = writeButtons(ctx.writeMode)
@@ -45,9 +46,12 @@ export function tenantsPage(ctx: Context, args: string[]): Page {
       replaceChildren(list, errorBox(`Cannot list tenants: ${describeError(error)}`))
       return
     }
-    const current = tenants.find((t) => t.name === selected) ?? tenants.find((t) => t.name === 'default') ?? tenants[0]
+    const current = tenants.find((t) => t.name === selected) ?? (args[0] === undefined ? tenants.find((t) => t.name === 'default') ?? tenants[0] : undefined)
     replaceChildren(list, panel('Catalog', tenantTable(tenants, current?.name, open), { subtitle: `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}` }))
-    if (current !== undefined) {
+    if (current === undefined && args[0] !== undefined) {
+      // A link to a tenant that does not exist says so; it never shows another one.
+      replaceChildren(detail, notFound('tenant', args[0], { href: '#/tenants/default', label: 'Tenant default' }))
+    } else if (current !== undefined) {
       if (current.name !== ctx.tenant.value) ctx.tenant.set(current.name)
       await showTenant(ctx, detail, current, buttons, { reload: load, open })
     }
@@ -69,6 +73,12 @@ function tenantTable(tenants: readonly TenantEntry[], selected: string | undefin
     { label: 'Parent', cell: (t) => parentText(t) },
     { label: 'Schema', cell: (t) => (t.schema.pending ? badge('migration pending', 'warn') : h('code.hash', { title: t.schema.fingerprint }, shortHash(t.schema.fingerprint))) },
   ], tenants, { rowAttributes: (t) => ({ class: t.name === selected ? 'selected' : null, dataset: { tenant: t.name } }) })
+}
+
+/** A fork made from a snapshot compares with it (the fork point); one made from a head cannot. */
+function forkDiffLink(t: TenantEntry): Node {
+  if (t.parent?.snapshot === null || t.parent === null) return h('span.muted', { title: 'Forked from a head that no snapshot holds: fork from a snapshot (the Fork dialog keeps one) to compare later' }, 'fork point not kept')
+  return h('a.fork-diff', { href: `#/diff/${encodeURIComponent(t.name)}/${encodeURIComponent(`${t.parent.tenant}@${t.parent.snapshot}`)}/head` }, 'Diff against parent at the fork point')
 }
 
 function parentText(t: TenantEntry): Node | string {
@@ -115,21 +125,21 @@ async function showTenant(ctx: Context, detail: HTMLElement, tenant: TenantEntry
     h('div.detail-head', null,
       h('div', null,
         h('h2.detail-title', null, name, ' ', badge(tenant.state, suspended ? 'warn' : 'ok')),
-        h('p.page-subtitle', null, tenant.parent === null ? `Created ${timestamp(tenant.created_at)}` : ['Forked from ', parentText(tenant), ` · created ${timestamp(tenant.created_at)}`]),
+        h('p.page-subtitle', null, tenant.parent === null ? `Created ${timestamp(tenant.created_at)}` : ['Forked from ', parentText(tenant), ` · created ${timestamp(tenant.created_at)} · `, forkDiffLink(tenant)]),
       ),
       actions,
     ),
-    panel('Collections', collectionsView(collections), { subtitle: 'row counts are estimates kept without scanning' }),
+    panel('Collections', collectionsView(name, collections), { subtitle: 'row counts are estimates kept without scanning', actions: h('a.button.small', { href: `#/schema/${encodeURIComponent(name)}` }, 'Schema') }),
     panel('Snapshots', snapshotsView(ctx, name, snapshots, buttons, nav), { subtitle: 'named, read-only versions' }),
     panel('Schema', schemaView(schema), { subtitle: 'loaded at start, migrated lazily per tenant' }),
   )
 }
 
-function collectionsView(collections: unknown): HTMLElement {
+function collectionsView(tenant: string, collections: unknown): HTMLElement {
   if (collections instanceof ApiError && collections.code === 'tenant_suspended') return h('p.empty', null, 'The tenant is suspended: resume it to read its collections.')
   if (!Array.isArray(collections)) return errorBox(`Cannot read collections: ${describeError(collections)}`)
   return table<CollectionEntry>([
-    { label: 'Collection', cell: (c) => h('code', null, c.name) },
+    { label: 'Collection', cell: (c) => h('a.collection-link', { href: `#/data/${encodeURIComponent(tenant)}/${encodeURIComponent(c.name)}`, title: `Browse the rows of ${c.name}` }, h('code', null, c.name)) },
     { label: 'Rows (est.)', align: 'num', cell: (c) => count(c.rows) },
     { label: 'Indexes', cell: (c) => (c.indexes.length === 0 ? h('span.muted', null, 'primary key only') : c.indexes.map((i) => h('code.chip', null, i))) },
   ], collections as CollectionEntry[], { empty: 'The loaded schema declares no collections.' })
@@ -160,7 +170,11 @@ function snapshotsView(ctx: Context, tenant: string, snapshots: unknown, buttons
     { label: 'LSN', align: 'num', cell: (s) => count(s.lsn) },
     { label: 'Created', cell: (s) => h('span.nowrap', null, timestamp(s.created_at)) },
     { label: '', cell: (s) => h('div.row-actions', null,
+      h('a.button.small.ghost', { href: `#/data/${encodeURIComponent(tenant)}` + '//' + encodeURIComponent(s.name), title: 'Browse the rows as they were' }, 'Browse'),
       h('a.button.small.ghost', { href: `#/diff/${encodeURIComponent(tenant)}/${encodeURIComponent(s.name)}/head` }, 'Diff to head'),
+      buttons.button({ label: 'Restore…', small: true, danger: true, onClick: async () => {
+        if (await restoreTenant(ctx, tenant, s)) await nav.reload()
+      } }),
       buttons.button({ label: 'Fork…', small: true, onClick: async () => {
         const target = await forkTenant(ctx, tenant, list, s.name)
         if (target !== null) nav.open(target)

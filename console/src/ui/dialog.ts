@@ -12,6 +12,8 @@ export interface Field {
   /** A sentence under the field. */
   help?: string
   pattern?: string
+  /** May be left empty. */
+  optional?: boolean
 }
 
 export interface DialogSpec {
@@ -31,10 +33,23 @@ export function openDialog(spec: DialogSpec): Promise<Record<string, string> | n
     const fields = (spec.fields ?? []).map((field) => {
       const id = `dialog-field-${field.name}`
       const input = field.options === undefined
-        ? h('input', { id, name: field.name, value: field.value ?? '', placeholder: field.placeholder ?? null, pattern: field.pattern ?? null, required: true, autocomplete: 'off', spellcheck: 'false' })
+        ? h('input', { id, name: field.name, value: field.value ?? '', placeholder: field.placeholder ?? null, pattern: field.pattern ?? null, title: field.pattern === undefined ? null : field.help ?? null, required: field.optional !== true, autocomplete: 'off', spellcheck: 'false' })
         : h('select', { id, name: field.name }, field.options.map(([value, label]) => h('option', { value, selected: value === field.value }, label)))
       inputs.set(field.name, input)
-      return h('div.field', null, h('label', { for: id }, field.label), input, field.help === undefined ? null : h('p.help', null, field.help))
+      const error = h('p.field-error', { dataset: { fieldError: field.name } })
+      if (field.pattern !== undefined && input instanceof HTMLInputElement) {
+        // The browser's own words ("Please match the requested format") say nothing: say what is allowed.
+        const explain = () => {
+          input.setCustomValidity('')
+          const wrong = input.value !== '' && input.validity.patternMismatch
+          const message = field.help === undefined ? `Type exactly ${field.pattern}` : `Not allowed here. ${field.help}`
+          input.setCustomValidity(wrong ? message : '')
+          error.textContent = wrong ? message : ''
+        }
+        input.addEventListener('input', explain)
+        input.addEventListener('invalid', explain)
+      }
+      return h('div.field', null, h('label', { for: id }, field.label), input, error, field.help === undefined ? null : h('p.help', null, field.help))
     })
     const form = h('form', { method: 'dialog' },
       h('h2', null, spec.title),

@@ -6,6 +6,8 @@ import { h } from './dom.js'
 export const nav_pages: Array<[route: string, label: string]> = [
   ['overview', 'Overview'],
   ['tenants', 'Tenants'],
+  ['data', 'Data'],
+  ['schema', 'Schema'],
   ['query', 'Query'],
   ['tail', 'Tail'],
   ['diff', 'Diff'],

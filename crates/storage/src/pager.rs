@@ -38,6 +38,10 @@ pub struct Pager {
     cache: Mutex<PageCache>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Node reads answered by nodes still in memory (written since the last checkpoint):
+    /// they never reach the page cache, so without this count a session that has not
+    /// checkpointed yet shows 0 hits and 0 misses however much it reads.
+    memory_reads: AtomicU64,
     corruption: Arc<CorruptionLog>,
 }
 
@@ -46,6 +50,8 @@ pub struct CacheStats {
     pub hits: u64,
     pub misses: u64,
     pub bytes: u64,
+    /// Reads of in-memory nodes, not yet checkpointed (see `Pager::memory_reads`).
+    pub memory_reads: u64,
 }
 
 impl Pager {
@@ -57,6 +63,7 @@ impl Pager {
             cache: Mutex::new(PageCache::new(cache_bytes)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            memory_reads: AtomicU64::new(0),
             corruption,
         }
     }
@@ -91,7 +98,13 @@ impl Pager {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             bytes: self.cache.lock().expect("cache lock").bytes() as u64,
+            memory_reads: self.memory_reads.load(Ordering::Relaxed),
         }
+    }
+
+    /// Counts a read of a node still in memory (`btree::load`), which no cache serves.
+    pub fn note_memory_read(&self) {
+        self.memory_reads.fetch_add(1, Ordering::Relaxed);
     }
 
     /// `pages` slots for pages about to be written (not necessarily consecutive).

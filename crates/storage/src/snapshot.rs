@@ -90,8 +90,14 @@ impl Snapshot {
     /// and whether more exist. Subtrees the two share are skipped unread, so the cost
     /// grows with the differences, not with the tree.
     pub fn diff(&self, newer: &Snapshot, tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
+        self.diff_trees(tree, newer, tree, limit)
+    }
+
+    /// Like `diff`, between `tree` of this version and `newer_tree` of `newer` (a fork's
+    /// tree against its source's: the subtrees they still share are skipped unread).
+    pub fn diff_trees(&self, tree: &[u8], newer: &Snapshot, newer_tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
         let pager = &self.inner.pager;
-        let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(tree)?, limit)?;
+        let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(newer_tree)?, limit)?;
         let read = |value: &Value| btree::read_value(pager, value);
         let diffs = entries
             .into_iter()

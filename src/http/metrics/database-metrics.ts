@@ -61,6 +61,7 @@ export function registerDatabaseMetrics(registry: Registry, db: Database): void 
   })
   counter('tenantdb_page_cache_hits_total', 'Page reads the page cache answered, since the database was opened.', (r) => r.stats.cache.hits)
   counter('tenantdb_page_cache_misses_total', 'Page reads that went to the page file, since the database was opened.', (r) => r.stats.cache.misses)
+  counter('tenantdb_memory_node_reads_total', 'Node reads of nodes still in memory (written since the last checkpoint), which no cache serves, since the database was opened.', (r) => r.stats.cache.memory_reads)
   gauge('tenantdb_page_cache_bytes', 'Bytes of decoded pages in the page cache.', (r) => r.stats.cache.bytes)
   gauge('tenantdb_corruption_count', 'Damaged page slots or WAL frames detected, kept in the directory across restarts; non-zero means data loss was detected.', (r) => r.detail.corruption.total)
   gauge('tenantdb_tenants', 'Tenants in the catalog.', (r) => r.stats.tenants)

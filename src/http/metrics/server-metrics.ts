@@ -11,6 +11,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { CommitSettled, Database } from '../../database/index.js'
 import { registerDatabaseMetrics } from './database-metrics.js'
+import { TrendSampler } from './trend-sampler.js'
 
 /** The label of a request no route matched (a 404, a 405, a refused path). */
 export const unmatched_route = 'unmatched'
@@ -46,8 +47,16 @@ export class ServerMetrics {
   readonly #tail_subscribers = new Gauge({ name: 'tenantdb_tail_subscribers', help: 'Change-tail consumers reading now: open WebSocket tails, polls in progress.', labelNames: ['transport'], registers: [this.registry] })
   readonly #tail_events = new Counter({ name: 'tenantdb_tail_events_sent_total', help: 'Change-tail events handed to consumers.', labelNames: ['transport'], registers: [this.registry] })
   readonly #unobserve: () => void
+  /** Tail consumers reading now, both transports (the trends' figure). */
+  #tailReaders = 0
+  /** The one-second trend ring of GET /api/v1/trends (trend-sampler.ts). */
+  readonly trends: TrendSampler
+  /** The route pattern whose requests the trends count as queries. */
+  readonly #queryRoute: string
 
-  constructor(db: Database) {
+  constructor(db: Database, queryRoute: string) {
+    this.#queryRoute = queryRoute
+    this.trends = new TrendSampler(db, () => this.#tailReaders)
     // Every series of a fixed label set exists from the start, at 0, so a rate over the
     // first event is right and a dashboard never meets a missing series.
     for (const kind of commit_kinds) {
@@ -59,18 +68,28 @@ export class ServerMetrics {
       this.#tail_events.inc({ transport }, 0)
     }
     registerDatabaseMetrics(this.registry, db)
-    this.#unobserve = db.observeCommits((settled) => this.#commitSettled(settled))
+    this.#unobserve = db.observeCommits((settled) => {
+      this.#commitSettled(settled)
+      this.trends.commit(settled)
+    })
   }
 
   /** A request was answered: `route` is its route pattern or unmatched_route. */
   requestEnded(route: string, method: string, status: number, seconds: number): void {
     this.#requests.inc({ route, method, status })
     this.#request_seconds.observe({ route, method }, seconds)
+    if (route === this.#queryRoute) this.trends.query(seconds * 1000)
   }
 
   readonly tail: TailObserver = {
-    opened: (transport) => this.#tail_subscribers.inc({ transport }),
-    closed: (transport) => this.#tail_subscribers.dec({ transport }),
+    opened: (transport) => {
+      this.#tailReaders += 1
+      this.#tail_subscribers.inc({ transport })
+    },
+    closed: (transport) => {
+      this.#tailReaders -= 1
+      this.#tail_subscribers.dec({ transport })
+    },
     sent: (transport, events) => { if (events > 0) this.#tail_events.inc({ transport }, events) },
   }
 
@@ -89,5 +108,6 @@ export class ServerMetrics {
   /** Stops observing the database (the server closed). */
   close(): void {
     this.#unobserve()
+    this.trends.close()
   }
 }

@@ -40,6 +40,10 @@ const health_detail = {
             pages_released: { type: 'integer' }, max_micros: { type: 'integer' },
           },
         },
+        cache: {
+          type: 'object', required: ['hits', 'misses', 'bytes', 'memory_reads'],
+          properties: { hits: { type: 'integer' }, misses: { type: 'integer' }, bytes: { type: 'integer' }, memory_reads: { type: 'integer' } },
+        },
         fsync: anyObject, page_count: { type: 'integer' }, db_dir: { type: 'string' },
       },
     }),

@@ -1,5 +1,5 @@
 // POST /api/v1/t/:tenant/ops (docs/api.md, "Operations"): create, fork, snapshot,
-// suspend, resume, delete, compact → {ok: true, message}. `create` names the path
+// restore, suspend, resume, delete, compact → {ok: true, message}. `create` names the path
 // tenant when `name` is omitted; `compact` always works on the path tenant.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
@@ -9,6 +9,7 @@ import { described, ref, responses, suspended, tenant_params, with_body, writes 
 const name_part = name_pattern.source.slice(1, -1)
 const tenant_name = { type: 'string', pattern: name_pattern.source, description: 'a tenant name (defaults to the path tenant)' }
 const any_name = { type: 'string', pattern: `^${name_part}(@${name_part})?$`, description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' }
+const snapshot_name = { type: 'string', pattern: `^${name_part}@${name_part}$`, description: 'tenant@snapshot' }
 
 /**
  * The body: one branch per op, each naming its own fields. It says what checkOpRequest
@@ -23,6 +24,7 @@ export const op_body = {
     { type: 'object', required: ['op'], properties: { op: { const: 'delete' }, name: any_name }, description: 'tenant@snapshot drops that snapshot' },
     { type: 'object', required: ['op', 'target'], properties: { op: { const: 'fork' }, name: any_name, target: { ...tenant_name, description: 'the new tenant' } } },
     { type: 'object', required: ['op', 'target'], properties: { op: { const: 'snapshot' }, name: tenant_name, target: { ...tenant_name, description: 'the snapshot name' } } },
+    { type: 'object', required: ['op', 'name'], properties: { op: { const: 'restore' }, name: snapshot_name }, description: 'the tenant\'s head becomes that snapshot\'s version' },
     { type: 'object', required: ['op'], properties: { op: { const: 'compact' } }, description: 'always the path tenant: a name given is not used' },
   ],
   examples: [{ op: 'snapshot', name: 'acme', target: 'before' }],

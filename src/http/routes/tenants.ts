@@ -55,7 +55,7 @@ const diff = {
   querystring: {
     type: 'object', required: ['from'],
     properties: {
-      from: { type: 'string', minLength: 1, description: 'snapshot name' },
+      from: { type: 'string', minLength: 1, description: 'snapshot name, or tenant@snapshot of another tenant (a fork\'s source at the fork point)' },
       to: { type: 'string', description: 'snapshot name or head (the default)' },
       collection: { type: 'string', description: 'only this collection' },
       limit: intQuery('most rows in all', { minimum: 1, default: diff_rows_default }),

@@ -24,7 +24,10 @@ impl Deref for Loaded {
 
 pub fn load(pager: &Pager, node: &NodeRef) -> Result<Loaded> {
     match node {
-        NodeRef::Mem(mem) => Ok(Loaded::Mem(mem.clone())),
+        NodeRef::Mem(mem) => {
+            pager.note_memory_read();
+            Ok(Loaded::Mem(mem.clone()))
+        }
         NodeRef::Disk(loc) => Ok(Loaded::Disk(load_node(pager, *loc)?)),
     }
 }
