@@ -3,7 +3,7 @@
 // revocation, the expiry or the tenant's deletion, and a long poll answers 401 with none
 // of its events. Tails of other tokens, and of the service token, go on.
 import { createRequire } from 'node:module'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { openDatabase } from './helpers/database.js'
 import { api, startServer } from './helpers/http-server.js'
 import { hang_guard_ms, pollUntil } from './helpers/poll.js'
@@ -37,7 +37,7 @@ function openTail(url: string) {
   return { socket, state, opened }
 }
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const { db } = await openDatabase(t, schema)
   const server = await startServer(t, { token: service, db })
   const admin = api(server.origin, service)
@@ -45,7 +45,7 @@ async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
   const ws = server.origin.replace('http', 'ws')
   const tail = (secret: string, tenant = 'acme') => openTail(`${ws}/api/v1/t/${tenant}/tail?after=0&token=${encodeURIComponent(secret)}`)
   const insert = (id: number) => admin('/api/v1/t/acme/query', { json: { query: `insert items {id: ${id}, v: ${id}}` } })
-  return { db, ...server, admin, tail, insert }
+  return { ...server, admin, tail, insert }
 }
 
 t.test('auth-tenant-tokens-tail: revoking a token closes its open tails with 4401 within one second, and only its own', async (t) => {

@@ -6,7 +6,7 @@
 // expiry; the throttle; only the hash in the catalog; last uses written lazily and
 // never by a read.
 import { createHash } from 'node:crypto'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { AccessTokens } from '../src/database/index.js'
 import { internalsOf } from '../src/database/internals.js'
 import { openDatabase } from './helpers/database.js'
@@ -23,7 +23,7 @@ query active() { users | where status == "active" }
 query purge_inactive() { users | where status == "inactive" | delete }
 `
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const { db, dir } = await openDatabase(t, schema)
   const server = await startServer(t, { token: service, db })
   const admin = api(server.origin, service)
@@ -36,7 +36,7 @@ async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
     if (res.status !== 201) throw new Error(`issue: ${res.status} ${JSON.stringify(res.body)}`)
     return res.body as { token: string; id: string; tenant: string; scope: string; name: string | null; created_at: string; expires_at: string | null }
   }
-  return { db, dir, ...server, admin, issueHttp }
+  return { dir, ...server, admin, issueHttp }
 }
 
 t.test('auth-tenant-tokens: issued once, listed without the secret, only the hash in the catalog', async (t) => {

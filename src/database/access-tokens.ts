@@ -103,7 +103,7 @@ export class AccessTokens {
       writeAccessToken(view, tokenHash(token), record)
       // A delete of the tenant racing this depends on it, so one of the two fails.
       view.conflictOn(tenantTokensKey(tenant))
-      await commit(this.#parts, view, tenant)
+      await commit(this.#parts, view, tenant).catch((err: unknown) => { throw asTenantConflict(err, 'issuing the token') })
       const { forks: _forks, ...shown } = record
       return { token, ...shown }
     } finally {
@@ -139,7 +139,7 @@ export class AccessTokens {
         await this.#revokeOnce(tenant, id)
         return
       } catch (err) {
-        if (!(err instanceof ConflictError) || attempt === 3) throw asTenantConflict(err)
+        if (!(err instanceof ConflictError) || attempt === 3) throw asTenantConflict(err, 'revoking the token')
       }
     }
   }
@@ -218,7 +218,8 @@ export class AccessTokens {
       for (const hash of written) {
         if (readAccessToken(view, hash) === null && readLastUsed(view, hash) !== null) removeLastUsed(view, hash)
       }
-      if (view.opCount > 0) await commit(this.#parts, view, default_tenant)
+      // A revocation racing this removed the same entries: nothing is left to do.
+      if (view.opCount > 0) await commit(this.#parts, view, default_tenant).catch((err: unknown) => { if (!(err instanceof ConflictError)) throw err })
     } finally {
       committer.unlease(snapshot)
     }
@@ -246,9 +247,13 @@ async function commit(parts: DatabaseParts, view: TxnView, tenant: string): Prom
   await parts.committer.commit(view, tenant, 'catalog')
 }
 
-function asTenantConflict(err: unknown): unknown {
+/**
+ * A lost race as the tenant error users meet. The conflict's key is left out: it may
+ * name a token's catalog entry, and a token's hash is never shown.
+ */
+function asTenantConflict(err: unknown, what: string): unknown {
   return err instanceof ConflictError
-    ? new TenantError('conflict', `revoking lost a race with a concurrent change to the same tenant (${(err as Error).message.replace(/^conflict: /, '')})`)
+    ? new TenantError('conflict', `${what} lost a race with a concurrent change to the same tenant; nothing was changed, and retrying is safe`)
     : err
 }
 

@@ -140,7 +140,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // (token-watch.ts); last uses kept in memory and written once a minute and at close.
   const tokens = AccessTokens.of(db)
   const watch = new TokenWatch(tokens, options.tokenWatchMs)
-  const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => app.log.warn({ err }, 'writing the tokens\' last uses failed; retrying later'))
+  // Only the error's code is logged: a conflict's message may name a catalog key, which holds a token's hash.
+  const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later'))
   const flushTimer = setInterval(() => { void flushUses() }, access_token_last_used_flush_ms).unref()
   app.addHook('onClose', async () => {
     clearInterval(flushTimer)
