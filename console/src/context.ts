@@ -1,6 +1,7 @@
 // What every page is given: the API client, the connection settings, and the state
 // shared across pages (write mode, the tenant being looked at).
 import type { ApiClient } from './api/client.js'
+import type { Access } from './api/types.js'
 import type { Settings } from './state/settings.js'
 import type { Signal } from './state/signal.js'
 
@@ -11,6 +12,12 @@ export interface Context {
   writeMode: Signal<boolean>
   /** The tenant the Query, Tail and Diff pages work on. */
   tenant: Signal<string>
+  /** What the token opens (GET /api/v1/access); null until known. */
+  access: Signal<Access | null>
+  /** Asks the server again what the token opens (after a fork by an admin token). */
+  refreshAccess(): Promise<void>
+  /** Forgets the token and shows the token form, saying why. */
+  signOut(notice?: string): void
   navigate(hash: string): void
 }
 

@@ -55,7 +55,10 @@ export async function forkTenant(ctx: Context, tenant: string, snapshots: readon
   })
   if (values === null) return null
   const target = values.target ?? ''
-  return (await send(ctx, tenant, { op: 'fork', name: values.source ?? tenant, target })) ? target : null
+  if (!(await send(ctx, tenant, { op: 'fork', name: values.source ?? tenant, target }))) return null
+  // An admin token administers the fork it made: it now opens one more tenant.
+  if (ctx.access.value?.credential === 'tenant') await ctx.refreshAccess().catch(() => undefined)
+  return target
 }
 
 export async function snapshotTenant(ctx: Context, tenant: string): Promise<boolean> {

@@ -12,6 +12,8 @@ export interface Field {
   /** A sentence under the field. */
   help?: string
   pattern?: string
+  /** May be left empty (every field is required otherwise). */
+  optional?: boolean
 }
 
 export interface DialogSpec {
@@ -31,7 +33,7 @@ export function openDialog(spec: DialogSpec): Promise<Record<string, string> | n
     const fields = (spec.fields ?? []).map((field) => {
       const id = `dialog-field-${field.name}`
       const input = field.options === undefined
-        ? h('input', { id, name: field.name, value: field.value ?? '', placeholder: field.placeholder ?? null, pattern: field.pattern ?? null, required: true, autocomplete: 'off', spellcheck: 'false' })
+        ? h('input', { id, name: field.name, value: field.value ?? '', placeholder: field.placeholder ?? null, pattern: field.pattern ?? null, required: field.optional !== true, autocomplete: 'off', spellcheck: 'false' })
         : h('select', { id, name: field.name }, field.options.map(([value, label]) => h('option', { value, selected: value === field.value }, label)))
       inputs.set(field.name, input)
       return h('div.field', null, h('label', { for: id }, field.label), input, field.help === undefined ? null : h('p.help', null, field.help))
