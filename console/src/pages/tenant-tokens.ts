@@ -31,10 +31,12 @@ export function tokensPanel(ctx: Context, tenant: string, tokens: unknown, butto
   const body = !Array.isArray(tokens)
     ? errorBox(`Cannot list tokens: ${describeError(tokens)}`)
     : table<TokenEntry>([
-      { label: 'Token', cell: (x) => h('span', null, h('code', null, x.id), x.name === null ? '' : h('span.muted', null, ` · ${x.name}`)) },
+      { label: 'Token', cell: (x) => h('div', { title: `created ${timestamp(x.created_at)}` },
+        h('code', null, x.id),
+        x.name === null ? null : h('div.muted', null, x.name),
+        // A fork lists the admin token that made it, issued for the tenant it forked.
+        x.tenant === tenant ? null : h('div.muted', null, `issued for ${x.tenant}`)) },
       { label: 'Scope', cell: (x) => badge(x.scope, x.scope === 'admin' ? 'warn' : x.scope === 'write' ? 'accent' : 'neutral') },
-      { label: 'Issued for', cell: (x) => (x.tenant === tenant ? h('span.muted', null, 'this tenant') : h('span', { title: 'an admin token of the tenant this one was forked from' }, x.tenant)) },
-      { label: 'Created', cell: (x) => h('span.nowrap', null, timestamp(x.created_at)) },
       { label: 'Expires', cell: (x) => (x.expires_at === null ? h('span.muted', null, 'never') : h('span.nowrap', null, timestamp(x.expires_at))) },
       { label: 'Last used', cell: (x) => (x.last_used_at === null ? h('span.muted', null, 'never') : h('span.nowrap', null, timestamp(x.last_used_at))) },
       { label: '', cell: (x) => h('div.row-actions', null, buttons.button({ label: 'Revoke…', small: true, danger: true, onClick: async () => {

@@ -201,5 +201,5 @@ function snapshotsView(ctx: Context, tenant: string, snapshots: unknown, buttons
         if (await dropSnapshot(ctx, tenant, s.name)) await nav.reload()
       } }) : null,
     ) },
-  ], list, { empty: 'No snapshots yet. Take one with Snapshot… (write mode).', rowAttributes: (s) => ({ dataset: { snapshot: s.name } }) })
+  ], list, { empty: administers(ctx.access.value) ? 'No snapshots yet. Take one with Snapshot… (write mode).' : 'No snapshots yet.', rowAttributes: (s) => ({ dataset: { snapshot: s.name } }) })
 }
