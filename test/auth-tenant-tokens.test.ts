@@ -238,3 +238,41 @@ t.test('auth-tenant-tokens: a revocation that loses a race with a last-use write
   t.equal(head.get('catalog', Buffer.from(`token-used/${hash}`)), null, 'no last use outlives its token')
   t.same(tokens.list('acme'), [])
 })
+
+t.test('auth-tenant-tokens (conflict): a token issued while its tenant is deleted never outlives it', async (t) => {
+  const { db } = await setup(t)
+  const tokens = AccessTokens.of(db)
+  const outcomes = new Map<string, number>()
+  for (let round = 0; round < 30; round += 1) {
+    const name = `racer${round}`
+    await db.ops({ op: 'create', name })
+    // Either may reach its commit first: both read the same version.
+    const [issued, deleted] = round % 2 === 0
+      ? await Promise.allSettled([tokens.issue(name, { scope: 'read' }), db.ops({ op: 'delete', name })])
+      : await Promise.allSettled([db.ops({ op: 'delete', name }), tokens.issue(name, { scope: 'read' })]).then(([d, i]) => [i, d] as const)
+    const key = `${issued.status}/${deleted.status}`
+    outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
+    for (const settled of [issued, deleted]) {
+      if (settled.status === 'rejected') t.match(settled.reason, { code: settled === issued && deleted.status === 'fulfilled' ? /^(conflict|unknown_tenant)$/ : 'conflict' }, `${name}: the loser fails with a conflict`)
+    }
+    if (deleted.status === 'fulfilled' && issued.status === 'fulfilled') {
+      t.same(tokens.lookup(createHash('sha256').update(issued.value.token).digest('hex')), { found: 'none' }, `${name}: issued first, then revoked by the delete`)
+    }
+    const left = [...internalsOf(db).committer.head().scan('catalog', { lower: Buffer.from(`token-of/${name}/`), upper: Buffer.from(`token-of/${name}0`) })]
+    if (deleted.status === 'fulfilled') t.same(left, [], `${name}: no token entry outlives the tenant`)
+  }
+  t.comment(`issue/delete outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`)
+  t.same([...outcomes.keys()].sort(), ['fulfilled/rejected', 'rejected/fulfilled'], 'each won some races, and never both')
+})
+
+t.test('auth-tenant-tokens: a tenant holds at most 1000 tokens', async (t) => {
+  const { db, admin } = await setup(t)
+  const tokens = AccessTokens.of(db)
+  for (let i = 0; i < 1000; i += 1) await tokens.issue('globex', { scope: 'read' })
+  const refused = await admin('/api/v1/t/globex/tokens', { json: { scope: 'read' } })
+  t.match(refused, { status: 400, body: { code: 'bad_request', error: "tenant 'globex' holds 1000 tokens, the most it may; revoke some first" } })
+  const listed = await admin('/api/v1/t/globex/tokens')
+  t.equal(listed.body.tokens.length, 1000, 'the listing holds them all')
+  await tokens.revoke('globex', listed.body.tokens[0].id)
+  t.equal((await admin('/api/v1/t/globex/tokens', { json: { scope: 'read' } })).status, 201, 'one revoked, one more may be issued')
+})
