@@ -26,17 +26,11 @@ export interface IssueRequest {
   expires_in_s?: number
 }
 
-/** A token as listed: never its secret nor its hash. */
-export interface TokenListing {
-  id: string
-  /** The tenant it was issued for (a fork's listing also shows the admin token that forked it). */
-  tenant: string
-  scope: TokenScope
-  name: string | null
-  created_at: string
-  expires_at: string | null
-  last_used_at: string | null
-}
+/**
+ * A token as listed: never its secret nor its hash. `tenant` is the one it was issued
+ * for (a fork's listing also shows the admin token that forked it).
+ */
+export type TokenListing = Omit<AccessTokenRecord, 'forks'> & { last_used_at: string | null }
 
 /** What `issue` answers: the token itself, shown this once. */
 export interface IssuedToken extends Omit<TokenListing, 'last_used_at'> {

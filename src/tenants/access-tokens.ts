@@ -20,7 +20,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { signalKey } from '../mvcc/index.js'
 import { TxnView, type Snapshot } from '../txn/index.js'
 import { access_token_lookups_per_snapshot_max, access_token_random_bytes } from '../limits.js'
-import { catalog_tree } from './catalog.js'
+import { catalog_tree, snapshotMemo } from './catalog.js'
 
 /** What a tenant token may do on the tenants it opens (docs/api.md, "Access"). */
 export type TokenScope = 'read' | 'write' | 'admin'
@@ -77,28 +77,14 @@ export function readAccessToken(view: TxnView | Snapshot, hash: string): AccessT
 }
 
 /**
- * readAccessToken of a snapshot, remembered for the snapshot's life: a snapshot never
- * changes, and the engine shares the head snapshot until the next commit, so requests
- * with the same token between commits cost one lookup. Frozen (shared).
+ * readAccessToken of a snapshot, remembered for the snapshot's life (catalog.ts,
+ * snapshotMemo): requests with the same token between commits cost one lookup. Frozen (shared).
  */
-const lookupsBySnapshot = new WeakMap<Snapshot, Map<string, Readonly<AccessTokenRecord> | null>>()
-
-export function readAccessTokenCached(snapshot: Snapshot, hash: string): Readonly<AccessTokenRecord> | null {
-  let lookups = lookupsBySnapshot.get(snapshot)
-  if (lookups === undefined) {
-    lookups = new Map()
-    lookupsBySnapshot.set(snapshot, lookups)
-  }
-  let record = lookups.get(hash)
-  if (record === undefined) {
-    record = readAccessToken(snapshot, hash)
-    if (record !== null) Object.freeze(Object.freeze(record).forks)
-    // Hashes asked for need not exist (wrong tokens), so the table is bounded.
-    if (lookups.size >= access_token_lookups_per_snapshot_max) lookups.clear()
-    lookups.set(hash, record)
-  }
+export const readAccessTokenCached = snapshotMemo(access_token_lookups_per_snapshot_max, (snapshot, hash): Readonly<AccessTokenRecord> | null => {
+  const record = readAccessToken(snapshot, hash)
+  if (record !== null) Object.freeze(Object.freeze(record).forks)
   return record
-}
+})
 
 /** Writes the record and its `token-of` entry for every tenant it opens. */
 export function writeAccessToken(view: TxnView, hash: string, record: AccessTokenRecord): void {
