@@ -77,8 +77,6 @@ export interface ServerOptions {
   requestTimeoutMs?: number
   /** Directory of the built operator console served at /console/ (default dist/console). */
   consoleDir?: string
-  /** How often open tails re-check their tenant token (default access_token_watch_ms). */
-  tokenWatchMs?: number
 }
 
 export interface RegisteredRoute {
@@ -139,7 +137,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Tenant tokens: found by their hash at each request; open tails re-checked
   // (token-watch.ts); last uses kept in memory and written once a minute and at close.
   const tokens = AccessTokens.of(db)
-  const watch = new TokenWatch(tokens, options.tokenWatchMs)
+  const watch = new TokenWatch(tokens)
   // Only the error's code is logged: a conflict's message may name a catalog key, which holds a token's hash.
   const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later'))
   const flushTimer = setInterval(() => { void flushUses() }, access_token_last_used_flush_ms).unref()

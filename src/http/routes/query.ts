@@ -91,8 +91,8 @@ export function queryRoutes(db: Database) {
       schema,
       config: {
         errorsAddConflict: true,
-      // A read token may run only statements that read (queryRefusal, below).
-      access: { tenant: 'read' },
+        // A read token may run only statements that read (queryRefusal, below).
+        access: { tenant: 'read' },
         swaggerTransform: ({ schema: routeSchema, url }) => ({ schema: { ...routeSchema, body: document_body }, url }),
       },
     }, async (request) => {

@@ -56,8 +56,11 @@ export const tail_schema = {
   ),
 }
 
-/** `observer` counts polls in progress and the events they answer with (the metrics). */
-/** `watch` ends a long poll whose tenant token is revoked or expires meanwhile: 401, and none of the events. */
+/**
+ * `observer` counts polls in progress and the events they answer with (the metrics);
+ * `watch` ends a long poll whose tenant token is revoked or expires meanwhile: 401,
+ * and none of the events.
+ */
 export function tailPollRoute(db: Database, closing: AbortSignal, observer: TailObserver, watch: TokenWatch) {
   return async function tailPoll(request: FastifyRequest<{ Params: { tenant: string }; Querystring: TailQuery }>, reply: FastifyReply) {
     const { tenant } = request.params
