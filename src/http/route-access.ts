@@ -19,6 +19,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyRequest } from 'fastify'
 import type { TokenGrant, TokenScope } from '../database/index.js'
+import { EelError } from '../lang/diagnostic.js'
 import { StatementCache, statementWrites } from '../query/index.js'
 import type { SchemaIR } from '../schema/ir.js'
 import type { TenantOpRequest } from '../tenants/index.js'
@@ -103,8 +104,10 @@ export function queryRefusal(credential: Credential | undefined, text: string, s
   let writes: boolean
   try {
     writes = statementWrites(statements.statement(text), schema)
-  } catch {
-    return null
+  } catch (err) {
+    // Only a parse failure: anything else is a bug, and fails the request (never opens it).
+    if (err instanceof EelError) return null
+    throw err
   }
   return writes ? { code: 'forbidden', message: 'this statement writes, and the token is a read token: it needs a write token (or admin)' } : null
 }
