@@ -7,6 +7,29 @@ export const body_bytes_max = 1024 * 1024
 /** Random bytes in a generated service token (base64url-encoded). */
 export const token_random_bytes = 32
 
+// Tenant tokens (docs/operations.md, "Tenant tokens").
+
+/** Random bytes in a tenant token (base64url-encoded after its `tdb_` prefix). */
+export const access_token_random_bytes = 32
+
+/** Longest `expires_in_s` a tenant token may be issued with: ten years. */
+export const access_token_expires_in_s_max = 10 * 365 * 24 * 3600
+
+/** Longest `name` of a tenant token, in characters. */
+export const access_token_name_chars_max = 100
+
+/** Tokens one tenant may hold at once (its listing stays one bounded answer). */
+export const access_tokens_per_tenant_max = 1000
+
+/** Token lookups one snapshot remembers (wrong tokens are looked up too, so it is bounded). */
+export const access_token_lookups_per_snapshot_max = 1024
+
+/** How often the server writes the tokens' last uses it holds in memory (and when it closes). */
+export const access_token_last_used_flush_ms = 60_000
+
+/** How often open change tails re-check their tenant token: a revoked or expired one ends them within this. */
+export const access_token_watch_ms = 250
+
 /** Failed authentications one address may make within the window before 429. */
 export const auth_failures_max = 20
 export const auth_failure_window_ms = 60_000

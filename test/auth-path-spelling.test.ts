@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
+import { AccessTokens } from '../src/database/index.js'
 import { registeredRoutes } from '../src/http/index.js'
 import { openExampleDatabase, startServer } from './helpers/http-server.js'
 import { jsonBody, rawRequest, requestText, type RawResponse } from './helpers/raw-http.js'
@@ -78,12 +79,23 @@ function spellings(path: string, port: number): Spelling[] {
 
 /** The concrete path, query string and body with which each route succeeds. */
 function requestFor(url: string, authorised: boolean): { path: string; query: string; body: string } {
-  const path = url.replace(':tenant', 'default').replace('*', 'index.html')
+  // A revocation names a token no one holds: the route's own answer is 404 unknown_token,
+  // the same for every spelling (a real one would be gone after the first).
+  const path = url.replace(':tenant', 'default').replace(':id', '0123456789abcdef').replace('*', 'index.html')
   const query = url.endsWith('/diff') ? '?from=before' : url.endsWith('/tail') ? '?after=0' : ''
   let body = ''
   if (url.endsWith('/query')) body = authorised ? '{"query": "users | take 1"}' : 'insert users {id: 999, email: "e", name: "x"}'
   if (url.endsWith('/ops')) body = authorised ? '{"op": "resume", "name": "default"}' : '{"op": "create", "name": "spelled"}'
+  if (url.endsWith('/tokens')) body = '{"scope": "admin"}'
   return { path, query, body }
+}
+
+/** The route's own answer to the authorised request: its success, or (a revocation of no token) the handler's 404. */
+function routeAnswer(url: string, method: string): number {
+  if (url === '/console') return 301
+  if (url.endsWith('/tokens') && method === 'POST') return 201
+  if (url.endsWith('/:id')) return 404
+  return 200
 }
 
 /** `target` with the route's query string added (after any query the spelling has). */
@@ -112,8 +124,10 @@ t.test('R13: no spelling of any route passes the token check', async (t) => {
   const urls = [...new Set(routes.map((r) => r.url))]
   t.ok(urls.length >= 15, `${urls.length} route paths`)
   const tenantsBefore = db.tenants().tenants.map((x) => x.name)
+  const tokensOf = () => AccessTokens.of(db).list('default').length
   const bearer = { authorization: `Bearer ${token}` }
   let sent = 0
+  let issuedWithToken = 0
 
   for (const url of urls) {
     const isPublic = url.startsWith('/console')
@@ -127,7 +141,9 @@ t.test('R13: no spelling of any route passes the token check', async (t) => {
     for (const method of own) {
       const res = await send(port, method, authorised.path + authorised.query, bearer, authorised.body)
       sent += 1
-      t.equal(res.status, url === '/console' ? 301 : 200, `${method} ${url} with the token succeeds`)
+      if (res.status === 201 && url.endsWith('/tokens')) issuedWithToken += 1
+      t.equal(res.status, routeAnswer(url, method), `${method} ${url} with the token reaches the route`)
+      if (url.endsWith('/:id')) t.equal(jsonBody(res)?.code, 'unknown_token', `${method} ${url}: the handler's own refusal`)
       success.set(method, res)
     }
 
@@ -162,6 +178,7 @@ t.test('R13: no spelling of any route passes the token check', async (t) => {
         const target = spelling.kind === 'same' ? withQuery(spelling.target, authorised.query) : spelling.target
         const res = await send(port, method, target, bearer, authorised.body)
         sent += 1
+        if (res.status === 201 && url.endsWith('/tokens')) issuedWithToken += 1
         const expected = spelling.kind === 'same' ? success.get(method)?.status : 400
         if (res.status !== expected) wrong.push(`${spelling.name} ${JSON.stringify(target)}: ${res.status} (expected ${expected})`)
         else if (spelling.kind === 'same' && res.headers['content-type'] !== success.get(method)?.headers['content-type']) wrong.push(`${spelling.name}: another content type`)
@@ -174,5 +191,6 @@ t.test('R13: no spelling of any route passes the token check', async (t) => {
   const users = await db.tenant('default').query('users')
   t.same(users.rows, [], 'no row was written without the token')
   t.same(db.tenants().tenants.map((x) => x.name), tenantsBefore, 'no tenant was created without the token')
+  t.equal(tokensOf(), issuedWithToken, 'no tenant token was issued without the token')
   t.comment(`${sent} raw requests`)
 })

@@ -1,9 +1,10 @@
 // The real `tenantdb serve` logs (docs/operations.md, "Logs"): stdout is JSON lines only
 // (the banner is on stderr), one line per request when it is answered (a WebSocket
 // tail: when it closes) with its method, route pattern, tenant, status, error code and
-// duration, never a token, a query string or the path a client sent, and nothing on
+// duration, never a token (a tenant token's hash and id neither), a query string or the path a client sent, and nothing on
 // arrival. --log-level (or LOG_LEVEL; the flag wins) sets the level: warn silences the
 // request lines; a level pino does not have is a usage error.
+import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import t, { type Test } from 'tap'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
@@ -17,6 +18,8 @@ interface WsClient {
 const WebSocket = createRequire(import.meta.url)('ws') as new (url: string) => WsClient
 
 const token = 'serve-logs-token-0123456789-SECRET'
+/** Every tenant token the runs issued, with its hash and id: none may be logged. */
+const tenant_secrets: string[] = []
 const tenant = 'logged-tenant'
 
 /** Starts `serve` with `args` (and `env`); resolves once it listens, with its API URL. */
@@ -39,6 +42,12 @@ async function makeRequests(url: string): Promise<Expected[]> {
   await send(`/health?token=${token}&probe=query-string-value`)
   await send('/health?token=wrong-token-ALSO-SECRET')
   await send(`/no/such/route/${tenant}?token=${token}`)
+  // A tenant token: issued, used, refused; neither it, its hash nor its id is logged.
+  const issued = await (await fetch(`${url}/t/${tenant}/tokens`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: '{"scope":"read"}' })).json() as { token: string; id: string }
+  tenant_secrets.push(issued.token, issued.id, createHash('sha256').update(issued.token).digest('hex'))
+  await send(`/t/${tenant}/schema`, { headers: { authorization: `Bearer ${issued.token}` } })
+  await send(`/stats?token=${issued.token}`)
+  await send(`/t/${tenant}/tokens/${issued.id}`, { method: 'DELETE', headers: bearer })
   await new Promise<void>((resolve, reject) => {
     const socket = new WebSocket(`${url.replace('http', 'ws')}/t/${tenant}/tail?after=0&token=${token}`)
     socket.on('open', () => socket.close())
@@ -53,6 +62,10 @@ async function makeRequests(url: string): Promise<Expected[]> {
     { method: 'GET', route: '/api/v1/health', status: 200 },
     { method: 'GET', route: '/api/v1/health', status: 401, code: 'unauthorized' },
     { method: 'GET', route: null, status: 404, code: 'not_found' },
+    { method: 'POST', route: '/api/v1/t/:tenant/tokens', tenant, status: 201 },
+    { method: 'GET', route: '/api/v1/t/:tenant/schema', tenant, status: 200 },
+    { method: 'GET', route: '/api/v1/stats', status: 403, code: 'forbidden' },
+    { method: 'DELETE', route: '/api/v1/t/:tenant/tokens/:id', tenant, status: 200 },
     { method: 'GET', route: '/api/v1/t/:tenant/tail', tenant, status: 101 },
   ]
 }
@@ -74,7 +87,7 @@ async function stopAndReadLog(t: Test, server: CliProcess): Promise<Array<Record
 
 function checkNoSecrets(t: Test, server: CliProcess): void {
   const out = server.stdout()
-  for (const secret of [token, 'wrong-token-ALSO-SECRET', 'query-string-value', '?', '/no/such/route']) {
+  for (const secret of [token, 'wrong-token-ALSO-SECRET', 'query-string-value', '?', '/no/such/route', ...tenant_secrets]) {
     t.notOk(out.includes(secret), `stdout never holds ${JSON.stringify(secret)}`)
   }
 }

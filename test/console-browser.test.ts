@@ -6,7 +6,10 @@
 // nothing), views a diff, drops snapshots (refused without write mode, a stale one
 // answered with the 404's sentence), sees compact's whole message, sees the page file's
 // slots as /stats reports them, is asked for the token again after a 401, sees
-// corruption shown loudly, and uses the console from another origin. It saves a
+// corruption shown loudly, and uses the console from another origin; and a tenant-token
+// session: a token issued from the console with the service token, the console showing
+// only what it opens, a write refused, its tail ended by a revocation, an admin token's
+// operations and fork, a token revoked from the console. It saves a
 // screenshot of each page into .tap/console-screenshots/ (printed below).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -402,4 +405,121 @@ t.test('from another origin: refused unless listed with --console-origin, then w
   await api(origin, token)('/api/v1/t/default/query', { json: { query: 'insert orders {id: 9, user: 2, amount: 1}' } })
   await page.waitForSelector('.tail-table tr:has-text("orders")')
   t.pass('the tail WebSocket works cross-origin too')
+})
+
+t.test('a tenant-token session: the console shows only what the token opens; the service token issues and revokes', async (t) => {
+  const browser = await launchBrowser(t)
+  const consoleDir = buildConsole(t)
+  const { origin } = await exampleServer(t, consoleDir)
+  const call = api(origin, token)
+  t.equal((await call('/api/v1/t/default/ops', { json: { op: 'create', name: 'acme' } })).status, 200)
+  t.equal((await call('/api/v1/t/acme/query', { json: { query: 'insert users [{id: 1, email: "ann@acme.example", name: "Ann"}, {id: 2, email: "bob@acme.example", name: "Bob"}]' } })).status, 200)
+  const page = await newPage(browser)
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(error.message))
+
+  // The service token: acme's tokens panel, issuing a read token in write mode.
+  await connect(page, `${origin}/console/`, token)
+  await page.waitForSelector('.page[data-loaded]')
+  await page.click('a.nav-link[href="#/tenants"]')
+  await page.click('tr[data-tenant="acme"] a')
+  await page.waitForSelector('.detail-title:has-text("acme")')
+  await page.waitForSelector('.panel.tokens')
+  t.match(await page.textContent('.panel.tokens'), /No token opens this tenant/)
+  const issueButton = page.locator('.panel.tokens button:has-text("Issue token…")')
+  t.ok(await issueButton.isDisabled(), 'issuing needs write mode')
+  await page.click('label.switch')
+  await issueButton.click()
+  await page.selectOption('#dialog-field-scope', 'read')
+  await page.fill('#dialog-field-name', 'browser app')
+  await page.click('dialog.modal button[type=submit]')
+  await page.waitForSelector('#issued-token')
+  const readToken = await page.inputValue('#issued-token')
+  t.match(readToken, /^tdb_[A-Za-z0-9_-]{43}$/, 'the token is shown once')
+  t.comment(`token issued: ${await screenshot(page, 'token-issued')}`)
+  await page.click('dialog.modal button[type=submit]')
+  await page.waitForSelector('.panel.tokens tr[data-token]')
+  t.match(await page.textContent('.panel.tokens'), /browser app/)
+  t.notOk((await page.textContent('.panel.tokens'))?.includes(readToken), 'the list never shows the token')
+  const [listed] = (await call('/api/v1/t/acme/tokens')).body.tokens as Array<{ id: string; scope: string; name: string }>
+  t.match(listed, { scope: 'read', name: 'browser app' }, 'the server issued what the dialog asked for')
+  t.comment(`tokens: ${await screenshot(page, 'tenant-tokens')}`)
+
+  // The read token: its tenant only, no server-wide page, no operations, no tokens.
+  await page.click('button:has-text("Sign out")')
+  await page.fill('#token', readToken)
+  await page.click('form.connect-form button[type=submit]')
+  await page.waitForSelector('.page tr[data-tenant="acme"]')
+  t.equal(await page.evaluate(() => window.location.hash), '#/tenants', 'a tenant token starts on its tenants')
+  t.same(await page.locator('.tenant-list tr[data-tenant]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.tenant)), ['acme'], 'only the tenant it opens')
+  t.ok(await page.locator('a.nav-link[href="#/overview"]').isHidden(), 'no Overview: it is server-wide')
+  t.match(await page.textContent('.credential'), /read token · acme/)
+  t.equal(await page.locator('button:has-text("Create tenant")').count(), 0, 'no create')
+  await page.waitForSelector('.detail-title:has-text("acme")')
+  t.equal(await page.locator('.detail-head .actions button').count(), 0, 'no operation for a read token')
+  t.equal(await page.locator('.panel.tokens').count(), 0, 'no tokens panel')
+  t.match(await page.textContent('.access-note'), /read token/)
+  t.match(await page.textContent('.tenant-detail'), /users/, 'its collections are shown')
+  t.comment(`tenant-token tenants: ${await screenshot(page, 'tenant-token-tenants')}`)
+  await page.evaluate(() => { window.location.hash = '#/overview' })
+  await page.waitForFunction(() => window.location.hash === '#/tenants')
+  t.pass('the Overview address leads back to its tenants')
+
+  await page.click('a.nav-link[href="#/query"]')
+  await page.waitForSelector('.cm-content')
+  t.same(await page.locator('#tenant option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)), ['acme'], 'the query page offers its tenant only')
+  await typeQuery(page, 'users | sort name | select name')
+  await page.keyboard.press('Control+Enter')
+  await page.waitForSelector('.result table.results')
+  t.match(await page.textContent('.result table.results'), /Ann[\s\S]*Bob/)
+  await typeQuery(page, 'insert users {id: 3, email: "cy@acme.example", name: "Cy"}')
+  await page.keyboard.press('Control+Enter')
+  await page.waitForFunction(() => document.querySelector('.result-panel')?.textContent?.includes('forbidden') === true)
+  t.match(await page.textContent('.result-panel'), /this statement writes, and the token is a read token/)
+  t.same((await call('/api/v1/t/acme/query', { json: { query: 'users | count' } })).body.rows, [[2]], 'nothing was written')
+  t.comment(`tenant-token query refused: ${await screenshot(page, 'tenant-token-query')}`)
+
+  // Its tail is live until the service token revokes it: then the console asks for a token again.
+  await page.click('a.nav-link[href="#/tail"]')
+  await page.waitForSelector('.tail-status[data-state="live"]')
+  await call('/api/v1/t/acme/query', { json: { query: 'insert users {id: 4, email: "di@acme.example", name: "Di"}' } })
+  await page.waitForSelector('.tail-table tr:has-text("di@acme.example")')
+  t.equal((await call(`/api/v1/t/acme/tokens/${listed?.id ?? ''}`, { method: 'DELETE' })).status, 200)
+  await page.waitForSelector('.connect-message.visible')
+  t.match(await page.textContent('.connect-message'), /revoked or has expired.*\(4401\)/)
+  t.equal(await page.evaluate(() => sessionStorage.getItem('tenantdb.console.token')), null, 'the revoked token is forgotten')
+  t.comment(`tail revoked: ${await screenshot(page, 'tenant-token-revoked')}`)
+
+  // An admin token: its operations but no delete; a fork it makes is listed at once.
+  const adminToken = (await call('/api/v1/t/acme/tokens', { json: { scope: 'admin', name: 'ops' } })).body as { token: string; id: string }
+  await page.fill('#token', adminToken.token)
+  await page.click('form.connect-form button[type=submit]')
+  await page.waitForSelector('.detail-title:has-text("acme")')
+  const actions = await page.locator('.detail-head .actions button').allTextContents()
+  t.same(actions, ['Snapshot…', 'Fork…', 'Suspend…', 'Compact…'], 'an admin token\'s operations, no delete')
+  await page.click('label.switch')
+  await page.click('.detail-head button:has-text("Fork…")')
+  await page.fill('#dialog-field-target', 'acme-staging')
+  await page.click('dialog.modal button[type=submit]')
+  await page.waitForSelector('.tenant-list tr[data-tenant="acme-staging"]')
+  t.same(await page.locator('.tenant-list tr[data-tenant]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.tenant)), ['acme', 'acme-staging'], 'the fork is opened by the token that made it')
+  t.match(await page.textContent('.credential'), /admin token · 2 tenants/)
+  t.comment(`admin token: ${await screenshot(page, 'tenant-token-admin')}`)
+
+  // The service token revokes it from the console.
+  await page.click('button:has-text("Sign out")')
+  await page.fill('#token', token)
+  await page.click('form.connect-form button[type=submit]')
+  await page.waitForSelector('.page[data-loaded]')
+  await page.click('a.nav-link[href="#/tenants"]')
+  await page.click('tr[data-tenant="acme"] a')
+  await page.waitForSelector(`.panel.tokens tr[data-token="${adminToken.id}"]`)
+  await dismissToasts(page)
+  await page.click('label.switch')
+  await page.click(`.panel.tokens tr[data-token="${adminToken.id}"] button:has-text("Revoke…")`)
+  await page.click('dialog.modal button[type=submit]')
+  await page.waitForSelector(`.panel.tokens tr[data-token="${adminToken.id}"]`, { state: 'detached' })
+  t.equal(await page.textContent('.toast.ok .toast-text'), `revoked token ${adminToken.id} of acme`)
+  t.equal((await api(origin, adminToken.token)('/api/v1/t/acme/schema')).status, 401, 'the token is refused from then on')
+  t.same(pageErrors, [], 'no uncaught error in the page')
 })

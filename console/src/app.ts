@@ -1,7 +1,8 @@
 // The shell: top bar, one page at a time chosen by the URL hash (#/query…), and the
 // shared state. Hash routes need nothing from the server but index.html, so the
 // console works from any static host (--console-origin).
-import { ApiClient, type ApiError } from './api/client.js'
+import { ApiClient, ApiError, describeError } from './api/client.js'
+import type { Access } from './api/types.js'
 import type { Context, Page, PageFactory } from './context.js'
 import { connectPage, noticeOnConnect } from './pages/connect.js'
 import { dataPage } from './pages/data.js'
@@ -11,10 +12,12 @@ import { queryPage } from './pages/query.js'
 import { schemaPage } from './pages/schema.js'
 import { tailPage } from './pages/tail.js'
 import { tenantsPage } from './pages/tenants.js'
+import { isService, openedTenants } from './state/access.js'
 import { SchemaStore } from './state/schema-store.js'
 import { Settings } from './state/settings.js'
 import { Signal } from './state/signal.js'
 import { h } from './ui/dom.js'
+import { errorBox } from './ui/panel.js'
 import { navBar } from './ui/nav.js'
 import { notFound } from './ui/not-found.js'
 
@@ -39,28 +42,38 @@ export function startApp(root: HTMLElement): void {
     schemas: new SchemaStore(api),
     writeMode: new Signal(false),
     tenant: new Signal('default'),
+    access: new Signal<Access | null>(null),
+    async refreshAccess() {
+      ctx.access.set(await ctx.api.access())
+    },
+    signOut(notice) {
+      // A page's other calls fail the same way a moment later; one notice is enough.
+      if (route === 'connect') return
+      route = 'connect'
+      settings.forgetToken()
+      ctx.access.set(null)
+      ctx.writeMode.set(false)
+      if (notice !== undefined) noticeOnConnect(notice)
+      ctx.navigate('#/connect')
+    },
     navigate(hash) {
       if (window.location.hash === hash) render()
       else window.location.hash = hash
     },
   }
+  // A tenant token's pages work on its own tenants: `default` may be none of them.
+  ctx.access.subscribe((access) => {
+    const opened = openedTenants(access)
+    if (opened !== null && !opened.includes(ctx.tenant.value) && opened[0] !== undefined) ctx.tenant.set(opened[0])
+  })
 
-  // A 401 anywhere but on the connect page means the token stopped working (the
-  // server restarted with another one): forget it and ask again, saying why.
+  // A 401 anywhere but on the connect page means the token stopped working (revoked,
+  // expired, or the server restarted with another one): forget it and ask again, saying why.
   function unauthorized(error: ApiError): void {
-    if (route === 'connect') return
-    // A page's other calls fail the same way a moment later; one notice is enough.
-    route = 'connect'
-    settings.forgetToken()
-    noticeOnConnect(`The server refused the token (${error.status} ${error.code}). Enter the current token to continue.`)
-    ctx.navigate('#/connect')
+    ctx.signOut(`The server refused the token (${error.status} ${error.code}): ${error.message}. Enter a current token to continue.`)
   }
 
-  const nav = navBar(ctx, () => {
-    settings.forgetToken()
-    ctx.writeMode.set(false)
-    ctx.navigate('#/connect')
-  })
+  const nav = navBar(ctx, () => ctx.signOut())
   const main = h('main.main')
   root.replaceChildren(nav.element, main)
 
@@ -68,9 +81,19 @@ export function startApp(root: HTMLElement): void {
   function render(): void {
     const [name = '', ...args] = window.location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent)
     const signedIn = settings.token !== null
-    route = !signedIn ? 'connect' : name in pages ? name : name === 'connect' ? 'connect' : name === '' ? 'overview' : 'unknown'
-    if (signedIn && route === 'overview' && name === '') {
-      window.location.replace('#/overview')
+    if (signedIn && name !== 'connect' && ctx.access.value === null) {
+      // Reloaded with a token in this tab: learn what it opens before showing a page.
+      ctx.refreshAccess().then(render, (error: unknown) => {
+        if (!(error instanceof ApiError && error.status === 401)) main.replaceChildren(errorBox(`Cannot reach the server: ${describeError(error)}`))
+      })
+      return
+    }
+    // A tenant token has no server-wide page: it starts on its tenants.
+    const home = isService(ctx.access.value) || !signedIn ? 'overview' : 'tenants'
+    const allowed = (page: string) => page in pages && (page !== 'overview' || home === 'overview')
+    route = !signedIn ? 'connect' : name === 'connect' ? 'connect' : name === '' ? home : allowed(name) ? name : name in pages ? home : 'unknown'
+    if (signedIn && route !== name && route !== 'connect' && route !== 'unknown') {
+      window.location.replace(`#/${home}`)
       return
     }
     current?.dispose?.()
@@ -80,7 +103,7 @@ export function startApp(root: HTMLElement): void {
       : route === 'unknown' ? { element: h('div.page', null, notFound('page', name, { href: '#/overview', label: 'Overview' }, 'The console has no page by that name.')) }
       : (pages[route] as PageFactory)(ctx, args)
     nav.setActive(route)
-    nav.setConnected(route === 'connect' ? null : new URL(settings.apiBase).host)
+    nav.setConnected(route === 'connect' ? null : new URL(settings.apiBase).host, ctx.access.value)
     document.title = `${route.charAt(0).toUpperCase()}${route.slice(1)} · tenantdb console`
     main.replaceChildren(current.element)
     main.dataset.page = route

@@ -2,6 +2,7 @@
 // shared across pages (write mode, the tenant being looked at).
 import type { ApiClient } from './api/client.js'
 import type { SchemaStore } from './state/schema-store.js'
+import type { Access } from './api/types.js'
 import type { Settings } from './state/settings.js'
 import type { Signal } from './state/signal.js'
 
@@ -14,6 +15,12 @@ export interface Context {
   tenant: Signal<string>
   /** The loaded schema per tenant, shared by the pages that read it. */
   schemas: SchemaStore
+  /** What the token opens (GET /api/v1/access); null until known. */
+  access: Signal<Access | null>
+  /** Asks the server again what the token opens (after a fork by an admin token). */
+  refreshAccess(): Promise<void>
+  /** Forgets the token and shows the token form, saying why. */
+  signOut(notice?: string): void
   navigate(hash: string): void
 }
 

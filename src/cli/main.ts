@@ -6,11 +6,12 @@ import { bench } from './bench.js'
 import { compact } from './compact.js'
 import { restore } from './restore.js'
 import { serve } from './serve.js'
+import { token } from './token.js'
 import { usage } from './usage.js'
 import { UsageError } from './usage-error.js'
 import { verify } from './verify.js'
 
-const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, compact, verify, backup, restore, bench }
+const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, compact, verify, backup, restore, bench, token }
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv

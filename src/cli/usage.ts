@@ -46,6 +46,11 @@ commands:
         file's size and checksum, then open and verify it before moving it into
         place. Any damage: exit 1 and nothing restored.
 
+  token create|list|revoke (--url URL [--token TOKEN] | DIR) TENANT ...
+        issue, list or revoke tokens that open one tenant (read, write or
+        admin), through a running server or in a stopped directory; the token
+        is printed once. tenantdb token --help says more.
+
   bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
         run the benchmark workloads P1-P12 against raw fdatasync, better-sqlite3,
         lmdb and bare fastify side by side (a checkout with dev dependencies;

@@ -51,7 +51,6 @@ export class Database {
       ready: (name) => migrator.ready(name),
       checkStatement: (snapshot, name) => requireQueryable(snapshot, name),
     })
-    this.#parts = { engine, committer, runner, migrator, notifier: CommitNotifier.following(committer), schema, query_time_ms_max }
     this.#ops = {
       committer,
       schema: schema.ir,
@@ -61,6 +60,7 @@ export class Database {
         committer.autoIds.forget(name)
       },
     }
+    this.#parts = { engine, committer, runner, migrator, notifier: CommitNotifier.following(committer), schema, query_time_ms_max, ops: this.#ops }
     registerParts(this, this.#parts)
   }
 

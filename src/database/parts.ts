@@ -6,6 +6,7 @@ import type { Engine } from '../engine/index.js'
 import type { Migrator } from '../migration/index.js'
 import type { QueryRunner } from '../query/index.js'
 import type { LoadedSchema } from '../schema/index.js'
+import type { TenantOpContext } from '../tenants/index.js'
 import type { Committer } from '../txn/index.js'
 
 export interface DatabaseParts {
@@ -18,4 +19,6 @@ export interface DatabaseParts {
   notifier: CommitNotifier
   schema: LoadedSchema
   query_time_ms_max: number
+  /** What tenant operations work with (Database.ops; a tenant token's operations, access-tokens.ts). */
+  ops: TenantOpContext
 }

@@ -1,39 +1,32 @@
-// Authentication (docs/operations.md, "The token"): every request needs the token
-// except those whose matched route is registered with `config: { public: true }` (the
-// console's static files). The token may come as ?token=, "Authorization: Bearer", or
-// "X-Service-Token" (a WebSocket: ?token= only). Comparison is constant time: both
-// sides are hashed to equal length, then compared with timingSafeEqual.
+// Authentication (docs/operations.md, "The token", "Tenant tokens"): every request
+// needs a credential except those whose matched route is declared `access: 'public'`
+// (the console's static files). A credential is the service token or a tenant token,
+// and comes as ?token=, "Authorization: Bearer", or "X-Service-Token" (a WebSocket:
+// ?token= only). What the credential then opens is decided by route-access.ts, asked
+// here with the route's declaration.
 //
-// Throttle (docs/operations.md "The token"): only a wrong token counts as a failure.
-// A request offering none is 401 without counting, a CORS preflight is answered
-// before this hook, and a request from a refused origin or host never gets here.
+// Comparison: every offered token is hashed (SHA-256); the service token's hash is
+// compared with timingSafeEqual, and a token that is not the service token is looked
+// up by its hash in the catalog (a lookup by hash reveals nothing of the token). Every
+// offered token is checked; the first valid one, in the order above, is the credential.
+// A request with the service token makes no catalog lookup for it: the time saved tells
+// only what the answer tells anyway.
+//
+// Throttle (docs/operations.md "The token"): only a wrong token counts as a failure
+// (a revoked token, or one of a deleted tenant, is a wrong token). A request offering
+// none is 401 without counting, and so is an expired token (it was issued, so it is no
+// guess); a CORS preflight is answered before this hook, and a request from a refused
+// origin or host never gets here.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AccessTokens } from '../database/index.js'
 import { AuthThrottle } from './auth-throttle.js'
 import { sendError } from './errors.js'
+import { recordCredential, routeAccess, routeRefusal, type Credential } from './route-access.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Served without the token (the console's static files); every other route needs it. */
-    public?: boolean
-  }
-}
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest()
-}
-
-export class TokenCheck {
-  readonly #expected: Buffer
-
-  constructor(token: string) {
-    this.#expected = digest(token)
-  }
-
-  matches(candidate: string): boolean {
-    return timingSafeEqual(this.#expected, digest(candidate))
-  }
 }
 
 /** Every token the request offers, in the places docs/operations.md ("The token") allows. */
@@ -57,17 +50,46 @@ function offersHeaderToken(request: FastifyRequest): boolean {
   return request.headers.authorization !== undefined || request.headers['x-service-token'] !== undefined
 }
 
-function unauthorized(reply: FastifyReply, message: string): FastifyReply {
+export function unauthorized(reply: FastifyReply, message: string): FastifyReply {
   reply.header('www-authenticate', 'Bearer')
   return sendError(reply, 'unauthorized', message)
 }
 
-export function authHook(token: string, throttle = new AuthThrottle()) {
-  const check = new TokenCheck(token)
+type Identified = { credential: Credential } | { expired: true } | null
+
+/** Finds the credential among the offered tokens: the service token, or a tenant token in the catalog. */
+export class Credentials {
+  readonly #service: Buffer
+  readonly #tokens: AccessTokens
+
+  constructor(serviceToken: string, tokens: AccessTokens) {
+    this.#service = digest(serviceToken)
+    this.#tokens = tokens
+  }
+
+  identify(offered: readonly string[]): Identified {
+    let found: Credential | undefined
+    let expired = false
+    for (const candidate of offered) {
+      const hash = digest(candidate)
+      const service = timingSafeEqual(this.#service, hash)
+      const lookup = service ? null : this.#tokens.lookup(hash.toString('hex'))
+      if (found !== undefined) continue
+      if (service) found = { kind: 'service' }
+      else if (lookup?.found === 'valid') found = { kind: 'tenant', grant: lookup.grant }
+      else if (lookup?.found === 'expired') expired = true
+    }
+    if (found !== undefined) return { credential: found }
+    return expired ? { expired: true } : null
+  }
+}
+
+export function authHook(credentials: Credentials, tokens: AccessTokens, throttle = new AuthThrottle()) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     // Deny by default: the matched route decides, never the URL's spelling. Unknown
-    // paths (fastify's 404 route) and unsupported methods need the token too.
-    if (request.routeOptions.config.public === true) return
+    // paths (fastify's 404 route) and unsupported methods need a credential too.
+    const access = routeAccess(request)
+    if (access === 'public') return
     // Tails take the token only as ?token= (docs/api.md): a header token never opens
     // a WebSocket, and is refused before the upgrade.
     if (request.ws === true && offersHeaderToken(request)) {
@@ -81,10 +103,16 @@ export function authHook(token: string, throttle = new AuthThrottle()) {
       reply.header('retry-after', String(wait))
       return sendError(reply, 'rate_limited', 'too many failed authentications from this address; retry later')
     }
-    // Check every offered token so the time taken does not depend on which one matched.
-    const results = offered.map((candidate) => check.matches(candidate))
-    if (results.includes(true)) return
-    throttle.recordFailure(request.ip)
-    return unauthorized(reply, 'missing or invalid token')
+    const identified = credentials.identify(offered)
+    if (identified === null) {
+      throttle.recordFailure(request.ip)
+      return unauthorized(reply, 'missing or invalid token')
+    }
+    if ('expired' in identified) return unauthorized(reply, 'the token has expired')
+    const { credential } = identified
+    recordCredential(request.raw, credential)
+    if (credential.kind === 'tenant') tokens.used(credential.grant.hash)
+    const refusal = routeRefusal(credential, access, (request.params as { tenant?: string } | undefined)?.tenant)
+    if (refusal !== null) return sendError(reply, refusal.code, refusal.message)
   }
 }

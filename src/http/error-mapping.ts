@@ -21,7 +21,7 @@ export interface MappedError {
 
 /** Codes whose status is the same on the query route as everywhere (not the query's own failure). */
 const keeps_status_on_query_route: ReadonlySet<ErrorCode> = new Set([
-  'unauthorized', 'unknown_tenant', 'unknown_snapshot', 'not_found', 'payload_too_large',
+  'unauthorized', 'forbidden', 'unknown_tenant', 'unknown_snapshot', 'not_found', 'payload_too_large',
   'rate_limited', 'storage_error', 'internal', 'shutting_down', 'storage_full', 'storage_unavailable',
 ])
 

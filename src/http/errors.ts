@@ -32,10 +32,13 @@ export const error_statuses = {
   migration_blocked: 400,
   query_timeout: 400,
   unauthorized: 401,
+  // A tenant token whose scope does not reach the route or statement (docs/api.md, "Access").
+  forbidden: 403,
   origin_not_allowed: 403,
   host_not_allowed: 403,
   unknown_tenant: 404,
   unknown_snapshot: 404,
+  unknown_token: 404,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

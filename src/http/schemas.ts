@@ -96,8 +96,8 @@ export const intQuery = (description: string, extra: Schema = {}): Schema =>
  */
 const common_errors: Readonly<Record<number, string>> = {
   400: '`bad_request`: a refused path spelling, a malformed parameter or request, or a body that is not well-formed UTF-8',
-  401: 'missing or invalid token (`unauthorized`), with `WWW-Authenticate: Bearer`',
-  403: '`host_not_allowed` (Host names another server) or `origin_not_allowed` (an Origin, or Sec-Fetch-Site cross-site/same-site without one, that is not allowed)',
+  401: 'a missing, invalid, revoked or expired token (`unauthorized`), with `WWW-Authenticate: Bearer`',
+  403: '`forbidden` (a tenant token whose scope does not reach this route, operation or statement), `host_not_allowed` (Host names another server) or `origin_not_allowed` (an Origin, or Sec-Fetch-Site cross-site/same-site without one, that is not allowed)',
   408: `\`request_timeout\`: the request was not received within ${request_timeout_ms / 1000} s`,
   429: 'too many wrong tokens from this address (`rate_limited`), with `Retry-After`',
   431: '`headers_too_large`',
@@ -106,7 +106,7 @@ const common_errors: Readonly<Record<number, string>> = {
   507: 'the disk is full: nothing of the request was written (`storage_full`)',
 }
 
-/** Routes under /api/v1/t/:tenant. */
+/** Routes under /api/v1/t/:tenant (a tenant token on a tenant it does not open is answered the same). */
 export const unknown_tenant: Readonly<Record<number, string>> = { 404: '`unknown_tenant`' }
 /** Routes that read a request body. */
 export const with_body: Readonly<Record<number, string>> = { 413: `\`payload_too_large\` (a body over ${body_bytes_max} bytes)` }

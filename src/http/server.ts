@@ -8,7 +8,9 @@
 //                   request-guard.ts: 400 refused path, 403 host, 403 origin
 //                   503 shutting_down
 //                   cors.ts: CORS headers; an allowed preflight is answered (204)
-//                   auth.ts: 401/429 unless the matched route is public
+//                   auth.ts: 401/429 unless the matched route is public; then
+//                   route-access.ts: what the credential opens (403 forbidden,
+//                   404 unknown_tenant for a tenant a token does not open)
 //                   route-methods.ts: 405 (with Allow) or 404 when no route matched
 //                   upgrade-refusal.ts: 400 for a WebSocket upgrade of a route that takes none
 //   onSend          a refused upgrade's answer says Connection: close (the plugin closes it)
@@ -25,9 +27,9 @@ import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import type { Database } from '../database/index.js'
-import { body_bytes_max, request_timeout_ms } from '../limits.js'
-import { authHook } from './auth.js'
+import { AccessTokens, type Database } from '../database/index.js'
+import { access_token_last_used_flush_ms, body_bytes_max, request_timeout_ms } from '../limits.js'
+import { authHook, Credentials } from './auth.js'
 import { jsonOrTextBodies } from './body.js'
 import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
@@ -41,8 +43,10 @@ import { OriginPolicy } from './origin-policy.js'
 import { requestGuardHook } from './request-guard.js'
 import { routeMissingHook } from './route-methods.js'
 import { addSharedSchemas } from './schemas.js'
+import { TokenWatch } from './token-watch.js'
 import { refusedUpgradeCloses, upgradeRouteHook } from './upgrade-refusal.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
+import { accessRoutes } from './routes/access.js'
 import { backupRoutes } from './routes/backup.js'
 import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
@@ -55,6 +59,7 @@ import { tail_path, tail_schema, tailPollRoute } from './routes/tail-poll.js'
 import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from './routes/tail-ws.js'
 import { tenantRoutes } from './routes/tenants.js'
 import { trendRoutes } from './routes/trends.js'
+import { tokenRoutes } from './routes/tokens.js'
 
 export interface ServerOptions {
   db: Database
@@ -122,10 +127,25 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   })
 
   // Every route, as registered: the auth test (R8) enumerates them, so a new route
-  // without auth coverage fails the suite.
+  // without auth coverage fails the suite. A route that does not declare who may call
+  // it (route-access.ts) is not registered at all: the server does not start.
   const routes: RegisteredRoute[] = []
   app.addHook('onRoute', (route) => {
+    if (route.config?.access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access, src/http/route-access.ts)`)
     for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url })
+  })
+
+  // Tenant tokens: found by their hash at each request; open tails re-checked
+  // (token-watch.ts); last uses kept in memory and written once a minute and at close.
+  const tokens = AccessTokens.of(db)
+  const watch = new TokenWatch(tokens)
+  // Only the error's code is logged: a conflict's message may name a catalog key, which holds a token's hash.
+  const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later'))
+  const flushTimer = setInterval(() => { void flushUses() }, access_token_last_used_flush_ms).unref()
+  app.addHook('onClose', async () => {
+    clearInterval(flushTimer)
+    watch.close()
+    await flushUses()
   })
   registered_routes.set(app, routes)
 
@@ -186,7 +206,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return payload
   })
   app.addHook('onRequest', corsHook(policy))
-  app.addHook('onRequest', authHook(options.token))
+  app.addHook('onRequest', authHook(new Credentials(options.token, tokens), tokens))
   app.addHook('onRequest', routeMissingHook(app))
   app.addHook('onRequest', upgradeRouteHook)
   app.addHook('onSend', refusedUpgradeCloses)
@@ -204,7 +224,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(healthRoutes(db))
   await app.register(tenantRoutes(db))
   await app.register(queryRoutes(db))
-  await app.register(opsRoutes(db))
+  await app.register(opsRoutes(db, tokens))
+  await app.register(tokenRoutes(tokens))
+  await app.register(accessRoutes())
   await app.register(metricsRoutes(metrics))
   await app.register(trendRoutes(metrics.trends))
   await app.register(backupRoutes(db, closing.signal))
@@ -213,6 +235,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(consoleRoutes(options.consoleDir))
   // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
   // and its preHandler, which does nothing for a plain request).
-  app.route({ method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true }, handler: tailPollRoute(db, closing.signal, metrics.tail), ...tailWebSocket(db, options.tailWebSocket ?? {}, { tail: metrics.tail, ended: upgradeEnded }) })
+  app.route({
+    method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true, access: { tenant: 'read' } },
+    handler: tailPollRoute(db, closing.signal, metrics.tail, watch),
+    ...tailWebSocket(db, options.tailWebSocket ?? {}, { tail: metrics.tail, ended: upgradeEnded }, watch),
+  })
   return app
 }

@@ -2,3 +2,5 @@ export { QueryRunner, type LoadedSchema, type QueryOptions, type TenantGate } fr
 export { QueryError, type QueryErrorCode } from './errors.js'
 export type { QueryResult } from './result.js'
 export type { PlanHint } from './plan.js'
+export { statementWrites } from './statement-writes.js'
+export { StatementCache } from './statement-cache.js'

@@ -35,29 +35,38 @@ export function readTenant(view: TxnView | Snapshot, name: string): TenantRecord
 }
 
 /**
- * Tenant records read from each snapshot. A snapshot never changes, so its records
- * never go stale; every query checks its tenant, and the engine shares the head
- * snapshot until the next commit, so this spares a read and a JSON parse per query.
+ * Catalog reads remembered per snapshot. A snapshot never changes, so what was read
+ * from it never goes stale; the engine shares the head snapshot until the next commit,
+ * so requests between commits spare a read and a JSON parse each. Keys asked for need
+ * not exist (a tenant name, a wrong token's hash), so each table is bounded.
  */
-const recordsBySnapshot = new WeakMap<Snapshot, Map<string, Readonly<TenantRecord> | null>>()
-
-/** readTenant of a snapshot, remembered for the snapshot's life; the record is frozen (shared). */
-export function readTenantCached(snapshot: Snapshot, name: string): Readonly<TenantRecord> | null {
-  let records = recordsBySnapshot.get(snapshot)
-  if (records === undefined) {
-    records = new Map()
-    recordsBySnapshot.set(snapshot, records)
+export function snapshotMemo<T extends object | null>(entries_max: number, read: (snapshot: Snapshot, key: string) => T): (snapshot: Snapshot, key: string) => T {
+  const bySnapshot = new WeakMap<Snapshot, Map<string, T>>()
+  return (snapshot, key) => {
+    let memo = bySnapshot.get(snapshot)
+    if (memo === undefined) {
+      memo = new Map()
+      bySnapshot.set(snapshot, memo)
+    }
+    // One lookup on the hot path: a value is never undefined.
+    const hit = memo.get(key)
+    if (hit !== undefined) return hit
+    const value = read(snapshot, key)
+    if (memo.size >= entries_max) memo.clear()
+    memo.set(key, value)
+    return value
   }
-  let record = records.get(name)
-  if (record === undefined) {
-    record = readTenant(snapshot, name)
-    if (record !== null) Object.freeze(Object.freeze(record).parent)
-    // Names asked for need not exist, so the table is bounded.
-    if (records.size >= tenant_records_per_snapshot_max) records.clear()
-    records.set(name, record)
-  }
-  return record
 }
+
+/**
+ * readTenant of a snapshot, remembered for the snapshot's life (every query checks its
+ * tenant); the record is frozen (shared).
+ */
+export const readTenantCached = snapshotMemo(tenant_records_per_snapshot_max, (snapshot, name): Readonly<TenantRecord> | null => {
+  const record = readTenant(snapshot, name)
+  if (record !== null) Object.freeze(Object.freeze(record).parent)
+  return record
+})
 
 export function writeTenant(view: TxnView, record: TenantRecord): void {
   view.put(catalog_tree, tenantKey(record.name), Buffer.from(JSON.stringify(record)))

@@ -6,6 +6,7 @@ export type TenantErrorCode =
   | 'bad_request'
   | 'unknown_tenant'
   | 'unknown_snapshot'
+  | 'unknown_token'
   | 'tenant_exists'
   | 'snapshot_exists'
   | 'tenant_suspended'

@@ -9,6 +9,7 @@
 import { ConflictError, signalKey } from '../mvcc/index.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { autoIdKey, indexTree, metaTree, rowsTree, tenantPrefix, tenantStateKey, TxnView, type Committer, type Engine, type Snapshot } from '../txn/index.js'
+import { grantFork, revokeTenantTokens } from './access-tokens.js'
 import { listSnapshots, readSnapshot, readTenant, removeSnapshot, removeTenant, writeSnapshot, writeTenant } from './catalog.js'
 import { TenantError } from './errors.js'
 import { checkName, default_tenant, pinName, splitSource } from './names.js'
@@ -60,18 +61,27 @@ const snapshotsKey = (tenant: string) => signalKey(`snapshots ${tenant}`)
 /** What dropping snapshot `name` of `tenant` writes and a fork from it depends on. */
 const snapshotKey = (tenant: string, name: string) => signalKey(`snapshot ${tenant}@${name}`)
 
+/** How an operation is asked for, beyond what it is. */
+export interface OpOptions {
+  /**
+   * A fork asked for with an admin tenant token: the SHA-256 of that token, which then
+   * administers the new tenant too (granted in the fork's own commit).
+   */
+  forkGrantedTo?: string
+}
+
 /** Runs one operation; `request` is checked first (op-request.ts), so any value may be passed. */
-export async function runTenantOp(ctx: TenantOpContext, request: unknown): Promise<OpResult> {
+export async function runTenantOp(ctx: TenantOpContext, request: unknown, options: OpOptions = {}): Promise<OpResult> {
   const checked = checkOpRequest(request)
   try {
-    return await applyTenantOp(ctx, checked)
+    return await applyTenantOp(ctx, checked, options)
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err
     throw new TenantError('conflict', `tenant operation '${checked.op}' lost a race with a concurrent change to the same tenant (${err.message.replace(/^conflict: /, '')})`)
   }
 }
 
-async function applyTenantOp(ctx: TenantOpContext, request: TenantOpRequest): Promise<OpResult> {
+async function applyTenantOp(ctx: TenantOpContext, request: TenantOpRequest, options: OpOptions): Promise<OpResult> {
   const { committer } = ctx
   // Compaction rewrites a tenant's pages, which a suspended tenant keeps as they are.
   if (request.op === 'compact') requireActive(committer.head(), checkName(request.name, 'tenant'))
@@ -81,7 +91,7 @@ async function applyTenantOp(ctx: TenantOpContext, request: TenantOpRequest): Pr
   const snapshot = committer.lease()
   let result: OpResult
   try {
-    result = await applyOp(ctx, request, new TxnView(snapshot))
+    result = await applyOp(ctx, request, new TxnView(snapshot), options)
   } finally {
     committer.unlease(snapshot)
   }
@@ -89,7 +99,7 @@ async function applyTenantOp(ctx: TenantOpContext, request: TenantOpRequest): Pr
   return request.op === 'compact' ? compactFiles(ctx, result, bytes_before) : result
 }
 
-async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: TxnView): Promise<OpResult> {
+async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: TxnView, options: OpOptions): Promise<OpResult> {
   const now = new Date()
   const name = request.op === 'fork' || request.op === 'delete' || request.op === 'restore' ? request.name : checkName(request.name, 'tenant')
   switch (request.op) {
@@ -120,6 +130,7 @@ async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: Txn
         }
       }
       writeTenant(view, { name: target, state: 'active', created_at: now.toISOString(), parent: { tenant: source, snapshot: snapshotName, lsn } })
+      if (options.forkGrantedTo !== undefined) grantFork(view, options.forkGrantedTo, target)
       view.dependOn(tenantStateKey(source))
       if (snapshotName !== null) view.dependOn(snapshotKey(source, snapshotName))
       await ctx.committer.commit(view, target, 'catalog')
@@ -162,6 +173,8 @@ async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: Txn
       }
       for (const tree of treesAtApply(ctx, view.snapshot, name)) view.dropTree(tree)
       removeTenant(view, name)
+      // Its tokens go with it: one issued for a tenant of the same name later is new.
+      revokeTenantTokens(view, name)
       view.conflictOn(tenantStateKey(name))
       view.dependOn(snapshotsKey(name))
       await ctx.committer.commit(view, name, 'catalog')

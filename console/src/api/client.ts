@@ -2,8 +2,8 @@
 // header (docs/api.md), JSON both ways, and one error type carrying the server's
 // {"error", "code"} body. A 401 is reported to the app, which asks for the token again.
 import type {
-  CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, OpResult, QueryResult, SchemaStatus,
-  SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, Trends, Value,
+  Access, CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult,
+  SchemaStatus, SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, TokenEntry, Trends, Value,
 } from './types.js'
 
 export class ApiError extends Error {
@@ -39,6 +39,8 @@ export class ApiClient {
   }
 
   health(): Promise<Health> { return this.#get('/api/v1/health') }
+  /** What the token opens: everything (the service token) or a tenant token's tenants and scope. */
+  access(): Promise<Access> { return this.#get('/api/v1/access') }
   healthDetail(): Promise<HealthDetail> { return this.#get('/api/v1/health/detail') }
   stats(): Promise<Stats> { return this.#get('/api/v1/stats') }
   /** The trend ring; with `after` (Unix seconds) only the samples after it. */
@@ -65,6 +67,16 @@ export class ApiClient {
   }
   ops(tenant: string, op: TenantOp): Promise<OpResult> {
     return this.#send(`${tenantPath(tenant)}/ops`, op)
+  }
+  /** A tenant's tokens (the service token only). */
+  async tokens(tenant: string): Promise<TokenEntry[]> {
+    return (await this.#get<{ tokens: TokenEntry[] }>(`${tenantPath(tenant)}/tokens`)).tokens
+  }
+  issueToken(tenant: string, request: IssueTokenRequest): Promise<IssuedToken> {
+    return this.#send(`${tenantPath(tenant)}/tokens`, request)
+  }
+  revokeToken(tenant: string, id: string): Promise<OpResult> {
+    return this.#request(`${tenantPath(tenant)}/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' })
   }
 
   /** The tail's WebSocket URL: browsers cannot set headers on it, so the token rides in ?token= (docs/api.md). */

@@ -23,6 +23,8 @@ export interface TailStreamOptions {
   onStatus: (status: TailStatus) => void
   /** Retention overtook us (close 4410): events up to `oldest_lsn` are gone. */
   onGap: (oldest_lsn: number) => void
+  /** The token was revoked or expired (close 4401): the tail does not reconnect. */
+  onRevoked: () => void
 }
 
 const retry_ms_first = 500
@@ -83,6 +85,12 @@ export class TailStream {
     socket.onclose = (close) => {
       if (this.#socket !== socket || this.#stopped) return
       this.#socket = null
+      if (close.code === 4401) {
+        this.#stopped = true
+        this.#options.onStatus({ state: 'stopped' })
+        this.#options.onRevoked()
+        return
+      }
       if (close.code === 4410) {
         // "lsn_expired; oldest_lsn=<n>": resume from the oldest event still held.
         const oldest = Number(/oldest_lsn=(\d+)/.exec(close.reason)?.[1] ?? this.#after + 1)

@@ -228,3 +228,31 @@ export interface TailPage {
   last_lsn: number
   head_lsn: number
 }
+
+/** GET /api/v1/access: what the console's token opens (docs/api.md, "Access"). */
+export type TokenScope = 'read' | 'write' | 'admin'
+export type Access =
+  | { credential: 'service' }
+  | { credential: 'tenant'; scope: TokenScope; tenants: string[]; expires_at: string | null }
+
+/** A tenant token as listed (never its secret). */
+export interface TokenEntry {
+  id: string
+  tenant: string
+  scope: TokenScope
+  name: string | null
+  created_at: string
+  expires_at: string | null
+  last_used_at: string | null
+}
+
+/** What issuing a token answers: the token itself, this once. */
+export interface IssuedToken extends Omit<TokenEntry, 'last_used_at'> {
+  token: string
+}
+
+export interface IssueTokenRequest {
+  scope: TokenScope
+  name?: string
+  expires_in_s?: number
+}

@@ -116,6 +116,7 @@ export function tailPage(ctx: Context): Page {
       onEvent: show,
       onStatus: showStatus,
       onGap: (oldest) => replaceChildren(problem, h('div.callout.warn', null, `The tail fell behind the WAL's retention: events before LSN ${count(oldest)} are gone. It continues from there.`)),
+      onRevoked: () => ctx.signOut('The server closed the tail: the token was revoked or has expired, or its tenant was deleted (4401). Enter a current token to continue.'),
     })
     stream.start()
   }

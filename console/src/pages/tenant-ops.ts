@@ -68,7 +68,10 @@ export async function forkTenant(ctx: Context, tenant: string, snapshots: readon
     if (!(await send(ctx, tenant, { op: 'snapshot', name: tenant, target: point }))) return null
     source = `${tenant}@${point}`
   }
-  return (await send(ctx, tenant, { op: 'fork', name: source, target })) ? target : null
+  if (!(await send(ctx, tenant, { op: 'fork', name: source, target }))) return null
+  // An admin token administers the fork it made: it now opens one more tenant.
+  if (ctx.access.value?.credential === 'tenant') await ctx.refreshAccess().catch(() => undefined)
+  return target
 }
 
 /**

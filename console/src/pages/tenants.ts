@@ -1,9 +1,13 @@
 // Tenants: the catalog on the left (state, parent, schema status), the chosen tenant on
 // the right (collections with row estimates, schema fingerprints, snapshots) with its
 // operations. Operations are buttons that stay disabled until write mode is on.
+// With a tenant token the list is the tenants it opens, and only the operations its
+// scope allows are offered; the service token also sees and manages each tenant's
+// tokens (tenant-tokens.ts).
 import { ApiError, describeError } from '../api/client.js'
 import type { CollectionEntry, SchemaStatus, SnapshotEntry, TenantEntry } from '../api/types.js'
 import type { Context, Page } from '../context.js'
+import { administers, isService, openedTenants } from '../state/access.js'
 import { h, replaceChildren } from '../ui/dom.js'
 import { count, shortHash, timestamp } from '../ui/format.js'
 import { badge, errorBox, keyValues, pageHeader, panel } from '../ui/panel.js'
@@ -11,24 +15,36 @@ import { notFound } from '../ui/not-found.js'
 import { table } from '../ui/table.js'
 import { writeButtons, type WriteButtons } from '../ui/write-button.js'
 import { compactTenant, createTenant, deleteTenant, dropSnapshot, forkTenant, restoreTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
+import { tokensPanel } from './tenant-tokens.js'
+
+/** A tenant as the list shows it: the catalog's entry (service token), or its name alone (a tenant token). */
+type Listed = TenantEntry | { name: string; state?: undefined }
 
 export function tenantsPage(ctx: Context, args: string[]): Page {
   const buttons = writeButtons(ctx.writeMode)
   const selected = args[0] ?? ctx.tenant.value
   const list = h('div.tenant-list')
   const detail = h('div.tenant-detail')
-  const writeNote = h('div.callout.info.write-note', null, 'Write mode is off: tenant operations are disabled. Switch it on in the top bar to create, fork, snapshot, suspend, resume, compact or delete, or to drop a snapshot.')
-  const stopNote = ctx.writeMode.subscribe((on) => { writeNote.hidden = on })
-  writeNote.hidden = ctx.writeMode.value
+  const access = ctx.access.value
+  const service = isService(access)
+  const writeNote = h('div.callout.info.write-note', null, service
+    ? 'Write mode is off: tenant operations are disabled. Switch it on in the top bar to create, fork, snapshot, suspend, resume, compact or delete, to drop a snapshot, or to issue and revoke tokens.'
+    : 'Write mode is off: tenant operations are disabled. Switch it on in the top bar to snapshot, fork, suspend, resume or compact.')
+  const stopNote = ctx.writeMode.subscribe((on) => { writeNote.hidden = on || !administers(access) })
+  writeNote.hidden = ctx.writeMode.value || !administers(access)
+  const scopeNote = access?.credential === 'tenant' && access.scope !== 'admin'
+    ? h('div.callout.info.access-note', null, `This console holds a ${access.scope} token: it shows the tenants the token opens, and tenant operations need an admin token.`)
+    : null
 
   const element = h('div.page', null,
-    pageHeader('Tenants', 'Every tenant in the catalog; choose one to see its collections, schema and snapshots.',
-      buttons.button({ label: 'Create tenant', primary: true, onClick: async () => {
+    pageHeader('Tenants', service ? 'Every tenant in the catalog; choose one to see its collections, schema, snapshots and tokens.' : 'The tenants this token opens; choose one to see its collections, schema and snapshots.',
+      service ? buttons.button({ label: 'Create tenant', primary: true, onClick: async () => {
         const name = await createTenant(ctx)
         if (name !== null) open(name)
         else await load()
-      } })),
+      } }) : undefined),
     writeNote,
+    scopeNote,
     h('div.split', null, list, detail),
   )
 
@@ -39,18 +55,21 @@ export function tenantsPage(ctx: Context, args: string[]): Page {
   }
 
   async function load(): Promise<void> {
-    let tenants: TenantEntry[]
+    let tenants: Listed[]
+    const opened = openedTenants(ctx.access.value)
     try {
-      tenants = await ctx.api.tenants()
+      tenants = opened === null ? await ctx.api.tenants() : opened.map((name) => ({ name }))
     } catch (error) {
       replaceChildren(list, errorBox(`Cannot list tenants: ${describeError(error)}`))
       return
     }
-    const current = tenants.find((t) => t.name === selected) ?? (args[0] === undefined ? tenants.find((t) => t.name === 'default') ?? tenants[0] : undefined)
-    replaceChildren(list, panel('Catalog', tenantTable(tenants, current?.name, open), { subtitle: `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}` }))
+    const current = tenants.find((t) => t.name === selected) ?? (args[0] === undefined ? tenants.find((t) => t.name === ctx.tenant.value) ?? tenants.find((t) => t.name === 'default') ?? tenants[0] : undefined)
+    replaceChildren(list, opened === null
+      ? panel('Catalog', tenantTable(tenants as TenantEntry[], current?.name, open), { subtitle: `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}` })
+      : panel('Opened by this token', openedTable(tenants, current?.name, open), { subtitle: `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}` }))
     if (current === undefined && args[0] !== undefined) {
-      // A link to a tenant that does not exist says so; it never shows another one.
-      replaceChildren(detail, notFound('tenant', args[0], { href: '#/tenants/default', label: 'Tenant default' }))
+      // A link to a tenant that does not exist (or that the token does not open) says so; it never shows another one.
+      replaceChildren(detail, notFound('tenant', args[0], opened === null ? { href: '#/tenants/default', label: 'Tenant default' } : { href: '#/tenants', label: 'Tenants' }))
     } else if (current !== undefined) {
       if (current.name !== ctx.tenant.value) ctx.tenant.set(current.name)
       await showTenant(ctx, detail, current, buttons, { reload: load, open })
@@ -81,6 +100,12 @@ function forkDiffLink(t: TenantEntry): Node {
   return h('a.fork-diff', { href: `#/diff/${encodeURIComponent(t.name)}/${encodeURIComponent(`${t.parent.tenant}@${t.parent.snapshot}`)}/head` }, 'Diff against parent at the fork point')
 }
 
+function openedTable(tenants: readonly Listed[], selected: string | undefined, open: (name: string) => void): HTMLElement {
+  return table<Listed>([
+    { label: 'Name', cell: (t) => h('a.tenant-link', { href: `#/tenants/${encodeURIComponent(t.name)}`, onclick: (event: Event) => { event.preventDefault(); open(t.name) } }, t.name) },
+  ], tenants, { rowAttributes: (t) => ({ class: t.name === selected ? 'selected' : null, dataset: { tenant: t.name } }) })
+}
+
 function parentText(t: TenantEntry): Node | string {
   if (t.parent === null) return h('span.muted', null, '—')
   const source = t.parent.snapshot === null ? t.parent.tenant : `${t.parent.tenant}@${t.parent.snapshot}`
@@ -92,18 +117,23 @@ interface Navigation {
   open(name: string): void
 }
 
-async function showTenant(ctx: Context, detail: HTMLElement, tenant: TenantEntry, buttons: WriteButtons, nav: Navigation): Promise<void> {
+async function showTenant(ctx: Context, detail: HTMLElement, tenant: Listed, buttons: WriteButtons, nav: Navigation): Promise<void> {
   const name = tenant.name
-  const [collections, schema, snapshots] = await Promise.all([
+  const access = ctx.access.value
+  const service = isService(access)
+  const [collections, schema, snapshots, tokens] = await Promise.all([
     ctx.api.collections(name).catch((error: unknown) => error),
     ctx.api.schema(name).catch((error: unknown) => error),
     ctx.api.snapshots(name).catch((error: unknown) => error),
+    service ? ctx.api.tokens(name).catch((error: unknown) => error) : Promise.resolve(null),
   ])
   const snapshotList = Array.isArray(snapshots) ? (snapshots as SnapshotEntry[]) : []
   const after = (changed: boolean) => (changed ? nav.reload() : Promise.resolve())
-  const suspended = tenant.state === 'suspended'
+  // A tenant token does not read the catalog: a suspended tenant shows in its collections' refusal.
+  const suspended = tenant.state === 'suspended' || (collections instanceof ApiError && collections.code === 'tenant_suspended')
+  const state = tenant.state ?? (suspended ? 'suspended' : 'active')
 
-  const actions = h('div.actions', null,
+  const actions = !administers(access) ? h('div.actions') : h('div.actions', null,
     buttons.button({ label: 'Snapshot…', onClick: async () => after(await snapshotTenant(ctx, name)) }),
     buttons.button({ label: 'Fork…', onClick: async () => {
       const target = await forkTenant(ctx, name, snapshotList)
@@ -113,25 +143,27 @@ async function showTenant(ctx: Context, detail: HTMLElement, tenant: TenantEntry
       ? buttons.button({ label: 'Resume', onClick: async () => after(await resumeTenant(ctx, name)) })
       : buttons.button({ label: 'Suspend…', onClick: async () => after(await suspendTenant(ctx, name)) }),
     buttons.button({ label: 'Compact…', onClick: async () => after(await compactTenant(ctx, name)), ...(suspended ? { refusal: 'A suspended tenant cannot be compacted; resume it first' } : {}) }),
-    buttons.button({ label: 'Delete…', danger: true, onClick: async () => {
+    service ? buttons.button({ label: 'Delete…', danger: true, onClick: async () => {
       if (await deleteTenant(ctx, name, snapshotList.length)) {
         ctx.tenant.set('default')
         nav.open('default')
       }
-    }, ...(name === 'default' ? { refusal: 'The default tenant cannot be deleted' } : {}) }),
+    }, ...(name === 'default' ? { refusal: 'The default tenant cannot be deleted' } : {}) }) : null,
   )
 
   replaceChildren(detail,
     h('div.detail-head', null,
       h('div', null,
-        h('h2.detail-title', null, name, ' ', badge(tenant.state, suspended ? 'warn' : 'ok')),
-        h('p.page-subtitle', null, tenant.parent === null ? `Created ${timestamp(tenant.created_at)}` : ['Forked from ', parentText(tenant), ` · created ${timestamp(tenant.created_at)} · `, forkDiffLink(tenant)]),
+        h('h2.detail-title', null, name, ' ', badge(state, suspended ? 'warn' : 'ok')),
+        h('p.page-subtitle', null, !('parent' in tenant) ? `Opened by this ${access?.credential === 'tenant' ? access.scope : ''} token`
+          : tenant.parent === null ? `Created ${timestamp(tenant.created_at)}` : ['Forked from ', parentText(tenant), ` · created ${timestamp(tenant.created_at)} · `, forkDiffLink(tenant)]),
       ),
       actions,
     ),
     panel('Collections', collectionsView(name, collections), { subtitle: 'row counts are estimates kept without scanning', actions: h('a.button.small', { href: `#/schema/${encodeURIComponent(name)}` }, 'Schema') }),
     panel('Snapshots', snapshotsView(ctx, name, snapshots, buttons, nav), { subtitle: 'named, read-only versions' }),
     panel('Schema', schemaView(schema), { subtitle: 'loaded at start, migrated lazily per tenant' }),
+    service ? tokensPanel(ctx, name, tokens, buttons, nav.reload) : null,
   )
 }
 
@@ -172,16 +204,16 @@ function snapshotsView(ctx: Context, tenant: string, snapshots: unknown, buttons
     { label: '', cell: (s) => h('div.row-actions', null,
       h('a.button.small.ghost', { href: `#/data/${encodeURIComponent(tenant)}` + '//' + encodeURIComponent(s.name), title: 'Browse the rows as they were' }, 'Browse'),
       h('a.button.small.ghost', { href: `#/diff/${encodeURIComponent(tenant)}/${encodeURIComponent(s.name)}/head` }, 'Diff to head'),
-      buttons.button({ label: 'Restore…', small: true, danger: true, onClick: async () => {
+      administers(ctx.access.value) ? buttons.button({ label: 'Restore…', small: true, danger: true, onClick: async () => {
         if (await restoreTenant(ctx, tenant, s)) await nav.reload()
-      } }),
-      buttons.button({ label: 'Fork…', small: true, onClick: async () => {
+      } }) : null,
+      administers(ctx.access.value) ? buttons.button({ label: 'Fork…', small: true, onClick: async () => {
         const target = await forkTenant(ctx, tenant, list, s.name)
         if (target !== null) nav.open(target)
-      } }),
-      buttons.button({ label: 'Drop…', small: true, danger: true, onClick: async () => {
+      } }) : null,
+      isService(ctx.access.value) ? buttons.button({ label: 'Drop…', small: true, danger: true, onClick: async () => {
         if (await dropSnapshot(ctx, tenant, s.name)) await nav.reload()
-      } }),
+      } }) : null,
     ) },
-  ], list, { empty: 'No snapshots yet. Take one with Snapshot… (write mode).', rowAttributes: (s) => ({ dataset: { snapshot: s.name } }) })
+  ], list, { empty: administers(ctx.access.value) ? 'No snapshots yet. Take one with Snapshot… (write mode).' : 'No snapshots yet.', rowAttributes: (s) => ({ dataset: { snapshot: s.name } }) })
 }

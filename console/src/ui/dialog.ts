@@ -12,7 +12,7 @@ export interface Field {
   /** A sentence under the field. */
   help?: string
   pattern?: string
-  /** May be left empty. */
+  /** May be left empty (every field is required otherwise). */
   optional?: boolean
 }
 

@@ -1,6 +1,8 @@
 // The bar across the top: the product, the pages, and on the right the write-mode
 // switch and where the console is connected.
+import type { Access } from '../api/types.js'
 import type { Context } from '../context.js'
+import { accessLabel, isService } from '../state/access.js'
 import { h } from './dom.js'
 
 export const nav_pages: Array<[route: string, label: string]> = [
@@ -16,7 +18,8 @@ export const nav_pages: Array<[route: string, label: string]> = [
 export interface NavBar {
   element: HTMLElement
   setActive(route: string | null): void
-  setConnected(label: string | null): void
+  /** Where the console is connected, with what: a tenant token hides the server-wide Overview. */
+  setConnected(label: string | null, access: Access | null): void
 }
 
 export function navBar(ctx: Context, onSignOut: () => void): NavBar {
@@ -27,11 +30,13 @@ export function navBar(ctx: Context, onSignOut: () => void): NavBar {
     document.body.classList.toggle('write-mode', on)
   })
   const connection = h('span.connection', { title: 'API base' })
+  const credential = h('span.credential')
   const signOut = h('button.button.ghost.small', { type: 'button', onclick: onSignOut }, 'Sign out')
   const right = h('div.nav-right', null,
     h('label.switch', { for: 'write-mode', title: 'Tenant operations are disabled until write mode is on' },
       toggle, h('span.switch-track', { 'aria-hidden': 'true' }), h('span.switch-label', null, 'Write mode')),
     connection,
+    credential,
     signOut,
   )
   const element = h('header.topbar', null,
@@ -44,10 +49,13 @@ export function navBar(ctx: Context, onSignOut: () => void): NavBar {
     setActive(route) {
       for (const [name, link] of links) link.classList.toggle('active', name === route)
     },
-    setConnected(label) {
+    setConnected(label, access) {
       right.hidden = label === null
       element.querySelector('nav')?.toggleAttribute('hidden', label === null)
       connection.replaceChildren(label === null ? '' : h('span.dot', { 'aria-hidden': 'true' }), label ?? '')
+      credential.textContent = accessLabel(access)
+      credential.dataset.credential = access?.credential ?? ''
+      links.get('overview')?.toggleAttribute('hidden', label !== null && !isService(access))
     },
   }
 }

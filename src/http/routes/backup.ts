@@ -27,7 +27,7 @@ const schema = {
 export function backupRoutes(db: Database, closing: AbortSignal) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // No HEAD: it would copy the whole directory only to drop it.
-    app.get(backup_path, { schema, exposeHeadRoute: false }, async (_request, reply) => {
+    app.get(backup_path, { schema, exposeHeadRoute: false, config: { access: 'service' } }, async (_request, reply) => {
       const archive = await db.backup()
       const stop = () => archive.stream.destroy()
       // Shutdown began while the backup waited for a checkpoint to finish.

@@ -1,6 +1,6 @@
 // GET /console/…: the operator console's static files (docs/operations.md,
 // "The operator console"), built by `npm run build:console` into dist/console/. Their
-// routes are the only ones registered `public` (auth.ts): loading them needs no token;
+// routes are the only ones declared `access: 'public'` (route-access.ts): loading them needs no token;
 // the page asks for the token and sends it with every API call.
 //
 // Only a plain relative path of ordinary names is served: a segment that is empty,
@@ -98,8 +98,8 @@ export function consoleRoutes(root: string = default_console_dir) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // Relative asset URLs in index.html resolve against the directory, so the page
     // must be loaded as /console/, not /console.
-    app.get(console_path, { schema: redirect_schema, config: { public: true } }, async (_request, reply) => reply.redirect(`${console_path}/`, 301))
-    app.get<{ Params: { '*': string } }>(`${console_path}/*`, { schema: file_schema, config: { public: true } }, async (request, reply) =>
+    app.get(console_path, { schema: redirect_schema, config: { access: 'public' } }, async (_request, reply) => reply.redirect(`${console_path}/`, 301))
+    app.get<{ Params: { '*': string } }>(`${console_path}/*`, { schema: file_schema, config: { access: 'public' } }, async (request, reply) =>
       sendFile(reply, root, request.params['*']))
   }
 }

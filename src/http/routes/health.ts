@@ -66,8 +66,8 @@ const stats = {
 
 export function healthRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get('/api/v1/health', { schema: health }, async (): Promise<HealthBody> => db.health())
-    app.get('/api/v1/health/detail', { schema: health_detail }, async () => db.healthDetail())
-    app.get('/api/v1/stats', { schema: stats }, async () => db.stats())
+    app.get('/api/v1/health', { schema: health, config: { access: 'any' } }, async (): Promise<HealthBody> => db.health())
+    app.get('/api/v1/health/detail', { schema: health_detail, config: { access: 'service' } }, async () => db.healthDetail())
+    app.get('/api/v1/stats', { schema: stats, config: { access: 'service' } }, async () => db.stats())
   }
 }

@@ -2,8 +2,10 @@
 // restore, suspend, resume, delete, compact → {ok: true, message}. `create` names the path
 // tenant when `name` is omitted; `compact` always works on the path tenant.
 import type { FastifyInstance } from 'fastify'
-import type { Database } from '../../database/index.js'
+import type { AccessTokens, Database } from '../../database/index.js'
 import { checkOpRequest, name_pattern, type TenantOpRequest } from '../../tenants/index.js'
+import { HttpError } from '../errors.js'
+import { credentialOf, opRefusal } from '../route-access.js'
 import { described, ref, responses, suspended, tenant_params, with_body, writes } from '../schemas.js'
 
 const name_part = name_pattern.source.slice(1, -1)
@@ -60,19 +62,23 @@ export function opRequest(body: unknown, pathTenant: string): unknown {
   return { ...fields, name: fields.op === 'compact' && typeof named === 'string' ? pathTenant : named }
 }
 
-export function opsRoutes(db: Database) {
+export function opsRoutes(db: Database, tokens: AccessTokens) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // The operation's shape is a tenant rule, checked once below HTTP (checkOpRequest,
     // also run by db.ops), so this route and the embedding API refuse a bad operation in
     // the same words. The schema documents the same shape: a body it refuses is refused
     // by the check, in the check's words.
-    app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', { schema, attachValidation: true }, async (request) => {
+    app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', { schema, attachValidation: true, config: { access: { tenant: 'admin' } } }, async (request) => {
       const op = opRequest(request.body, request.params.tenant)
       if (request.validationError !== undefined) {
         checkOpRequest(op)
         throw new Error(`bug: the ops body schema refused what checkOpRequest accepts (${request.validationError.message})`)
       }
-      return db.ops(op as TenantOpRequest)
+      // Which operations an admin token may run, on which tenants (route-access.ts).
+      const credential = credentialOf(request)
+      const refusal = opRefusal(credential, op as TenantOpRequest)
+      if (refusal !== null) throw new HttpError(refusal.code, refusal.message)
+      return credential?.kind === 'tenant' ? tokens.ops(op as TenantOpRequest, credential.grant) : db.ops(op as TenantOpRequest)
     })
   }
 }

@@ -7,6 +7,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import type { Value } from '../../lang/ast.js'
+import { HttpError } from '../errors.js'
+import { credentialOf, queryRefusal } from '../route-access.js'
 import { described, ref, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
 
 export const query_path = '/api/v1/t/:tenant/query'
@@ -89,10 +91,14 @@ export function queryRoutes(db: Database) {
       schema,
       config: {
         errorsAddConflict: true,
+        // A read token may run only statements that read (queryRefusal, below).
+        access: { tenant: 'read' },
         swaggerTransform: ({ schema: routeSchema, url }) => ({ schema: { ...routeSchema, body: document_body }, url }),
       },
     }, async (request) => {
       const { text, params } = queryRequest(request.body)
+      const refusal = queryRefusal(credentialOf(request), text, db.schema.ir)
+      if (refusal !== null) throw new HttpError(refusal.code, refusal.message)
       const pin = request.headers['service-snapshot']
       return db.tenant(request.params.tenant).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
     })

@@ -22,6 +22,6 @@ const schema = {
 export function schemaSourceRoutes(files: readonly SchemaFile[]) {
   const text = concatSchemaSources(files)
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get('/api/v1/schema.eel', { schema }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(text))
+    app.get('/api/v1/schema.eel', { schema, config: { access: 'any' } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(text))
   }
 }

@@ -7,7 +7,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { tail_limit_max, tail_wait_ms_max } from '../../limits.js'
+import { unauthorized } from '../auth.js'
 import type { TailObserver } from '../metrics/index.js'
+import type { TokenWatch } from '../token-watch.js'
 import { described, intQuery, ref, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
@@ -54,14 +56,20 @@ export const tail_schema = {
   ),
 }
 
-/** `observer` counts polls in progress and the events they answer with (the metrics). */
-export function tailPollRoute(db: Database, closing: AbortSignal, observer: TailObserver) {
+/**
+ * `observer` counts polls in progress and the events they answer with (the metrics);
+ * `watch` ends a long poll whose tenant token is revoked or expires meanwhile: 401,
+ * and none of the events.
+ */
+export function tailPollRoute(db: Database, closing: AbortSignal, observer: TailObserver, watch: TokenWatch) {
   return async function tailPoll(request: FastifyRequest<{ Params: { tenant: string }; Querystring: TailQuery }>, reply: FastifyReply) {
     const { tenant } = request.params
     const { after, limit, wait_ms, collection } = request.query
     const gone = new AbortController()
     const onClose = () => { if (!reply.raw.writableFinished) gone.abort() }
     reply.raw.once('close', onClose)
+    const revoked = new AbortController()
+    const unwatch = watch.watchRequest(request, tenant, () => revoked.abort())
     observer.opened('poll')
     try {
       const page = await db.tenant(tenant).tail({
@@ -69,11 +77,13 @@ export function tailPollRoute(db: Database, closing: AbortSignal, observer: Tail
         ...(limit === undefined ? {} : { limit }),
         ...(wait_ms === undefined ? {} : { wait_ms }),
         ...(collection === undefined ? {} : { collection }),
-        signal: AbortSignal.any([gone.signal, closing]),
+        signal: AbortSignal.any([gone.signal, closing, revoked.signal]),
       })
+      if (revoked.signal.aborted) return unauthorized(reply, 'the token was revoked or has expired')
       observer.sent('poll', page.events.length)
       return page
     } finally {
+      unwatch()
       observer.closed('poll')
       reply.raw.off('close', onClose)
     }

@@ -28,6 +28,9 @@
 //   1013  the consumer is too slow: its unsent bytes passed tail_ws_buffered_bytes_max,
 //         or one event could not be handed to it within tail_ws_stall_ms_max;
 //         reason "consumer too slow; resume with after=<last lsn sent>"
+//   4401  the tail's tenant token was revoked, expired, or its tenant deleted (HTTP
+//         401's analogue; token-watch.ts notices within access_token_watch_ms);
+//         reason "token revoked or expired"
 //   4410  the consumer fell so far behind that retention deleted its next events
 //         (HTTP 410's analogue); reason "lsn_expired; oldest_lsn=<n>". Resume without
 //         `after` (or after = oldest_lsn - 1) accepting the gap.
@@ -42,6 +45,7 @@ import { mapError } from '../error-mapping.js'
 import { sendErrorBody } from '../errors.js'
 import { pathOnly } from '../log.js'
 import type { TailObserver } from '../metrics/index.js'
+import type { TokenWatch } from '../token-watch.js'
 import type { TailQuery } from './tail-poll.js'
 import type {} from '@fastify/websocket' // its augmentation of FastifyRequest (request.ws)
 
@@ -54,6 +58,7 @@ export const close_codes = {
   internal: 1011,
   try_again_later: 1013,
   lsn_expired: 4410,
+  token_revoked: 4401,
 } as const
 
 /** The part of a `ws` WebSocket the tail uses (the `ws` package ships no types here). */
@@ -110,7 +115,7 @@ class SlowConsumer extends Error {}
  * (`{ wsHandler, preHandler }`). The hook does nothing for a plain HTTP
  * request (the poll), so the poll handler may share the route.
  */
-export function tailWebSocket(db: Database, options: TailWebSocketOptions, observer: TailWebSocketObserver) {
+export function tailWebSocket(db: Database, options: TailWebSocketOptions, observer: TailWebSocketObserver, watch: TokenWatch) {
   const bufferedMax = options.buffered_bytes_max ?? tail_ws_buffered_bytes_max
   const bufferedLow = options.buffered_bytes_low ?? tail_ws_buffered_bytes_low
   const stallMs = options.stall_ms_max ?? tail_ws_stall_ms_max
@@ -191,7 +196,13 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
     socket.on('pong', () => { alive = true })
     socket.on('message', () => {}) // nothing to say to a tail; oversize messages close with 1009 (maxPayload)
     socket.on('error', () => {})
+    // A tenant token revoked or expired (or whose tenant was deleted) ends the tail.
+    const { tenant } = request.params as { tenant: string }
+    const unwatch = watch.watchRequest(request, tenant, () => {
+      if (socket.readyState === ws_open) socket.close(close_codes.token_revoked, 'token revoked or expired')
+    })
     socket.on('close', () => {
+      unwatch()
       clearInterval(ping)
       void subscription.close()
       observer.tail.closed('websocket')

@@ -71,19 +71,22 @@ const diff = {
   ),
 }
 
+/** Readable with a read token of the tenant (route-access.ts). */
+const read = { access: { tenant: 'read' } } as const
+
 export function tenantRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get('/api/v1/tenants', { schema: tenants }, async () => db.tenants())
+    app.get('/api/v1/tenants', { schema: tenants, config: { access: 'service' } }, async () => db.tenants())
 
     // Touching collections applies pending lazy migration (docs/api.md, "Tenants").
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/collections', { schema: collections }, async (request) => db.tenant(request.params.tenant).collections())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/collections', { schema: collections, config: read }, async (request) => db.tenant(request.params.tenant).collections())
 
     // Never migrates (docs/api.md, "Tenants"); a suspended tenant's status is still shown.
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status }, async (request) => db.tenant(request.params.tenant).schema())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status, config: read }, async (request) => db.tenant(request.params.tenant).schema())
 
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots }, async (request) => db.tenant(request.params.tenant).snapshots())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots, config: read }, async (request) => db.tenant(request.params.tenant).snapshots())
 
-    app.get<{ Params: TenantParams; Querystring: DiffQuery }>('/api/v1/t/:tenant/diff', { schema: diff }, async (request) => {
+    app.get<{ Params: TenantParams; Querystring: DiffQuery }>('/api/v1/t/:tenant/diff', { schema: diff, config: read }, async (request) => {
       const { from, to, collection, limit } = request.query
       return db.tenant(request.params.tenant).diff({ from, ...(to === undefined ? {} : { to }), ...(collection === undefined ? {} : { collection }), limit })
     })

@@ -1,0 +1,207 @@
+// `tenantdb token create|list|revoke` (docs/operations.md, "Tenant tokens"): a
+// tenant's tokens, through a running server (--url, with the service token) or in a
+// directory no server holds (it takes the directory's lock; a running server makes it
+// exit 2). `create` prints the token alone on stdout, so a script can take it
+// (`TOKEN=$(tenantdb token create …)`); it is never shown again.
+import { parseArgs } from 'node:util'
+import { AccessTokens, Database, type IssuedToken, type IssueRequest, type TokenListing } from '../database/index.js'
+import { token_scopes } from '../tenants/index.js'
+import { UsageError } from './usage-error.js'
+import { requireDatabaseDir } from './verify.js'
+
+/** `tenantdb token --help` (kept here, beside the command, so usage.ts only points to it). */
+export const token_usage = `usage: tenantdb token <create|list|revoke> (--url URL [--token TOKEN] | DIR) TENANT ...
+
+  token create (--url URL [--token TOKEN] | DIR) TENANT --scope SCOPE
+               [--name NAME] [--expires-in SECONDS]
+        issue a token that opens TENANT only, and print it on stdout (it is
+        shown this once: only its SHA-256 is stored). SCOPE is read (queries
+        that read, collections, schema, snapshots, diff, tail), write (also
+        queries that write) or admin (also snapshot, fork, suspend, resume,
+        compact). --expires-in: seconds until it expires (default: never).
+
+  token list (--url URL [--token TOKEN] | DIR) TENANT [--json]
+        the tokens that open TENANT: id, scope, name, created, expires, last
+        used (never a secret).
+
+  token revoke (--url URL [--token TOKEN] | DIR) TENANT ID
+        revoke token ID: refused from the next request on; its open change
+        tails close.
+
+  With --url the server does it (URL is its address, with or without /api/v1;
+  the service token comes from --token or SERVICE_TOKEN). With DIR the
+  directory is changed directly; no server may hold it (exit 2).
+`
+
+const subcommands = ['create', 'list', 'revoke'] as const
+type Subcommand = typeof subcommands[number]
+
+/** Where the tokens are: a server, or a directory. */
+interface Target {
+  issue(tenant: string, request: IssueRequest): Promise<IssuedToken>
+  list(tenant: string): Promise<TokenListing[]>
+  revoke(tenant: string, id: string): Promise<void>
+  close(): Promise<void>
+}
+
+export async function token(argv: string[]): Promise<void> {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(token_usage)
+    if (argv.length === 0) process.exitCode = 2
+    return
+  }
+  const [sub, ...rest] = argv
+  if (!(subcommands as readonly string[]).includes(sub as string)) throw new UsageError(`unknown token command '${sub}'; expected create, list or revoke (tenantdb token --help)`)
+  const args = parse(sub as Subcommand, rest)
+  const target = args.url !== undefined ? server(args.url, args.token ?? process.env.SERVICE_TOKEN) : await directory(args.dir as string)
+  try {
+    await run(sub as Subcommand, target, args)
+  } finally {
+    await target.close()
+  }
+}
+
+interface Args {
+  url?: string
+  token?: string
+  dir?: string
+  tenant: string
+  id?: string
+  scope?: string
+  name?: string
+  expiresIn?: number
+  json: boolean
+}
+
+function parse(sub: Subcommand, argv: string[]): Args {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        url: { type: 'string' }, token: { type: 'string' },
+        scope: { type: 'string' }, name: { type: 'string' }, 'expires-in': { type: 'string' }, json: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: true,
+    })
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message} (tenantdb token --help)`)
+  }
+  const { values, positionals } = parsed
+  const only = (option: string, subs: readonly Subcommand[]) => {
+    if ((values as Record<string, unknown>)[option] !== undefined && !subs.includes(sub)) throw new UsageError(`--${option} goes with token ${subs.join(' or ')}`)
+  }
+  only('scope', ['create'])
+  only('name', ['create'])
+  only('expires-in', ['create'])
+  only('json', ['list'])
+  if (values.url === undefined && values.token !== undefined) throw new UsageError('--token goes with --url')
+  const wanted = (values.url === undefined ? 1 : 0) + (sub === 'revoke' ? 2 : 1)
+  if (positionals.length !== wanted || positionals.some((p) => p === '')) {
+    const synopsis = `tenantdb token ${sub} (--url URL | DIR) TENANT${sub === 'revoke' ? ' ID' : ''}`
+    throw new UsageError(`${positionals.length < wanted ? 'missing' : 'too many'} arguments; expected: ${synopsis}`)
+  }
+  const [first, second, third] = positionals as [string, string | undefined, string | undefined]
+  const [dir, tenant, id] = values.url === undefined ? [first, second as string, third] : [undefined, first, second]
+  if (sub === 'create' && !(token_scopes as readonly string[]).includes(values.scope ?? '')) {
+    throw new UsageError(`token create needs --scope read, write or admin${values.scope === undefined ? '' : `, got ${JSON.stringify(values.scope)}`}`)
+  }
+  let expiresIn: number | undefined
+  if (values['expires-in'] !== undefined) {
+    expiresIn = Number(values['expires-in'])
+    if (!/^\d+$/.test(values['expires-in']) || !Number.isSafeInteger(expiresIn)) throw new UsageError(`--expires-in takes a number of seconds, got ${JSON.stringify(values['expires-in'])}`)
+  }
+  return {
+    ...(values.url === undefined ? { dir: dir as string } : { url: values.url }),
+    ...(values.token === undefined ? {} : { token: values.token }),
+    tenant,
+    ...(id === undefined ? {} : { id }),
+    ...(values.scope === undefined ? {} : { scope: values.scope }),
+    ...(values.name === undefined ? {} : { name: values.name }),
+    ...(expiresIn === undefined ? {} : { expiresIn }),
+    json: values.json === true,
+  }
+}
+
+async function run(sub: Subcommand, target: Target, args: Args): Promise<void> {
+  switch (sub) {
+    case 'create': {
+      const issued = await target.issue(args.tenant, {
+        scope: args.scope as IssueRequest['scope'],
+        ...(args.name === undefined ? {} : { name: args.name }),
+        ...(args.expiresIn === undefined ? {} : { expires_in_s: args.expiresIn }),
+      })
+      process.stdout.write(`${issued.token}\n`)
+      process.stderr.write(`issued ${issued.scope} token ${issued.id} for ${issued.tenant}${issued.expires_at === null ? '' : `, expires ${issued.expires_at}`}; it is shown only this once\n`)
+      return
+    }
+    case 'list': {
+      const tokens = await target.list(args.tenant)
+      if (args.json) {
+        process.stdout.write(`${JSON.stringify(tokens)}\n`)
+        return
+      }
+      process.stdout.write(table(tokens))
+      return
+    }
+    case 'revoke':
+      await target.revoke(args.tenant, args.id as string)
+      process.stdout.write(`revoked token ${args.id as string} of ${args.tenant}\n`)
+  }
+}
+
+function table(tokens: readonly TokenListing[]): string {
+  const rows = [['ID', 'SCOPE', 'TENANT', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED'],
+    ...tokens.map((x) => [x.id, x.scope, x.tenant, x.name ?? '-', x.created_at, x.expires_at ?? 'never', x.last_used_at ?? 'never'])]
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? []
+  return rows.map((row) => `${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`).join('')
+}
+
+async function directory(dir: string): Promise<Target> {
+  requireDatabaseDir(dir)
+  // No schema: tokens live in the catalog, and nothing here migrates a tenant.
+  const db = await Database.open(dir)
+  const tokens = AccessTokens.of(db)
+  return {
+    issue: (tenant, request) => tokens.issue(tenant, request),
+    list: async (tenant) => tokens.list(tenant),
+    revoke: (tenant, id) => tokens.revoke(tenant, id),
+    close: async () => { await db.close() },
+  }
+}
+
+function server(url: string, serviceToken: string | undefined): Target {
+  if (serviceToken === undefined || serviceToken === '') throw new UsageError('--url needs the service token: --token TOKEN, or SERVICE_TOKEN')
+  let base: URL
+  try {
+    base = new URL(url)
+  } catch {
+    throw new UsageError(`--url ${url} is not a URL (e.g. http://127.0.0.1:7070)`)
+  }
+  const root = `${base.origin}${base.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(`${root}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${serviceToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch { /* not JSON: said below as it came */ }
+    if (!res.ok) {
+      const reason = typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string' ? (parsed as { error: string }).error : text
+      throw new Error(`the server refused (${res.status}): ${reason}`)
+    }
+    return parsed
+  }
+  const tenantPath = (tenant: string) => `/t/${encodeURIComponent(tenant)}/tokens`
+  return {
+    issue: async (tenant, request) => await call('POST', tenantPath(tenant), request) as IssuedToken,
+    list: async (tenant) => (await call('GET', tenantPath(tenant)) as { tokens: TokenListing[] }).tokens,
+    revoke: async (tenant, id) => { await call('DELETE', `${tenantPath(tenant)}/${encodeURIComponent(id)}`) },
+    close: async () => {},
+  }
+}
