@@ -3,7 +3,7 @@
 // passes, and the switches between follower and primary. The replication layer sits
 // above the embedding API and reaches the database only through this.
 import type { DatabaseParts } from './parts.js'
-import type { CommitGate } from '../txn/index.js'
+import type { CommitGate, CommitListener } from '../txn/index.js'
 
 export interface ReplicaFrame {
   lsn: number
@@ -41,6 +41,14 @@ export class Replica {
    */
   apply(frames: readonly ReplicaFrame[]): Promise<void> {
     return this.#parts.committer.applyFrames(frames)
+  }
+
+  /**
+   * Tells `listener` of every durable commit and applied frame, in LSN order, with the
+   * payload given to the engine; returns the unsubscribe function.
+   */
+  subscribe(listener: CommitListener): () => void {
+    return this.#parts.committer.subscribe(listener)
   }
 
   /** Every commit from now on passes `gate`. */

@@ -26,6 +26,7 @@ import { createServer, maxHeaderSize } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Database } from '../database/index.js'
+import type { ReplicationReporter } from '../replication/index.js'
 import { body_bytes_max, request_timeout_ms } from '../limits.js'
 import { authHook } from './auth.js'
 import { jsonOrTextBodies } from './body.js'
@@ -72,6 +73,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number
   /** Directory of the built operator console served at /console/ (default dist/console). */
   consoleDir?: string
+  /** A replicated node's figures, for /health/detail and the metrics (docs/replication.md). */
+  replication?: ReplicationReporter
 }
 
 export interface RegisteredRoute {
@@ -130,7 +133,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
   // when it closes (tail-ws.ts). The log line is the log controller's.
-  const metrics = new ServerMetrics(db)
+  const metrics = new ServerMetrics(db, options.replication ?? null)
   app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
   app.addHook('onResponse', (request, reply, done) => {
     metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, reply.statusCode, reply.elapsedTime / 1000)
@@ -200,7 +203,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return sendErrorBody(reply, status, body)
   })
 
-  await app.register(healthRoutes(db))
+  await app.register(healthRoutes(db, options.replication ?? null))
   await app.register(tenantRoutes(db))
   await app.register(queryRoutes(db))
   await app.register(opsRoutes(db))

@@ -10,7 +10,9 @@
 // outcome, a tail transport. So the number of series stays bounded whatever clients send.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { CommitSettled, Database } from '../../database/index.js'
+import type { ReplicationReporter } from '../../replication/index.js'
 import { registerDatabaseMetrics } from './database-metrics.js'
+import { registerReplicationMetrics } from './replication-metrics.js'
 
 /** The label of a request no route matched (a 404, a 405, a refused path). */
 export const unmatched_route = 'unmatched'
@@ -47,7 +49,7 @@ export class ServerMetrics {
   readonly #tail_events = new Counter({ name: 'tenantdb_tail_events_sent_total', help: 'Change-tail events handed to consumers.', labelNames: ['transport'], registers: [this.registry] })
   readonly #unobserve: () => void
 
-  constructor(db: Database) {
+  constructor(db: Database, replication: ReplicationReporter | null = null) {
     // Every series of a fixed label set exists from the start, at 0, so a rate over the
     // first event is right and a dashboard never meets a missing series.
     for (const kind of commit_kinds) {
@@ -59,6 +61,7 @@ export class ServerMetrics {
       this.#tail_events.inc({ transport }, 0)
     }
     registerDatabaseMetrics(this.registry, db)
+    if (replication !== null) registerReplicationMetrics(this.registry, replication)
     this.#unobserve = db.observeCommits((settled) => this.#commitSettled(settled))
   }
 
