@@ -211,5 +211,12 @@ export const replication_read_bytes_max = 4 * 1024 * 1024
 /** Time one JetStream request (a publish, a lease update, a stream lookup) may take before it counts as failed. */
 export const replication_request_ms = 2000
 
+/**
+ * How long one pull of a follower's consumer waits for frames; the server sends
+ * heartbeats every half of it, so a consumer lost with a connection is noticed and
+ * made again within about this long.
+ */
+export const replication_consume_expires_ms = 2000
+
 /** Time between attempts when the cluster cannot be reached, or a bootstrap has no primary to copy from. */
 export const replication_retry_ms = 250

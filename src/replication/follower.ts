@@ -9,7 +9,7 @@
 // means this directory cannot follow the stream, and the node re-seeds.
 import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream'
 import type { Replica, ReplicaFrame } from '../database/index.js'
-import { replication_apply_bytes_max, replication_apply_frames_max, replication_retry_ms } from '../limits.js'
+import { replication_apply_bytes_max, replication_apply_frames_max, replication_consume_expires_ms, replication_retry_ms } from '../limits.js'
 import { decodeMessage, wallClockMs, type StreamMessage } from './messages.js'
 import type { NatsLink } from './nats-link.js'
 
@@ -116,7 +116,7 @@ export class Follower {
   async #consume(): Promise<void> {
     const { link } = this.#o
     const consumer = await link.js.consumers.get(link.names.stream, { opt_start_seq: this.#applied_seq + 1, deliver_policy: DeliverPolicy.StartSequence })
-    const messages = await consumer.consume({ max_messages: replication_apply_frames_max })
+    const messages = await consumer.consume({ max_messages: replication_apply_frames_max, expires: replication_consume_expires_ms })
     this.#messages = messages
     if (this.#stopped) messages.stop()
     let batch: Array<ReplicaFrame & { at_ms: number }> = []

@@ -40,6 +40,8 @@ export class Lease {
   readonly #lease_ms: number
   /** The revision this node last saw as a follower, and when it first saw it. */
   #observed: { revision: number; at: number } | null = null
+  /** The last read failed: NATS was away, so the next revision read is timed from then on. */
+  #blind = false
   #held: { revision: number; value: LeaseValue; writable_until: number } | null = null
 
   constructor(link: NatsLink, node: string, lease_ms: number) {
@@ -60,11 +62,19 @@ export class Lease {
 
   /** Reads the key as a follower would, timing the revision it sees. */
   async read(): Promise<LeaseView> {
-    const entry = await this.#link.kv.get(lease_key)
+    let entry
+    try {
+      entry = await this.#link.kv.get(lease_key)
+    } catch (err) {
+      this.#blind = true
+      throw err
+    }
     if (entry === null || entry.operation !== 'PUT') return { value: null, revision: entry?.revision ?? 0, expired: true }
     const value = parseValue(entry.value)
     const now = performance.now()
-    if (this.#observed?.revision !== entry.revision) this.#observed = { revision: entry.revision, at: now }
+    // A lease is timed only while it could be watched: after an outage, from the first read again.
+    if (this.#observed?.revision !== entry.revision || this.#blind) this.#observed = { revision: entry.revision, at: now }
+    this.#blind = false
     const since = Math.max(this.#observed.at, this.#link.connectedAt)
     const expired = value.node === '' || (value.node === this.#node && this.#held === null) || now - since >= this.#lease_ms
     return { value, revision: entry.revision, expired }

@@ -277,6 +277,7 @@ export class ReplicationNode implements CommitGate {
 
   async #takeOver(term: number, taken: LeaseView): Promise<void> {
     this.#role = 'candidate'
+    const started = performance.now()
     this.#log.info('replication: took the lease, catching up', { term, previous: taken.value?.node ?? null })
     try {
       let after_seq = 0
@@ -307,7 +308,7 @@ export class ReplicationNode implements CommitGate {
       this.#role = 'primary'
       this.#ahead = false
       await this.db.replica.promote()
-      this.#log.info('replication: primary', { term, head_lsn: head })
+      this.#log.info('replication: primary', { term, head_lsn: head, took_ms: Math.round(performance.now() - started) })
     } catch (err) {
       this.#log.warn('replication: taking over failed', { term, error: (err as Error).message })
       this.#lost(`taking over failed: ${(err as Error).message}`)
