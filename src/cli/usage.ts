@@ -55,7 +55,7 @@ commands:
         place. Any damage: exit 1 and nothing restored.
 
   bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
-        run the benchmark workloads P1-P12 against raw fdatasync, better-sqlite3,
+        run the benchmark workloads P1-P14 against raw fdatasync, better-sqlite3,
         lmdb and bare fastify side by side (a checkout with dev dependencies;
         the same as npm run bench). --quick takes about two minutes.
 
