@@ -80,7 +80,7 @@ export class ReplicationNode implements CommitGate {
   #stopping = false
   #loop: Promise<void> | null = null
 
-  private constructor(fields: { db: Database; options: ReplicationOptions; dir: string; log: NodeLog; link: NatsLink; stream: WalStream; state: ClusterState; from_seq: number; ahead: boolean }) {
+  private constructor(fields: { db: Database; options: ReplicationOptions; dir: string; log: NodeLog; link: NatsLink; stream: WalStream; state: ClusterState; from_seq: number; stream_term: number; ahead: boolean }) {
     this.db = fields.db
     this.#o = fields.options
     this.#dir = fields.dir
@@ -88,7 +88,7 @@ export class ReplicationNode implements CommitGate {
     this.#link = fields.link
     this.#stream = fields.stream
     this.#state = fields.state
-    this.#term = fields.state.terms.at(-1)?.term ?? 0
+    this.#term = Math.max(fields.state.terms.at(-1)?.term ?? 0, fields.stream_term)
     this.#ahead = fields.ahead
     this.#lease = new Lease(fields.link, fields.options.node, fields.options.leaseMs)
     let request!: (reason: string) => void
@@ -129,7 +129,7 @@ export class ReplicationNode implements CommitGate {
           const where = await standing(stream, state, head)
           if (where.kind === 'follow' || where.kind === 'ahead') {
             log.info('replication: joined', { cluster: options.cluster, node: options.node, database, head_lsn: head, standing: where.kind })
-            return new ReplicationNode({ db, options, dir, log, link, stream, state, from_seq: where.from_seq, ahead: where.kind === 'ahead' })
+            return new ReplicationNode({ db, options, dir, log, link, stream, state, from_seq: where.from_seq, stream_term: where.stream_term, ahead: where.kind === 'ahead' })
           }
           const fields = { cluster: options.cluster, database, node: options.node, head_lsn: head, reason: where.reason }
           if (where.kind === 'diverged') await writeDiverged(db.replica, dir, { ...fields, common_lsn: where.common_lsn, at: new Date().toISOString() })
@@ -206,8 +206,9 @@ export class ReplicationNode implements CommitGate {
       const head = this.db.replica.headLsn()
       await Promise.race([publisher.acknowledged(head).catch(() => {}), sleep(this.#o.leaseMs)])
       publisher.stop(this.#unacknowledged())
-      await this.#lease.release()
     }
+    // A primary, or a candidate still catching up: a follower takes over at once.
+    await this.#lease.release()
     await this.#follower?.stop()
     await this.#loop
     try {
@@ -223,7 +224,8 @@ export class ReplicationNode implements CommitGate {
       replica: this.db.replica,
       database: this.#state.database,
       from_seq,
-      term: this.#term,
+      // The term of the node's own newest frames: the stream's frames after them may be of older terms than its newest.
+      term: this.#state.terms.at(-1)?.term ?? 0,
       termOf: (lsn) => termOf(this.#state, lsn),
       recordTerm: async (term, first_lsn, url) => {
         await this.#recordTerm(term, first_lsn)

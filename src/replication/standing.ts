@@ -12,14 +12,14 @@ import { termOf, type ClusterState } from './cluster-state.js'
 import type { StreamEnds, WalStream } from './wal-stream.js'
 
 export type Standing =
-  | { kind: 'follow'; from_seq: number }
-  | { kind: 'ahead'; from_seq: number; stream_lsn: number }
+  | { kind: 'follow'; from_seq: number; stream_term: number }
+  | { kind: 'ahead'; from_seq: number; stream_lsn: number; stream_term: number }
   | { kind: 'diverged'; common_lsn: number; reason: string }
   | { kind: 'behind'; reason: string }
 
 export async function standing(stream: WalStream, state: ClusterState, head: number): Promise<Standing> {
   const ends = await stream.ends()
-  if (ends.last === null) return { kind: 'follow', from_seq: ends.last_seq + 1 }
+  if (ends.last === null) return { kind: 'follow', from_seq: ends.last_seq + 1, stream_term: 0 }
   const stream_lsn = ends.last.message.lsn
   const stream_term = ends.last.message.term
   const shared = Math.min(head, stream_lsn)
@@ -28,7 +28,7 @@ export async function standing(stream: WalStream, state: ClusterState, head: num
   if (!matches) return { kind: 'diverged', common_lsn: await commonLsn(stream, state, shared, ends), reason: `frame ${shared} here is of another term than the stream's` }
   if (head > stream_lsn) {
     const mine = [termOf(state, stream_lsn + 1), termOf(state, head)]
-    if (mine.every((term) => term === null || term === stream_term)) return { kind: 'ahead', from_seq: ends.last_seq + 1, stream_lsn }
+    if (mine.every((term) => term === null || term === stream_term)) return { kind: 'ahead', from_seq: ends.last_seq + 1, stream_lsn, stream_term }
     return { kind: 'diverged', common_lsn: stream_lsn, reason: `frames ${stream_lsn + 1}..${head} here were written in term ${mine[1]}, which the stream's term ${stream_term} superseded` }
   }
   const from_seq = await stream.firstAfter(head, ends)
@@ -36,7 +36,7 @@ export async function standing(stream: WalStream, state: ClusterState, head: num
   if (next !== null && next.message.kind === 'frame' && next.message.lsn > head + 1) {
     return { kind: 'behind', reason: `the stream's frames after LSN ${head} begin at ${next.message.lsn}: the ones between were dropped by its limits` }
   }
-  return { kind: 'follow', from_seq }
+  return { kind: 'follow', from_seq, stream_term }
 }
 
 /** Whether local frame `lsn` is the stream's: `unknown` when the stream no longer holds it. */
