@@ -244,6 +244,7 @@ export class ReplicationNode implements CommitGate {
 
   async #leaseLoop(): Promise<void> {
     while (!this.#stopping) {
+      const started = performance.now()
       const primary = this.#role === 'primary' || this.#role === 'candidate'
       try {
         if (primary) await this.#renew()
@@ -251,7 +252,9 @@ export class ReplicationNode implements CommitGate {
       } catch {
         // NATS did not answer: the next round tries again (a primary stops in time by itself, lease.ts).
       }
-      await sleep(this.#o.leaseMs / (primary ? lease_renewals_per_lease : lease_polls_per_lease))
+      // Rounds begin at a steady interval, however long one took: a slow renewal does not push the next one back.
+      const interval = this.#o.leaseMs / (primary ? lease_renewals_per_lease : lease_polls_per_lease)
+      await sleep(Math.max(0, interval - (performance.now() - started)))
     }
   }
 
