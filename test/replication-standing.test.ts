@@ -4,14 +4,19 @@
 // newest term past its end), diverged (with the last shared LSN), behind (the stream
 // dropped what the node needs); the fence of the stream (a publish naming an old
 // sequence is refused); the term history file refused when damaged; the lease taken,
-// renewed, lost and released between two nodes' links.
+// renewed, lost and released between two nodes' links; messages this version did not
+// write refused; a follower on a real database stopping at a gap and at another
+// database's frame, and ignoring a fenced primary's late frame.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { readClusterState, termOf, withTerm, writeClusterState, ClusterStateError, type ClusterState } from '../src/replication/cluster-state.js'
 import { Lease } from '../src/replication/lease.js'
 import { NatsLink } from '../src/replication/nats-link.js'
-import type { StreamMessage } from '../src/replication/messages.js'
+import { decodeMessage, encodeData, encodeHeaders, StreamMessageError, type StreamMessage } from '../src/replication/messages.js'
+import { Follower } from '../src/replication/follower.js'
+import { Database } from '../src/database/index.js'
+import type { MsgHdrs } from '@nats-io/transport-node'
 import { standing } from '../src/replication/standing.js'
 import { StreamFencedError, WalStream } from '../src/replication/wal-stream.js'
 import { startNatsServer } from './helpers/nats-server.js'
@@ -114,4 +119,74 @@ t.test('the lease between two nodes', async (t) => {
   const again = await la.take(await la.read(), { term: 3, node: 'a', url: 'http://a' }) && await restarted.read()
   t.match(again, { value: { node: 'a' }, expired: false }, 'held by another node: not expired')
   t.match(await new Lease(a, 'a', lease_ms).read(), { expired: true }, 'held by this node\'s former process: free to take at once')
+})
+
+t.test('stream messages this version did not write are refused', async (t) => {
+  const good = encodeHeaders(record(3, 7))
+  t.match(decodeMessage(1, good, encodeData(record(3, 7))), { kind: 'term', term: 3, lsn: 7, url: 'http://a' }, 'a term record reads back')
+  const without = (name: string, value = '') => {
+    const h = encodeHeaders(frame(1, 1))
+    h.set(name, value)
+    return h
+  }
+  const cases: Array<[string, MsgHdrs | undefined, Uint8Array]> = [
+    ['no headers', undefined, new Uint8Array()],
+    ['no Tenantdb-Node', without('Tenantdb-Node'), new Uint8Array()],
+    ['Tenantdb-Lsn is not a whole number', without('Tenantdb-Lsn', '-1'), new Uint8Array()],
+    ['Tenantdb-At is not a number', without('Tenantdb-At', 'soon'), new Uint8Array()],
+    ['unknown kind', without('Tenantdb-Kind', 'chunk'), new Uint8Array()],
+    ['a term record whose data is not JSON', good, Buffer.from('{')],
+    ['a term record without its url', good, Buffer.from('{}')],
+  ]
+  for (const [what, h, data] of cases) t.throws(() => decodeMessage(9, h, data), { constructor: StreamMessageError, message: new RegExp(what.replace(/[()]/g, '\\$&')) }, what)
+})
+
+t.test('a follower stops at a gap, at another database\'s frame, and ignores a fenced primary\'s late frame', async (t) => {
+  const nats = await startNatsServer(t)
+  const dir = tempDir(t)
+  const primary = await Database.open(join(dir, 'primary'))
+  t.teardown(() => primary.close())
+  for (let i = 0; i < 4; i++) await primary.ops({ op: 'create', name: `t${i}` })
+  const frames = await primary.replica.frames(0, 100, 1 << 20)
+  t.ok(frames.length >= 5, `${frames.length} frames of a real primary`)
+  const run = async (name: string, messages: StreamMessage[]) => {
+    const linked = await link(t, nats.url, name)
+    const stream = new WalStream(linked)
+    await stream.ensure(1)
+    let seq = 0
+    for (const m of messages) seq = await stream.publish(m, seq)
+    const db = await Database.open(join(dir, name), { follower: true })
+    t.teardown(() => db.close())
+    let diverged: string | null = null
+    const recorded: number[] = []
+    const follower = new Follower({
+      link: linked, replica: db.replica, database, from_seq: 1, term: 0, termOf: () => null,
+      recordTerm: async (term) => { recorded.push(term) },
+      diverged: (reason) => { diverged = reason },
+    })
+    return { db, follower, seq, reason: () => diverged, recorded }
+  }
+  const as = (f: { lsn: number; payload: Buffer }, term: number, over: Partial<StreamMessage> = {}): StreamMessage => ({ ...frame(f.lsn, term), payload: f.payload, ...over }) as StreamMessage
+  const [f1, f2, f3, f4] = frames as [typeof frames[0], typeof frames[0], typeof frames[0], typeof frames[0]]
+
+  const gap = await run('gap', [record(1, 0), as(f1, 1), as(f2, 1), as(f4, 1)])
+  await pollUntil(() => gap.reason() !== null, 'the follower to stop at the gap')
+  t.match(gap.reason(), /the stream's next frame is 4, this node's next LSN is 3/)
+  t.equal(gap.db.replica.headLsn(), 2, 'the frames before the gap were applied')
+  await gap.follower.stop()
+
+  const foreign = await run('foreign', [as(f1, 1, { database: 'other' })])
+  await pollUntil(() => foreign.reason() !== null, 'the follower to stop at another database\'s frame')
+  t.match(foreign.reason(), /of database other/)
+  await foreign.follower.stop()
+
+  // (The stream's fence keeps such a frame out; published here past it to see the follower ignore it.)
+  const late = await run('late', [record(1, 0), as(f1, 1), record(2, 1, 'b'), as(f4, 1), as(f2, 2, { node: 'b' }), as(f3, 2, { node: 'b' })])
+  await late.follower.until(late.seq)
+  t.equal(late.db.replica.headLsn(), 3, 'the new term\'s frames applied')
+  t.equal(late.follower.ignored_frames, 1, 'the old term\'s late frame ignored')
+  t.same(late.recorded, [1, 2], 'each term recorded before its frames')
+  t.equal(late.follower.lag().frames, 0, 'caught up: no lag')
+  t.ok(late.follower.lagSamples().length === 3, 'a lag sample per applied frame')
+  await late.follower.stop()
 })

@@ -10,7 +10,7 @@
 import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream'
 import type { Replica, ReplicaFrame } from '../database/index.js'
 import { replication_apply_bytes_max, replication_apply_frames_max, replication_consume_expires_ms, replication_retry_ms } from '../limits.js'
-import { decodeMessage, wallClockMs, type StreamMessage } from './messages.js'
+import { decodeMessage, StreamMessageError, wallClockMs, type StreamMessage } from './messages.js'
 import type { NatsLink } from './nats-link.js'
 
 export interface FollowerOptions {
@@ -42,7 +42,7 @@ export class Follower {
   readonly #done: Promise<void>
   /** Frames delivered, not yet applied, with the primary's clock at publishing. */
   #oldest_pending_at: number | null = null
-  /** The highest LSN the stream is known to hold (delivered, or told by `pending`). */
+  /** The highest LSN the stream is known to hold (delivered, or told by `streamAt`). */
   #stream_lsn = 0
   readonly #lag_samples: number[] = []
   #lag_next = 0
@@ -102,7 +102,8 @@ export class Follower {
         await this.#consume()
       } catch (err) {
         if (this.#stopped) return
-        if (err instanceof DivergedError) {
+        // A message of another database or not one of ours cannot be followed either.
+        if (err instanceof DivergedError || err instanceof StreamMessageError) {
           this.#stopped = true
           this.#o.diverged(err.message)
           return
@@ -140,7 +141,9 @@ export class Follower {
     for await (const msg of messages) {
       const message = decodeMessage(msg.seq, msg.headers, msg.data)
       if (message.database !== this.#o.database) throw new DivergedError(`stream message ${msg.seq} is of database ${message.database}, this node's is ${this.#o.database}`)
-      this.#stream_lsn = Math.max(this.#stream_lsn, message.lsn + msg.info.pending)
+      // Where the stream's history ends, as far as delivered (the node also reads the stream's end now and then);
+      // a fenced primary's late frame says nothing of it.
+      if (message.kind === 'term' || message.term >= this.#term) this.#stream_lsn = Math.max(this.#stream_lsn, message.lsn)
       const head = this.#o.replica.headLsn() + batch.length
       if (message.kind === 'term') {
         await flush()
@@ -154,6 +157,8 @@ export class Follower {
         await this.#o.recordTerm(message.term, message.lsn, '')
         this.#term = message.term
       }
+      // At a gap, the frames before it are applied first: the node stops at the last frame it could follow.
+      if (message.term >= this.#term && message.lsn > this.#o.replica.headLsn() + batch.length + 1) await flush()
       const frame = this.#checkFrame(message, this.#o.replica.headLsn() + batch.length)
       if (frame === 'skip') {
         if (batch.length === 0) this.#advance(msg.seq)
