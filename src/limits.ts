@@ -205,3 +205,47 @@ export const trend_interval_ms = 1000
 export const trend_samples_max = 1200
 /** Query durations kept per second for its percentiles; past this, a uniform sample of them. */
 export const trend_query_durations_max = 4096
+
+// Replication (docs/replication.md).
+
+/** The primary's lease when `--lease-ms` is not given, and the shortest one allowed. */
+export const lease_ms_default = 3000
+export const lease_ms_min = 500
+
+/**
+ * The primary renews its lease every lease_ms / lease_renewals_per_lease, and takes
+ * writes only until half a lease after the start of its last successful renewal: a
+ * follower cannot take the lease before a whole lease has passed since it saw that
+ * renewal, so the primary has stopped for at least half a lease by then.
+ */
+export const lease_renewals_per_lease = 5
+
+/** A follower reads the lease key this many times per lease (it notices an expired lease within one interval). */
+export const lease_polls_per_lease = 10
+
+/** Bytes the cluster's frame stream keeps; older frames are dropped (a follower behind them bootstraps again). */
+export const replication_stream_bytes_max = 8 * 1024 * 1024 * 1024
+
+/** Frames a publisher has sent without their acknowledgement at most (pipelined, in LSN order). */
+export const replication_publish_in_flight_max = 512
+
+/** Frames (and payload bytes) a follower applies in one WAL batch at most. */
+export const replication_apply_frames_max = 512
+export const replication_apply_bytes_max = 8 * 1024 * 1024
+
+/** Frames the publisher reads back from the WAL at a time (catching up after a restart or an outage). */
+export const replication_read_frames_max = 256
+export const replication_read_bytes_max = 4 * 1024 * 1024
+
+/** Time one JetStream request (a publish, a lease update, a stream lookup) may take before it counts as failed. */
+export const replication_request_ms = 2000
+
+/**
+ * How long one pull of a follower's consumer waits for frames; the server sends
+ * heartbeats every half of it, so a consumer lost with a connection is noticed and
+ * made again within about this long.
+ */
+export const replication_consume_expires_ms = 2000
+
+/** Time between attempts when the cluster cannot be reached, or a bootstrap has no primary to copy from. */
+export const replication_retry_ms = 250

@@ -119,14 +119,14 @@ t.test('the checks find what they look for', async (t) => {
 
   const broken = brokenCitations(new Map([
     ['src/x.ts', '// The tail (docs/api.md, "Change tail"), and (docs/api.md, "No such section").\n// Also docs/operations.md,\n// "Nor this one", and docs/api.md "Origins and\n// elsewhere".'],
-    ['test/y.test.ts', '// (docs/replication.md, "Leases")'],
+    ['test/y.test.ts', '// (docs/sharding.md, "Leases")'],
     ['docs/z.md', 'See [the tail](api.md#change-tail) and [nothing](api.md#no-such-anchor).'],
   ]))
   t.same(lines(broken), [
     'src/x.ts:1: docs/api.md has no heading "No such section"',
     'src/x.ts:2: docs/operations.md has no heading "Nor this one"',
     'src/x.ts:3: docs/api.md has no heading "Origins and elsewhere"',
-    'test/y.test.ts:1: docs/replication.md is not in the repository',
+    'test/y.test.ts:1: docs/sharding.md is not in the repository',
     'docs/z.md:1: docs/api.md has no anchor #no-such-anchor',
   ])
 })

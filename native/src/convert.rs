@@ -11,6 +11,8 @@ pub struct OpenOptions {
     pub tail_retention_bytes: Option<f64>,
     /// Open without changing a byte (`storage::Options::read_only`).
     pub read_only: Option<bool>,
+    /// Open in follower mode (`storage::Options::follower`).
+    pub follower: Option<bool>,
 }
 
 pub fn options(options: Option<OpenOptions>) -> storage::Options {
@@ -21,6 +23,7 @@ pub fn options(options: Option<OpenOptions>) -> storage::Options {
         checkpoint_wal_bytes: o.checkpoint_wal_bytes.map_or(defaults.checkpoint_wal_bytes, |v| v as u64),
         tail_retention_bytes: o.tail_retention_bytes.map_or(defaults.tail_retention_bytes, |v| v as u64),
         read_only: o.read_only.unwrap_or(defaults.read_only),
+        follower: o.follower.unwrap_or(defaults.follower),
         ..defaults
     }
 }

@@ -52,6 +52,25 @@ impl Engine {
         Ok(())
     }
 
+    /// Follower mode only: queues frame `lsn` of a primary (a Buffer in the WAL payload
+    /// format, checked whole as a commit's is) to be applied by the storage core as
+    /// recovery applies frames (`storage::Database::apply_frame`); settled through
+    /// `settle` under `id` like a commit, refused unless `lsn` follows the head.
+    #[napi]
+    pub fn apply_frame(&self, env: &Env, id: f64, lsn: i64, payload: BufferSlice) -> napi::Result<()> {
+        let commit = storage::CommitPayload::parse(payload.to_vec()).or_throw(env)?;
+        let done = self.completions.completion(env, id).ok_or_else(|| to_js(env, storage::Error::Closed))?;
+        self.db.apply_frame(lsn.max(0) as u64, commit, done);
+        Ok(())
+    }
+
+    /// Switches between follower mode (local commits refused with `not_primary`,
+    /// frames applied) and primary mode (`storage::Database::set_follower`).
+    #[napi]
+    pub fn set_follower(&self, follower: bool) {
+        self.db.set_follower(follower);
+    }
+
     /// The generation of the newest meta record (a snapshot's `epoch` when taken now).
     #[napi(getter)]
     pub fn generation(&self) -> f64 {

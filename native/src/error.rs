@@ -35,6 +35,8 @@ pub enum ErrorCode {
     ReadOnly,
     /// A backup is in progress: a checkpoint or compaction was refused; retry once it ends.
     BackupInProgress,
+    /// The database is in follower mode: local commits are refused.
+    NotPrimary,
 }
 
 fn code(err: &storage::Error) -> ErrorCode {
@@ -50,6 +52,7 @@ fn code(err: &storage::Error) -> ErrorCode {
         E::StorageFull { .. } => ErrorCode::StorageFull,
         E::ReadOnly(_) => ErrorCode::ReadOnly,
         E::BackupInProgress(_) => ErrorCode::BackupInProgress,
+        E::NotPrimary => ErrorCode::NotPrimary,
     }
 }
 

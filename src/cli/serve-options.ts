@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { normaliseHostName, normaliseOrigin } from '../http/origin-policy.js'
 import { checkpoint_wal_bytes_min } from '../limits.js'
+import { parseReplicationOptions, replication_flags, type ReplicationServeOptions } from './serve-replication-options.js'
 import { UsageError } from './usage-error.js'
 
 export interface ServeOptions {
@@ -19,6 +20,8 @@ export interface ServeOptions {
   tailRetentionBytes: number | undefined
   /** The lowest level of log line written (docs/operations.md, "Logs"). */
   logLevel: LogLevel
+  /** A node of a cluster (--nats and the flags with it), or null (docs/replication.md). */
+  replication: ReplicationServeOptions | null
 }
 
 /** pino's levels, most severe first; `silent` writes none. */
@@ -43,6 +46,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         'checkpoint-wal-bytes': { type: 'string' },
         'tail-retention-bytes': { type: 'string' },
         'log-level': { type: 'string' },
+        ...replication_flags,
       },
       strict: true,
       allowPositionals: false,
@@ -51,8 +55,9 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     throw new UsageError((err as Error).message)
   }
   const { values } = parsed
+  const dir = values.dir ?? env.TENANTDB_DIR ?? './data'
   return {
-    dir: values.dir ?? env.TENANTDB_DIR ?? './data',
+    dir,
     host: values.host,
     port: parsePort(values.port ?? env.TENANTDB_PORT ?? String(default_port)),
     schema: values.schema,
@@ -62,6 +67,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? env.TENANTDB_CHECKPOINT_WAL_BYTES, checkpoint_wal_bytes_min),
     tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? env.TENANTDB_TAIL_RETENTION_BYTES, 0),
     logLevel: parseLogLevel(values['log-level'], env.LOG_LEVEL),
+    replication: parseReplicationOptions(values, dir),
   }
 }
 

@@ -11,6 +11,7 @@ import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
 import { LogDestination } from './log-destination.js'
 import { parseServeOptions, type ServeOptions } from './serve-options.js'
+import { serveReplicated } from './serve-replicated.js'
 import { UsageError } from './usage-error.js'
 
 // Log lines go to stdout, and nothing else does (the banner is on stderr). They are
@@ -26,6 +27,9 @@ export async function serve(argv: string[]): Promise<void> {
   // The banner and warnings (stderr) are best effort: an output that fails (a full
   // disk) must not stop the server; the log destination says once that lines are being lost.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+  if (options.replication !== null) {
+    return serveReplicated(options, options.replication, { destination: log_destination, open: () => openDatabase(options, true), tokenBanner })
+  }
   const db = await openDatabase(options)
   try {
     const dbDir = db.stats().db_dir
@@ -83,11 +87,12 @@ function tokenBanner(token: ResolvedToken): string {
   return `${lines.join('\n')}\n`
 }
 
-async function openDatabase(options: ServeOptions): Promise<Database> {
+async function openDatabase(options: ServeOptions, follower = false): Promise<Database> {
   const { checkpointWalBytes, tailRetentionBytes } = options
   try {
     return await Database.open(options.dir, {
       schema: options.schema,
+      ...(follower ? { follower } : {}),
       ...(checkpointWalBytes === undefined ? {} : { checkpointWalBytes }),
       ...(tailRetentionBytes === undefined ? {} : { tailRetentionBytes }),
     })

@@ -21,6 +21,14 @@ commands:
         Logs one JSON line per request on stdout (the banner goes to stderr);
         --log-level (or LOG_LEVEL) is fatal, error, warn, info (default), debug,
         trace or silent. Metrics for Prometheus: GET /api/v1/metrics.
+        --nats URL[,URL] --cluster NAME [--node ID] [--advertise URL]
+        [--lease-ms N] [--replication sync|async] [--nats-creds FILE]
+        [--nats-replicas N] make it a node of a cluster through NATS JetStream:
+        one primary takes writes, followers copy its backup, apply its WAL and
+        serve reads (writes: 421 with the primary's URL), a follower takes over
+        within about --lease-ms (default 3000) when it dies. sync (default)
+        acknowledges a commit once the stream holds it. The nodes share one
+        token (SERVICE_TOKEN or --token), never generated. docs/replication.md.
 
   compact DIR [TENANT]
         rewrite the live rows of TENANT (default 'default') into fresh pages, then
@@ -52,7 +60,7 @@ commands:
         is printed once. tenantdb token --help says more.
 
   bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
-        run the benchmark workloads P1-P12 against raw fdatasync, better-sqlite3,
+        run the benchmark workloads P1-P14 against raw fdatasync, better-sqlite3,
         lmdb and bare fastify side by side (a checkout with dev dependencies;
         the same as npm run bench). --quick takes about two minutes.
 

@@ -37,6 +37,8 @@ export async function resolveToken(options: {
   flag?: string | undefined
   env?: string | undefined
   dir: string
+  /** False: none found is a TokenError instead of a generated one (the nodes of a cluster share one token). */
+  generate?: boolean
 }): Promise<ResolvedToken> {
   if (options.flag !== undefined) return { token: checkToken(options.flag, '--token'), source: 'flag' }
   if (options.env !== undefined && options.env !== '') {
@@ -45,6 +47,7 @@ export async function resolveToken(options: {
   const file = join(options.dir, token_file_name)
   const existing = await readTokenFile(file)
   if (existing !== undefined) return existing
+  if (options.generate === false) throw new TokenError(`no token: give the one the cluster's nodes share with SERVICE_TOKEN or --token (or put it in ${file})`)
   const token = randomBytes(token_random_bytes).toString('base64url')
   // 'wx': never overwrite a token file another process wrote meanwhile.
   await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' })

@@ -20,6 +20,7 @@ import { version } from '../version.js'
 import { archiveOf } from './backup.js'
 import { registerParts } from './internals.js'
 import type { DatabaseParts } from './parts.js'
+import { Replica } from './replica.js'
 import { Tenant } from './tenant.js'
 
 export interface OpenOptions extends EngineOptions {
@@ -41,6 +42,8 @@ export class Database {
   readonly #parts: DatabaseParts
   readonly #ops: TenantOpContext
   readonly #opened_ms = Date.now()
+  /** What replication drives (docs/replication.md). */
+  readonly replica: Replica
 
   private constructor(engine: Engine, schema: LoadedSchema, query_time_ms_max: number) {
     this.schema = schema
@@ -62,6 +65,7 @@ export class Database {
     }
     this.#parts = { engine, committer, runner, migrator, notifier: CommitNotifier.following(committer), schema, query_time_ms_max, ops: this.#ops }
     registerParts(this, this.#parts)
+    this.replica = new Replica(this.#parts, () => this.#ensureDefaultTenant())
   }
 
   /** Opens (creating if needed) a database directory and loads the schema files. */
@@ -71,7 +75,8 @@ export class Database {
     const engine = await Engine.open(dir, engineOptions)
     try {
       const db = new Database(engine, schema, queryTimeMsMax)
-      await db.#ensureDefaultTenant()
+      // A follower commits nothing: its primary made the tenant, or makes it once promoted.
+      if (engineOptions.follower !== true) await db.#ensureDefaultTenant()
       return db
     } catch (err) {
       await engine.close()
@@ -98,7 +103,9 @@ export class Database {
   }
 
   /** Tenant operations (docs/api.md, "Operations"); a request of any other shape is a TenantError `bad_request`. */
-  ops(request: TenantOpRequest): Promise<OpResult> {
+  async ops(request: TenantOpRequest): Promise<OpResult> {
+    // Refused before any work on a node that may not commit (a replication follower).
+    this.#parts.committer.admit()
     return runTenantOp(this.#ops, request)
   }
 

@@ -2,6 +2,8 @@ export { Database, type BlockedMigration, type OpenOptions } from './database.js
 export { Tenant, type DiffRequest, type DiffResult, type TenantQueryOptions } from './tenant.js'
 export { backupDirectory, restoreArchive, RestoreTargetError, type RestoreReport } from './backup.js'
 export { verifyDirectory, type VerifyReport } from './verify.js'
+export { Replica, type ReplicaFrame } from './replica.js'
+export { NotPrimaryError, type CommitGate } from '../txn/index.js'
 export { BackupArchiveError, type BackupArchive } from '../backup/index.js'
 export { EngineError, type EngineErrorCode } from '../engine/index.js'
 export type { CommitObserver, CommitOutcome, CommitSettled, CommitKind } from '../txn/index.js'

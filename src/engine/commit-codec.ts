@@ -26,6 +26,14 @@ export const op_tags = {
 } as const
 const names = Object.fromEntries(Object.entries(op_tags).map(([name, tag]) => [tag, name])) as Record<number, Op['op']>
 
+/** Only the metadata of a frame payload (its operations unread); throws on anything this version did not write. */
+export function commitMeta(payload: Buffer): Buffer {
+  if (payload.length < 5 || payload.readUInt8(0) !== commit_format_version) throw new Error('unknown commit payload version')
+  const len = payload.readUInt32LE(1)
+  if (5 + len > payload.length) throw new Error('commit payload is truncated')
+  return payload.subarray(5, 5 + len)
+}
+
 /** Decodes a frame payload; throws on anything this version did not write. */
 export function decodeCommit(payload: Buffer): CommitRecord {
   let at = 0

@@ -18,6 +18,11 @@ export interface EngineOptions {
    * reports kept in memory; commits and checkpoints fail with `read_only`.
    */
   readOnly?: boolean
+  /**
+   * Open in follower mode (docs/replication.md, "Followers"): local commits fail with
+   * `not_primary`, and a primary's frames are applied with `applyFrame`.
+   */
+  follower?: boolean
 }
 
 export interface CloseReport {
@@ -214,6 +219,32 @@ export class Engine {
       return Promise.reject(toEngineError(err))
     }
     return new Promise((resolve, reject) => { commits.waiting.set(id, { resolve, reject }) })
+  }
+
+  /**
+   * Follower mode only: applies frame `lsn` of a primary (its payload as the primary's
+   * WAL holds it) as recovery applies frames, and writes it to this WAL; resolves with
+   * `lsn` once durable. Frames queued in one synchronous step share a WAL batch. One
+   * whose LSN does not follow the head when applied rejects with `invalid_argument`,
+   * having changed nothing.
+   */
+  applyFrame(lsn: number, payload: Buffer): Promise<number> {
+    const commits = this.#commits
+    const id = commits.nextId()
+    try {
+      this.#native.applyFrame(id, lsn, payload)
+    } catch (err) {
+      return Promise.reject(toEngineError(err))
+    }
+    return new Promise((resolve, reject) => { commits.waiting.set(id, { resolve, reject }) })
+  }
+
+  /**
+   * Follower mode (local commits refused, frames applied) or primary mode. Everything
+   * queued before the switch is applied before anything queued after it.
+   */
+  setFollower(follower: boolean): void {
+    this.#native.setFollower(follower)
   }
 
   /**

@@ -2,6 +2,6 @@ export { Engine, type CheckpointReport, type CloseReport, type CompactReport, ty
 export { EngineBackup, type BackupFile } from './backup.js'
 export { EngineError, type EngineErrorCode, type EngineErrorFields } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
-export { decodeCommit, type Op, type CommitRecord } from './commit-codec.js'
+export { commitMeta, decodeCommit, type Op, type CommitRecord } from './commit-codec.js'
 export { CommitWriter } from './commit-writer.js'
 export type { DiffEntry, Entry } from './range-batch.js'

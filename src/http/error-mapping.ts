@@ -4,7 +4,7 @@
 // position; the other routes use each code's own status.
 import { LsnExpiredError, TailRequestError } from '../cdc/index.js'
 import { CodecError } from '../codec/error.js'
-import { EngineError } from '../engine/index.js'
+import { EngineError, NotPrimaryError } from '../database/index.js'
 import { EelError } from '../lang/diagnostic.js'
 import { ConflictError } from '../mvcc/index.js'
 import { QueryError } from '../query/index.js'
@@ -22,7 +22,7 @@ export interface MappedError {
 /** Codes whose status is the same on the query route as everywhere (not the query's own failure). */
 const keeps_status_on_query_route: ReadonlySet<ErrorCode> = new Set([
   'unauthorized', 'forbidden', 'unknown_tenant', 'unknown_snapshot', 'not_found', 'payload_too_large',
-  'rate_limited', 'storage_error', 'internal', 'shutting_down', 'storage_full', 'storage_unavailable',
+  'rate_limited', 'storage_error', 'internal', 'shutting_down', 'storage_full', 'storage_unavailable', 'not_primary',
 ])
 
 export const storage_error_message = 'a read met a damaged page; see /api/v1/health/detail'
@@ -61,6 +61,9 @@ function classify(err: unknown): MappedError {
   // The embedding API turns every conflict into a QueryError or TenantError; one that
   // slipped through is still the documented conflict, never a 500.
   if (err instanceof ConflictError) return mapped('conflict', err.message)
+  if (err instanceof NotPrimaryError) {
+    return { status: err.status, body: { error: err.message, code: 'not_primary', primary: err.primary, outcome: err.outcome }, log: false }
+  }
   if (err instanceof LsnExpiredError) return mapped('lsn_expired', err.message, { oldest_lsn: err.oldest_lsn })
   if (err instanceof TailRequestError) return mapped('bad_request', err.message)
   if (err instanceof EngineError) {
@@ -68,6 +71,7 @@ function classify(err: unknown): MappedError {
       return mapped('storage_error', err.file?.startsWith('wal/') === true ? wal_damage_message : storage_error_message, {}, true)
     }
     if (err.code === 'closed') return mapped('shutting_down', 'the server is shutting down')
+    if (err.code === 'not_primary') return mapped('not_primary', 'this node is a replication follower: send writes to the primary', { primary: null, outcome: 'not_written' })
     if (err.code === 'storage_full') return mapped('storage_full', storage_full_message, {}, true)
     if (err.code === 'outcome_unknown') return mapped('storage_unavailable', outcome_unknown_message, { outcome: 'unknown' }, true)
     if (err.code === 'fail_stopped') return mapped('storage_unavailable', fail_stopped_message, { outcome: 'not_written' }, true)

@@ -52,6 +52,9 @@ export const error_statuses = {
   payload_too_large: 413,
   tenant_suspended: 423,
   rate_limited: 429,
+  // A write or tenant operation sent to a replication follower (the body's `primary`
+  // names where writes go); a primary that cannot hold its lease answers 503 instead.
+  not_primary: 421,
   headers_too_large: 431,
   storage_error: 500,
   internal: 500,

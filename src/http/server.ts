@@ -27,9 +27,10 @@ import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import { AccessTokens, type Database } from '../database/index.js'
+import { AccessTokens, NotPrimaryError, type Database } from '../database/index.js'
 import { access_token_last_used_flush_ms, body_bytes_max, request_timeout_ms } from '../limits.js'
 import { authHook, Credentials } from './auth.js'
+import type { ReplicationReporter } from '../replication/index.js'
 import { jsonOrTextBodies } from './body.js'
 import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
@@ -78,6 +79,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number
   /** Directory of the built operator console served at /console/ (default dist/console). */
   consoleDir?: string
+  /** A replicated node's figures, for /health/detail and the metrics (docs/replication.md). */
+  replication?: ReplicationReporter
 }
 
 export interface RegisteredRoute {
@@ -140,7 +143,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const tokens = AccessTokens.of(db)
   const watch = new TokenWatch(tokens)
   // Only the error's code is logged: a conflict's message may name a catalog key, which holds a token's hash.
-  const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later'))
+  // A replication follower writes no catalog: its uses stay in memory (one entry per
+  // token) until it is the primary, without a warning a minute (docs/replication.md).
+  const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => {
+    if (err instanceof NotPrimaryError) return
+    app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later')
+  })
   const flushTimer = setInterval(() => { void flushUses() }, access_token_last_used_flush_ms).unref()
   app.addHook('onClose', async () => {
     clearInterval(flushTimer)
@@ -151,7 +159,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
   // when it closes (tail-ws.ts). The log line is the log controller's.
-  const metrics = new ServerMetrics(db, query_path)
+  const metrics = new ServerMetrics(db, query_path, options.replication ?? null)
   app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
   app.addHook('onResponse', (request, reply, done) => {
     metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, reply.statusCode, reply.elapsedTime / 1000)
@@ -221,7 +229,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return sendErrorBody(reply, status, body)
   })
 
-  await app.register(healthRoutes(db))
+  await app.register(healthRoutes(db, options.replication ?? null))
   await app.register(tenantRoutes(db))
   await app.register(queryRoutes(db))
   await app.register(opsRoutes(db, tokens))

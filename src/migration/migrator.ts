@@ -91,6 +91,12 @@ export class Migrator {
     this.#blocked.delete(tenant)
   }
 
+  /** Forgets what is known of every tenant (this node becomes primary after following one). */
+  forgetAll(): void {
+    this.#migrated.clear()
+    this.#blocked.clear()
+  }
+
   /**
    * Runs the migration of `tenant` on the newest version, and commits it when `apply`:
    * `absent` (no such tenant), `done` (at the loaded schema, or would be), or blocked.

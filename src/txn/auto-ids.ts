@@ -68,6 +68,11 @@ export class AutoIds {
     this.#next.delete(tenant)
   }
 
+  /** Forgets every counter: frames applied from a primary may have moved any of them. */
+  forgetAll(): void {
+    this.#next.clear()
+  }
+
   #counters(tenant: string): Map<string, number> {
     let counters = this.#next.get(tenant)
     if (counters === undefined) {

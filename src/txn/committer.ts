@@ -9,10 +9,11 @@
 // "Metrics") hear how every commit settled and how long it took.
 import { performance } from 'node:perf_hooks'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { CloseReport, Engine, Snapshot } from '../engine/index.js'
+import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../engine/index.js'
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import { AutoIds } from './auto-ids.js'
-import { encodeCommitHeader, type CommitKind } from './commit-header.js'
+import type { CommitGate } from './commit-gate.js'
+import { decodeCommitHeader, encodeCommitHeader, type CommitKind } from './commit-header.js'
 import type { TxnView } from './txn-view.js'
 
 /** The conflict key that changes to a tenant's state (suspend, delete) write, and every commit of the tenant depends on. */
@@ -48,6 +49,16 @@ export class Committer {
   readonly autoIds: AutoIds
   readonly #listeners = new Set<CommitListener>()
   readonly #observers = new Set<CommitObserver>()
+  /** Replication's say on commits (commit-gate.ts); none on a server of its own. */
+  #gate: CommitGate | null = null
+  /**
+   * The LSN this node became primary at: a transaction whose snapshot is older was
+   * begun while frames were applied past the conflict log, so it cannot be validated
+   * and loses as a conflict (docs/replication.md, "Failover").
+   */
+  #writable_from = 0
+  /** Told of the tenant of every frame applied from a primary that changes a catalog or schema. */
+  #frame_tenant: (tenant: string) => void = () => {}
 
   constructor(engine: Engine) {
     this.#engine = engine
@@ -101,6 +112,8 @@ export class Committer {
     const started = performance.now()
     let accepted
     try {
+      this.admit()
+      if (view.snapshot.lsn < this.#writable_from) throw new ConflictError('the data (this node became the primary after the transaction began)')
       accepted = this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
     } catch (err) {
       this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started, view.rowWrites)
@@ -123,9 +136,66 @@ export class Committer {
       throw err
     }
     this.conflicts.settle(accepted, lsn)
-    this.#settled(kind, 'committed', started, view.rowWrites)
     for (const listener of this.#listeners) listener.committed(lsn, payload)
+    if (this.#gate !== null) {
+      try {
+        await this.#gate.acknowledged(lsn)
+      } catch (err) {
+        this.#settled(kind, 'failed', started, view.rowWrites)
+        throw err
+      }
+    }
+    this.#settled(kind, 'committed', started, view.rowWrites)
     return lsn
+  }
+
+  /** Throws NotPrimaryError when the gate does not admit commits now (a tenant operation asks before any work). */
+  admit(): void {
+    this.#gate?.admit()
+  }
+
+  /**
+   * Replication's gate on every commit from now on; `frameTenant` is told the tenant of
+   * each applied frame that is a migration or a tenant operation, whose caches (lazy
+   * migration, auto ids) must be forgotten.
+   */
+  setGate(gate: CommitGate, frameTenant: (tenant: string) => void): void {
+    this.#gate = gate
+    this.#frame_tenant = frameTenant
+  }
+
+  /**
+   * This node becomes primary at the engine's head: transactions begun before lose as
+   * conflicts, auto-id counters are read again from the data the frames brought, and
+   * the engine takes local commits.
+   */
+  promote(): void {
+    this.#writable_from = this.#engine.headLsn()
+    this.autoIds.forgetAll()
+    this.#engine.setFollower(false)
+  }
+
+  /** This node stops taking local commits: the engine applies a primary's frames. */
+  demote(): void {
+    this.#engine.setFollower(true)
+  }
+
+  /**
+   * Applies a primary's frames (follower mode), in one WAL batch, and tells the
+   * subscribers of each, as of a commit made here: the change tail follows a
+   * follower as it follows a primary. Resolves once all are durable; a frame the
+   * engine refuses rejects, and the frames after it are refused too.
+   */
+  async applyFrames(frames: ReadonlyArray<{ lsn: number; payload: Buffer }>): Promise<void> {
+    const applied = frames.map(({ lsn, payload }) => this.#engine.applyFrame(lsn, payload))
+    const results = await Promise.allSettled(applied)
+    for (const [i, result] of results.entries()) {
+      if (result.status === 'rejected') throw result.reason
+      const { lsn, payload } = frames[i] as { lsn: number; payload: Buffer }
+      const header = decodeCommitHeader(commitMeta(payload))
+      if (header !== null && header.kind !== 'write') this.#frame_tenant(header.tenant)
+      for (const listener of this.#listeners) listener.committed(lsn, payload)
+    }
   }
 
   #settled(kind: CommitKind, outcome: CommitOutcome, started: number, rows: number): void {
@@ -146,3 +216,4 @@ export class Committer {
     }
   }
 }
+

@@ -4,7 +4,8 @@
 // above the engine facade that imports it (query, migration, tenants and the change
 // feed sit on top of this one); the engine's types they name are exported from here.
 export { TxnView } from './txn-view.js'
-export { Committer, tenantStateKey, type CommitObserver, type CommitOutcome, type CommitSettled } from './committer.js'
+export { NotPrimaryError, type CommitGate } from './commit-gate.js'
+export { Committer, tenantStateKey, type CommitListener, type CommitObserver, type CommitOutcome, type CommitSettled } from './committer.js'
 export { encodeCommitHeader, decodeCommitHeader, type CommitKind, type RestoredFrom } from './commit-header.js'
 export * from './layout.js'
 export { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, keyTooLargeReason } from './entry-size.js'

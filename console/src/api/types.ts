@@ -65,6 +65,22 @@ export interface HealthDetail {
   page_count: number
   pages: PageSlots
   db_dir: string
+  /** null unless the server is a node of a cluster (docs/replication.md, "Watching it"). */
+  replication: Replication | null
+}
+
+export interface Replication {
+  role: 'primary' | 'fenced' | 'candidate' | 'follower'
+  term: number
+  node: string
+  cluster: string
+  mode: 'sync' | 'async'
+  primary: string | null
+  applied_lsn: number
+  /** A follower: frames not applied yet; a primary: frames the stream has not acknowledged. */
+  lag_frames: number
+  lag_ms: number
+  nats_connected: boolean
 }
 
 export interface Stats {

@@ -5,7 +5,7 @@
 // two refreshes at once, backing off on errors, none while hidden), and stops when the
 // page is left.
 import { describeError } from '../api/client.js'
-import type { CorruptionReport, Health, HealthDetail, Stats } from '../api/types.js'
+import type { CorruptionReport, Health, HealthDetail, Replication, Stats } from '../api/types.js'
 import type { Context, Page } from '../context.js'
 import { h, replaceChildren } from '../ui/dom.js'
 import { bytes, clock, count, micros, percent, seconds, timestamp } from '../ui/format.js'
@@ -87,6 +87,7 @@ function render({ health, detail, stats }: Snapshot): [Array<Node | null>, Node]
       tile('WAL tip', `LSN ${count(wal.current_lsn)}`, { note: `checkpoint at LSN ${count(wal.checkpoint_lsn)}` }),
       tile('WAL lag', bytes(wal.lag_bytes), { tone: wal.lag_bytes > checkpoint_wal_bytes ? 'warn' : 'neutral', note: 'since the last checkpoint' }),
       tile('Tenants', count(stats.tenants), { note: 'in the catalog' }),
+      detail.replication === null ? null : replicationTile(detail.replication),
     ),
   ], h('div.grid-2', null,
       panel('fsync latency', h('div.fsync', null,
@@ -129,6 +130,14 @@ function render({ health, detail, stats }: Snapshot): [Array<Node | null>, Node]
         actions: corrupt ? badge('data loss detected', 'danger') : badge('clean', 'ok'),
       }),
   )]
+}
+
+/** A node of a cluster: its role and term, where writes go, and how far behind it is (docs/replication.md). */
+function replicationTile(r: Replication): HTMLElement {
+  const lag = r.lag_frames === 0 ? 'no lag' : `${count(r.lag_frames)} frame${r.lag_frames === 1 ? '' : 's'} behind (${micros(r.lag_ms * 1000)})`
+  const where = r.role === 'primary' ? `takes writes (${r.mode})` : r.primary === null ? 'primary unknown' : `primary ${r.primary}`
+  const tone = r.role === 'fenced' || !r.nats_connected ? 'danger' : r.lag_frames > 0 ? 'warn' : 'ok'
+  return tile('Replication', `${r.role} · term ${count(r.term)}`, { tone, note: `node ${r.node} · ${where} · ${lag}${r.nats_connected ? '' : ' · NATS unreachable'}` })
 }
 
 function corruptionAlarm(total: number): HTMLElement {

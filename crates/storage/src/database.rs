@@ -76,6 +76,9 @@ pub struct Options {
     /// and checkpoints refused with `Error::ReadOnly`. The directory must exist and
     /// hold a page file.
     pub read_only: bool,
+    /// Open in follower mode (`set_follower`): local commits are refused with
+    /// `Error::NotPrimary`, and a primary's frames are applied (`apply_frame`).
+    pub follower: bool,
     pub vfs: Arc<dyn Vfs>,
 }
 
@@ -87,6 +90,7 @@ impl Default for Options {
             tail_retention_bytes: TAIL_RETENTION_BYTES_DEFAULT,
             wal_preallocate_bytes: WAL_PREALLOCATE_BYTES_DEFAULT,
             read_only: false,
+            follower: false,
             vfs: Arc::new(RealVfs),
         }
     }
@@ -120,6 +124,8 @@ pub(crate) struct Inner {
     pub(crate) gate: BackupGate,
     failed: Mutex<Option<String>>,
     read_only: bool,
+    /// Follower mode: local commits refused, a primary's frames applied.
+    follower: AtomicBool,
     /// Set by the first `close` (or drop): later ones return at once.
     closing: AtomicBool,
     closed: AtomicBool,
@@ -218,6 +224,7 @@ impl Database {
         let next_lsn = wal.next_lsn();
         assert_eq!(next_lsn, version.lsn + 1, "the WAL's next LSN follows the last replayed commit");
         let version = Arc::new(version);
+        let inner_follower = options.follower;
         let inner = Arc::new(Inner {
             dir,
             options,
@@ -235,6 +242,7 @@ impl Database {
             gate: BackupGate::default(),
             failed: Mutex::new(None),
             read_only,
+            follower: AtomicBool::new(inner_follower),
             closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             fsync: Mutex::new(Histogram::default()),
@@ -270,19 +278,50 @@ impl Database {
     /// with the error. A commit that fails its checks changes nothing. O(1) for the
     /// caller.
     pub fn commit_payload(&self, commit: CommitPayload, done: Completion) {
+        if self.inner.follower.load(Ordering::SeqCst) {
+            return done(Err(Error::NotPrimary));
+        }
+        self.enqueue(Pending { commit, lsn: None, done });
+    }
+
+    /// Follower mode only: queues a primary's frame, to be applied as frame `lsn` by
+    /// the same `Version::apply` that recovery replays frames with and written to this
+    /// WAL with the same payload, so the follower holds the primary's trees, pins and
+    /// LSNs. Frames queued together share a WAL batch and its fsync. Refused (and
+    /// nothing changed) unless `lsn` is the head's next LSN when the sync thread takes
+    /// it, or in primary mode. `done` gets the LSN once durable, as for a commit.
+    pub fn apply_frame(&self, lsn: u64, commit: CommitPayload, done: Completion) {
+        if !self.inner.follower.load(Ordering::SeqCst) {
+            return done(Err(Error::InvalidArgument(format!("frame {lsn} refused: a primary's frames are applied only in follower mode"))));
+        }
+        self.enqueue(Pending { commit, lsn: Some(lsn), done });
+    }
+
+    /// Switches between follower mode (local commits refused, frames applied) and
+    /// primary mode. Queue order is apply order, so everything queued before the
+    /// switch is applied before anything queued after it.
+    pub fn set_follower(&self, follower: bool) {
+        self.inner.follower.store(follower, Ordering::SeqCst);
+    }
+
+    pub fn is_follower(&self) -> bool {
+        self.inner.follower.load(Ordering::SeqCst)
+    }
+
+    fn enqueue(&self, pending: Pending) {
         let inner = &self.inner;
         if inner.read_only {
-            return done(Err(Error::ReadOnly("a commit")));
+            return (pending.done)(Err(Error::ReadOnly("a commit")));
         }
         if let Some(cause) = inner.failed() {
-            return done(Err(Error::FailStopped(cause)));
+            return (pending.done)(Err(Error::FailStopped(cause)));
         }
         let mut queue = inner.group.queue.lock().expect("commit queue lock");
         if queue.closing {
             drop(queue);
-            return done(Err(Error::Closed));
+            return (pending.done)(Err(Error::Closed));
         }
-        queue.pending.push(Pending { commit, done });
+        queue.pending.push(pending);
         drop(queue);
         inner.group.ready.notify_one();
     }
@@ -610,10 +649,13 @@ fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<
 }
 
 impl BatchSink for Inner {
-    fn apply(&self, commit: &CommitPayload) -> Result<u64> {
+    fn apply(&self, commit: &CommitPayload, expected: Option<u64>) -> Result<u64> {
         let mut head = self.head.lock().expect("head lock");
         let lsn = head.next_lsn;
         assert_eq!(lsn, head.version.lsn + 1, "the head's next LSN follows its version");
+        if let Some(expected) = expected.filter(|&expected| expected != lsn) {
+            return Err(Error::InvalidArgument(format!("frame {expected} refused: the follower's next LSN is {lsn}")));
+        }
         let version = head.version.apply(&self.pager, commit, lsn)?;
         head.version = Arc::new(version);
         head.next_lsn += 1;

@@ -69,6 +69,9 @@ pub enum Error {
     /// A backup holds the gate (`backup_gate.rs`): the named maintenance (a checkpoint,
     /// a compaction) is refused, and may be retried once the backup ends.
     BackupInProgress(&'static str),
+    /// The database is in follower mode (`Options::follower`): it applies a primary's
+    /// frames and refuses local commits.
+    NotPrimary,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -93,6 +96,7 @@ impl Error {
             Error::InvalidArgument(_) => "invalid_argument",
             Error::Closed => "closed",
             Error::BackupInProgress(_) => "backup_in_progress",
+            Error::NotPrimary => "not_primary",
         }
     }
 
@@ -140,6 +144,7 @@ impl Error {
             Error::InvalidArgument(message) => Error::InvalidArgument(message.clone()),
             Error::ReadOnly(what) => Error::ReadOnly(what),
             Error::Closed => Error::Closed,
+            Error::NotPrimary => Error::NotPrimary,
             // Not a batch's error; the safe reading is that nothing is known.
             other => Error::OutcomeUnknown(other.to_string()),
         }
@@ -195,6 +200,7 @@ impl fmt::Display for Error {
             Error::BackupInProgress(what) => {
                 write!(f, "{what} is refused while a backup is in progress; retry once it ends")
             }
+            Error::NotPrimary => f.write_str("the database is a follower: it applies its primary's frames and refuses local commits"),
         }
     }
 }

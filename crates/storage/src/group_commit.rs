@@ -34,6 +34,9 @@ pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
 pub struct Pending {
     /// Checked already; its bytes become the WAL frame's payload as they are.
     pub commit: CommitPayload,
+    /// A primary's frame applied by a follower (`Database::apply_frame`): the LSN it
+    /// must take. `None` for a local commit, which takes the next one.
+    pub lsn: Option<u64>,
     pub done: Completion,
 }
 
@@ -92,8 +95,9 @@ impl GroupCommit {
 
 /// What the sync thread needs from the database.
 pub trait BatchSink {
-    /// Applies a commit to the head version; returns its LSN.
-    fn apply(&self, commit: &CommitPayload) -> Result<u64>;
+    /// Applies a commit to the head version; returns its LSN. With `lsn` (a primary's
+    /// frame), refused unless that is the head's next LSN.
+    fn apply(&self, commit: &CommitPayload, lsn: Option<u64>) -> Result<u64>;
     /// The head version, after the batch's commits were applied.
     fn head(&self) -> Arc<Version>;
     /// Writes and syncs the frames; returns the microseconds the durable write took.
@@ -116,7 +120,7 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
                 (pending.done)(Err(Error::FailStopped(cause)));
                 continue;
             }
-            match sink.apply(&pending.commit) {
+            match sink.apply(&pending.commit, pending.lsn) {
                 // Queue order is LSN order: the batch's commits take consecutive LSNs
                 // (the WAL asserts the same of the frames it is given).
                 Ok(lsn) if applied.last().is_some_and(|a: &Applied| a.lsn + 1 != lsn) => panic!("commit {lsn} does not follow the batch's last"),
@@ -168,7 +172,7 @@ mod tests {
             meta: Vec::new(),
             ops: vec![Op::Put { tree: StdArc::from(&b"t"[..]), key: StdArc::from(&b"k"[..]), value: StdArc::from(vec![0u8; value_bytes]) }],
         };
-        group.queue.lock().unwrap().pending.push(Pending { commit: commit.to_payload().unwrap(), done: Box::new(|_| {}) });
+        group.queue.lock().unwrap().pending.push(Pending { commit: commit.to_payload().unwrap(), lsn: None, done: Box::new(|_| {}) });
     }
 
     #[test]

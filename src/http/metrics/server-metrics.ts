@@ -10,8 +10,10 @@
 // outcome, a tail transport. So the number of series stays bounded whatever clients send.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { CommitSettled, Database } from '../../database/index.js'
+import type { ReplicationReporter } from '../../replication/index.js'
 import { registerDatabaseMetrics } from './database-metrics.js'
 import { TrendSampler } from './trend-sampler.js'
+import { registerReplicationMetrics } from './replication-metrics.js'
 
 /** The label of a request no route matched (a 404, a 405, a refused path). */
 export const unmatched_route = 'unmatched'
@@ -54,7 +56,7 @@ export class ServerMetrics {
   /** The route pattern whose requests the trends count as queries. */
   readonly #queryRoute: string
 
-  constructor(db: Database, queryRoute: string) {
+  constructor(db: Database, queryRoute: string, replication: ReplicationReporter | null = null) {
     this.#queryRoute = queryRoute
     this.trends = new TrendSampler(db, () => this.#tailReaders)
     // Every series of a fixed label set exists from the start, at 0, so a rate over the
@@ -68,6 +70,7 @@ export class ServerMetrics {
       this.#tail_events.inc({ transport }, 0)
     }
     registerDatabaseMetrics(this.registry, db)
+    if (replication !== null) registerReplicationMetrics(this.registry, replication)
     this.#unobserve = db.observeCommits((settled) => {
       this.#commitSettled(settled)
       this.trends.commit(settled)

@@ -2,6 +2,7 @@
 // corruption or WAL lag; GET /api/v1/health/detail and /api/v1/stats say that.
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
+import type { ReplicationReporter } from '../../replication/index.js'
 import { anyObject, described, ref, responses } from '../schemas.js'
 
 export interface HealthBody {
@@ -45,6 +46,18 @@ const health_detail = {
           properties: { hits: { type: 'integer' }, misses: { type: 'integer' }, bytes: { type: 'integer' }, memory_reads: { type: 'integer' } },
         },
         fsync: anyObject, page_count: { type: 'integer' }, db_dir: { type: 'string' },
+        replication: {
+          description: 'null unless the server is a node of a cluster (docs/replication.md)',
+          anyOf: [{ type: 'null' }, {
+            type: 'object', required: ['role', 'term', 'node', 'primary', 'applied_lsn', 'lag_frames', 'lag_ms'],
+            properties: {
+              role: { enum: ['primary', 'fenced', 'candidate', 'follower'] }, term: { type: 'integer' }, node: { type: 'string' },
+              cluster: { type: 'string' }, mode: { enum: ['sync', 'async'] }, primary: { type: ['string', 'null'] },
+              applied_lsn: { type: 'integer' }, lag_frames: { type: 'integer' }, lag_ms: { type: 'number' },
+              nats_connected: { type: 'boolean' }, apply_lag_ms: { anyOf: [{ type: 'null' }, anyObject] },
+            },
+          }],
+        },
       },
     }),
   }),
@@ -64,10 +77,10 @@ const stats = {
   }),
 }
 
-export function healthRoutes(db: Database) {
+export function healthRoutes(db: Database, replication: ReplicationReporter | null) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.get('/api/v1/health', { schema: health, config: { access: 'any' } }, async (): Promise<HealthBody> => db.health())
-    app.get('/api/v1/health/detail', { schema: health_detail, config: { access: 'service' } }, async () => db.healthDetail())
+    app.get('/api/v1/health/detail', { schema: health_detail, config: { access: 'service' } }, async () => ({ ...db.healthDetail(), replication: replication?.status() ?? null }))
     app.get('/api/v1/stats', { schema: stats, config: { access: 'service' } }, async () => db.stats())
   }
 }
