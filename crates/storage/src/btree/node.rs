@@ -11,7 +11,9 @@ use crate::disk_loc::DiskLoc;
 use crate::limits::PAGE_BYTES;
 use crate::page::PAGE_HEADER_BYTES;
 
-pub type Key = Arc<[u8]>;
+/// A key or value handed out of a tree: a shared slice, cheap to clone.
+pub use bytes::Bytes;
+pub type Key = Bytes;
 
 /// Where a node lives: on disk (by page number and the checksum its slot must have,
 /// so a stale or misdirected page is detected), or in memory (built since the last
@@ -82,8 +84,9 @@ pub struct TreeRoot {
 
 #[derive(Clone, Debug)]
 pub enum Value {
-    /// Bytes held in the node (inline on disk, or not yet written).
-    Bytes(Arc<[u8]>),
+    /// Bytes held in the node (inline on disk, or not yet written). A node read from
+    /// its page holds slices of that page's one buffer, not a copy per value.
+    Bytes(Bytes),
     /// A large value already written to a chain of overflow pages.
     Overflow { first_page: u64, len: u32, hash: u64 },
     /// A whole tree as a value: the root set maps tree names to trees this way, and
@@ -91,11 +94,254 @@ pub enum Value {
     Tree(TreeRoot),
 }
 
+/// A node's keys end to end in one buffer, in ascending order, with where each ends.
+/// A search is a binary search over offsets into that one allocation (as the page image
+/// keeps them), not a pointer chase per key: every key its own heap allocation cost a
+/// lookup dependent cache misses at each of its comparisons (docs/performance.md, P3).
+/// Inserting or removing a key moves the bytes after it, at most a page's worth.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Keys {
+    bytes: Vec<u8>,
+    /// `ends[i]`: where key `i` ends in `bytes` (it starts where key `i - 1` ends).
+    ends: Vec<u32>,
+}
+
+impl Keys {
+    pub fn with_capacity(keys: usize, bytes: usize) -> Keys {
+        Keys { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(keys) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Bytes of all the keys together.
+    pub fn total_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn start(&self, i: usize) -> usize {
+        if i == 0 { 0 } else { self.ends[i - 1] as usize }
+    }
+
+    pub fn get(&self, i: usize) -> &[u8] {
+        &self.bytes[self.start(i)..self.ends[i] as usize]
+    }
+
+    pub fn first(&self) -> Option<&[u8]> {
+        (!self.is_empty()).then(|| self.get(0))
+    }
+
+    pub fn last(&self) -> Option<&[u8]> {
+        self.len().checked_sub(1).map(|i| self.get(i))
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &[u8]> + ExactSizeIterator + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    /// The index of `key`, or where it would be inserted (as `slice::binary_search`).
+    pub fn search(&self, key: &[u8]) -> std::result::Result<usize, usize> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match compare(self.get(mid), key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Ok(mid),
+            }
+        }
+        Err(lo)
+    }
+
+    /// The number of keys `<= key`: in a branch, the index of the child that may hold it.
+    pub fn upper_bound(&self, key: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if compare(self.get(mid), key).is_le() { lo = mid + 1 } else { hi = mid }
+        }
+        lo
+    }
+
+    /// The first index whose key `pred` refuses, all before it accepted (`pred` must
+    /// hold of a prefix of the keys, as `slice::partition_point`).
+    pub fn partition_point(&self, mut pred: impl FnMut(&[u8]) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.get(mid)) { lo = mid + 1 } else { hi = mid }
+        }
+        lo
+    }
+
+    pub fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(u32::try_from(self.bytes.len()).expect("a node's keys fit in u32 offsets"));
+    }
+
+    pub fn insert(&mut self, i: usize, key: &[u8]) {
+        let at = self.start(i);
+        self.bytes.splice(at..at, key.iter().copied());
+        let len = key.len() as u32;
+        for end in &mut self.ends[i..] {
+            *end += len;
+        }
+        self.ends.insert(i, (at + key.len()) as u32);
+    }
+
+    pub fn remove(&mut self, i: usize) {
+        let (start, end) = (self.start(i), self.ends[i] as usize);
+        self.bytes.drain(start..end);
+        self.ends.remove(i);
+        let len = (end - start) as u32;
+        for end in &mut self.ends[i..] {
+            *end -= len;
+        }
+    }
+
+    /// Removes and returns the last key.
+    pub fn pop(&mut self) -> Option<Vec<u8>> {
+        let i = self.len().checked_sub(1)?;
+        let key = self.bytes.split_off(self.start(i));
+        self.ends.pop();
+        Some(key)
+    }
+
+    /// Keys `at..` move to the returned value.
+    pub fn split_off(&mut self, at: usize) -> Keys {
+        let cut = self.start(at);
+        let bytes = self.bytes.split_off(cut);
+        let ends = self.ends.split_off(at).into_iter().map(|end| end - cut as u32).collect();
+        Keys { bytes, ends }
+    }
+
+    /// Appends `other`'s keys after these.
+    pub fn append(&mut self, other: &Keys) {
+        let base = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(&other.bytes);
+        self.ends.extend(other.ends.iter().map(|end| end + base));
+    }
+
+    /// Replaces keys `range` by `with`.
+    pub fn splice(&mut self, range: std::ops::Range<usize>, with: &Keys) {
+        let mut tail = self.split_off(range.end);
+        self.truncate(range.start);
+        self.append(with);
+        self.append(&std::mem::take(&mut tail));
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.bytes.truncate(self.start(len));
+        self.ends.truncate(len);
+    }
+
+    pub fn from_iter<'a>(keys: impl IntoIterator<Item = &'a [u8]>) -> Keys {
+        let mut out = Keys::default();
+        for key in keys {
+            out.push(key);
+        }
+        out
+    }
+}
+
+/// The byte order of two keys (`<[u8]>::cmp`), eight bytes at a time: keys are short,
+/// and a call into `memcmp` per comparison cost more than the comparison.
+#[inline]
+pub fn compare(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let (mut x, mut y) = (a, b);
+    while x.len() >= 8 && y.len() >= 8 {
+        let (wx, wy) = (u64::from_be_bytes(x[..8].try_into().expect("8 bytes")), u64::from_be_bytes(y[..8].try_into().expect("8 bytes")));
+        if wx != wy {
+            return wx.cmp(&wy);
+        }
+        (x, y) = (&x[8..], &y[8..]);
+    }
+    x.cmp(y)
+}
+
+/// A leaf: keys in one buffer and their values beside them (`values[i]` is key `i`'s).
+#[derive(Clone, Debug, Default)]
+pub struct Leaf {
+    pub keys: Keys,
+    pub values: Vec<Value>,
+}
+
+impl Leaf {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn one(key: &[u8], value: Value) -> Leaf {
+        let mut leaf = Leaf::default();
+        leaf.push(key, value);
+        leaf
+    }
+
+    pub fn push(&mut self, key: &[u8], value: Value) {
+        self.keys.push(key);
+        self.values.push(value);
+    }
+
+    pub fn insert(&mut self, i: usize, key: &[u8], value: Value) {
+        self.keys.insert(i, key);
+        self.values.insert(i, value);
+    }
+
+    pub fn remove(&mut self, i: usize) -> Value {
+        self.keys.remove(i);
+        self.values.remove(i)
+    }
+
+    /// Entries `at..` move to the returned leaf.
+    pub fn split_off(&mut self, at: usize) -> Leaf {
+        Leaf { keys: self.keys.split_off(at), values: self.values.split_off(at) }
+    }
+
+    /// Moves `other`'s entries after these.
+    pub fn append(&mut self, other: &mut Leaf) {
+        self.keys.append(&other.keys);
+        self.values.append(&mut other.values);
+        other.keys = Keys::default();
+    }
+
+    /// The entries in key order.
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = (&[u8], &Value)> + ExactSizeIterator + '_ {
+        self.keys.iter().zip(self.values.iter())
+    }
+
+    /// The same keys with each value mapped.
+    pub fn map_values<E>(&self, mut f: impl FnMut(&Value) -> std::result::Result<Value, E>) -> std::result::Result<Leaf, E> {
+        Ok(Leaf { keys: self.keys.clone(), values: self.values.iter().map(&mut f).collect::<std::result::Result<_, E>>()? })
+    }
+
+    /// Bytes of the entries' encoding (`node_codec.rs`).
+    pub fn entry_bytes(&self) -> usize {
+        3 * self.len() + self.keys.total_bytes() + self.values.iter().map(value_bytes).sum::<usize>()
+    }
+}
+
+/// A branch: `keys[i]` separates `children[i]` (keys < it) from `children[i + 1]`
+/// (keys >= it).
+#[derive(Clone, Debug)]
+pub struct Branch {
+    pub level: u8,
+    pub keys: Keys,
+    pub children: Vec<NodeRef>,
+}
+
 #[derive(Clone, Debug)]
 pub enum Node {
-    Leaf(Vec<(Key, Value)>),
-    /// `keys[i]` separates `children[i]` (keys < it) from `children[i + 1]` (keys >= it).
-    Branch { level: u8, keys: Vec<Key>, children: Vec<NodeRef> },
+    Leaf(Leaf),
+    Branch(Branch),
 }
 
 /// Bytes available for a node in one page slot.
@@ -105,27 +351,23 @@ impl Node {
     pub fn level(&self) -> u8 {
         match self {
             Node::Leaf(_) => 0,
-            Node::Branch { level, .. } => *level,
+            Node::Branch(branch) => branch.level,
         }
     }
 
     pub fn is_empty(&self) -> bool {
         match self {
-            Node::Leaf(entries) => entries.is_empty(),
-            Node::Branch { children, .. } => children.is_empty(),
+            Node::Leaf(leaf) => leaf.is_empty(),
+            Node::Branch(branch) => branch.children.is_empty(),
         }
     }
 
     /// Bytes of the node's on-disk encoding (see `node_codec.rs`).
     pub fn encoded_bytes(&self) -> usize {
         match self {
-            Node::Leaf(entries) => {
-                LEAF_HEADER_BYTES + entries.iter().map(|(k, v)| leaf_entry_bytes(k, v)).sum::<usize>()
-            }
-            Node::Branch { keys, children, .. } => {
-                BRANCH_HEADER_BYTES
-                    + children.len() * CHILD_REF_BYTES
-                    + keys.iter().map(|k| 2 + k.len()).sum::<usize>()
+            Node::Leaf(leaf) => LEAF_HEADER_BYTES + leaf.entry_bytes(),
+            Node::Branch(Branch { keys, children, .. }) => {
+                BRANCH_HEADER_BYTES + children.len() * CHILD_REF_BYTES + 2 * keys.len() + keys.total_bytes()
             }
         }
     }
@@ -139,9 +381,10 @@ impl Node {
     /// one separator fewer than children. O(n): for `debug_assert!` after a change (the
     /// decoder refuses a page that breaks it, as corruption: `node_codec.rs`).
     pub fn is_ordered(&self) -> bool {
+        let ascending = |keys: &Keys| (1..keys.len()).all(|i| keys.get(i - 1) < keys.get(i));
         match self {
-            Node::Leaf(entries) => entries.windows(2).all(|w| w[0].0 < w[1].0),
-            Node::Branch { keys, children, .. } => keys.len() + 1 == children.len() && keys.windows(2).all(|w| w[0] < w[1]),
+            Node::Leaf(leaf) => leaf.keys.len() == leaf.values.len() && ascending(&leaf.keys),
+            Node::Branch(Branch { keys, children, .. }) => keys.len() + 1 == children.len() && ascending(keys),
         }
     }
 }

@@ -14,8 +14,9 @@ use crate::pager::{DecodedPage, Pager};
 use crate::space::SpaceMap;
 
 impl DecodedPage for Node {
-    fn decode(page: &Page) -> Result<Node> {
-        node_codec::decode(page.page_no, page.page_type, &page.payload)
+    fn decode(page: Page) -> Result<Node> {
+        // The payload's buffer becomes the one the leaf's values are slices of.
+        node_codec::decode_shared(page.page_no, page.page_type, page.payload.into())
     }
 
     fn memory_bytes(&self) -> usize {
