@@ -14,7 +14,8 @@ import type { KeyRange } from './plan.js'
 import type { TxnView } from '../txn/index.js'
 
 export interface BatchRead {
-  view: TxnView
+  /** A transaction view, or a snapshot read as it is. */
+  view: Pick<TxnView, 'range'>
   tree: string
   range: KeyRange
   stages: readonly Stage[]

@@ -10,7 +10,7 @@
 // is checked again only when the types of its parameters change.
 import type { Statement, Value } from '../lang/ast.js'
 import { query_rows_max, query_time_ms_max } from '../limits.js'
-import { TxnView, type Committer } from '../txn/index.js'
+import type { Committer } from '../txn/index.js'
 import type { Row } from './access.js'
 import { readBatchesSync, streamBatches, type BatchRead } from './batch-pipeline.js'
 import type { Checked, CheckedStatement } from './check.js'
@@ -90,7 +90,7 @@ export class PreparedStatement {
     const snapshot = committer.lease()
     try {
       this.#ctx.gate.checkStatement(snapshot, this.tenant)
-      const view = new TxnView(snapshot)
+      const view = snapshot
       if (access.kind === 'points') {
         yield* readPoints(view, access.tree, access.keys, stages, ctx, { rows: 0 }).map((row) => shaped(row, columns))
         return
@@ -114,7 +114,8 @@ export class PreparedStatement {
     const { checked, stages, columns, access, ctx } = this.#plan(params)
     const snapshot = this.#ctx.committer.head()
     this.#ctx.gate.checkStatement(snapshot, this.tenant)
-    const view = new TxnView(snapshot)
+    // A read without writes reads the snapshot itself (no transaction view to overlay).
+    const view = snapshot
     const examined = { rows: 0 }
     let rows: ResultRow[]
     let truncated = false

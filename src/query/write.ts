@@ -99,6 +99,7 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
   const tree = rowsTree(ctx.tenant, collection.name)
   const values: Value[] = new Array<Value>(collection.fields.length).fill(null)
   const ordered: Value[] = shape === null || shape.order === null ? values : new Array<Value>(values.length).fill(null)
+  let written = 0
   for (const record of records) {
     const error = validateFields(collection, record, ctx.now, nextId, values)
     if (error !== null) throw new QueryError('type_error', error)
@@ -117,6 +118,9 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     if (shape.order !== null) for (let i = 0; i < ordered.length; i += 1) ordered[i] = values[shape.order[i] as number] as Value
     const encoded = encodeRowFieldsScratch(shape.names, ordered)
     checkRowSize(encoded, collection)
+    // The first row's size sizes the buffers for the rest (a bulk insert grows them once).
+    if (written === 0 && records.length > 64) ctx.view.reserveRows(tree, records.length, Math.ceil((key.length + encoded.length) * 1.1))
+    written += 1
     ctx.view.putRow(tree, key, encoded, exists ? 'u' : 'i')
   }
   return records.length

@@ -203,6 +203,18 @@ export class TxnView {
     this.#pending(tree).set(key, null)
   }
 
+  /**
+   * Makes room at once for `rows` more row puts into `tree` of about `bytes_per_row`
+   * bytes of key and value each (a bulk insert knows its row count after encoding its
+   * first row): the commit buffer and the pending writes then grow once, not by
+   * doubling and copying all they hold each time.
+   */
+  reserveRows(tree: string, rows: number, bytes_per_row: number): void {
+    // Each put adds its tag, the tree's name and three lengths to its key and value.
+    this.#write().reserve(rows * (bytes_per_row + 13 + Buffer.byteLength(tree)))
+    this.#pending(tree).reserve(rows, rows * bytes_per_row)
+  }
+
   /** A row put into a rows tree, as an insert (`i`) or an update (`u`): the change feed reports it. */
   putRow(tree: string, key: Uint8Array, value: Uint8Array, kind: 'i' | 'u'): void {
     if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
