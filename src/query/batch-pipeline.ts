@@ -62,14 +62,16 @@ export function readBatchesSync<T>(read: BatchRead, shape: (row: Row) => T): { r
 
 /**
  * Streams the rows through the stages a batch at a time for as long as the caller
- * pulls (a prepared statement's `iterate`): no row limit and no deadline, since the
- * caller decides how far to read.
+ * pulls (a prepared statement's `iterate`), each batch as an array of rows shaped by
+ * `shape` (one generator step per batch, not per row): no row limit and no deadline,
+ * since the caller decides how far to read.
  */
-export function* streamBatches(read: Omit<BatchRead, 'rows_max' | 'deadline_ms'>): Generator<Row> {
+export function* streamBatches<T>(read: Omit<BatchRead, 'rows_max' | 'deadline_ms'>, shape: (row: Row) => T): Generator<T[]> {
   batch_pipeline_runs.count += 1
-  const out: Row[] = []
-  for (const state of batchSteps({ ...read, rows_max: Infinity, deadline_ms: Infinity }, out, (row) => row)) {
-    yield* out
+  const out: T[] = []
+  for (const state of batchSteps({ ...read, rows_max: Infinity, deadline_ms: Infinity }, out, shape)) {
+    // The caller is done with a batch when it asks for the next: the array is reused.
+    if (out.length > 0) yield out
     out.length = 0
     if (state !== 'next') return
   }

@@ -96,8 +96,9 @@ export class PreparedStatement {
         return
       }
       if (access.kind !== 'range') throw notSynchronous(checked.statement)
-      for (const row of streamBatches({ view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined: { rows: 0 }, batch: 1000 })) {
-        yield shaped(row, columns)
+      const read = { view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined: { rows: 0 }, batch: 1000 }
+      for (const batch of streamBatches(read, (row) => shaped(row, columns))) {
+        for (let i = 0; i < batch.length; i += 1) yield batch[i] as ResultRow
       }
     } finally {
       committer.unlease(snapshot)
