@@ -50,14 +50,12 @@ export class PreparedStatement {
     this.#statement = statement
     this.#checks = checks
     this.#time_ms_max = time_ms_max
+    this.writes = statement.kind === 'insert' || statement.kind === 'upsert' || statement.kind === 'atomic' ||
+      (statement.kind === 'pipeline' && ['update', 'delete'].includes(statement.stages.at(-1)?.kind ?? ''))
   }
 
-  /** Whether the statement writes (then only `run` runs it). */
-  get writes(): boolean {
-    return this.#statement.kind === 'insert' || this.#statement.kind === 'upsert' ||
-      (this.#statement.kind === 'pipeline' && ['update', 'delete'].includes(this.#statement.stages.at(-1)?.kind ?? '')) ||
-      (this.#statement.kind === 'atomic')
-  }
+  /** Whether the statement writes, or may (then only `run` runs it). */
+  readonly writes: boolean
 
   /**
    * Resolves once the tenant's data is ready for this statement (its lazy migration
@@ -121,7 +119,13 @@ export class PreparedStatement {
     let rows: ResultRow[]
     let truncated = false
     if (access.kind === 'points') {
-      rows = readPoints(view, access.tree, access.keys, stages, ctx, examined).map((row) => shaped(row, columns))
+      // Each row is decoded as soon as it is read, so from the read buffer itself.
+      transient.snapshot = snapshot
+      try {
+        rows = readPoints(transient, access.tree, access.keys, stages, ctx, examined).map((row) => shaped(row, columns))
+      } finally {
+        transient.snapshot = undefined
+      }
       truncated = rows.length > limit
     } else if (access.kind === 'range') {
       const read: BatchRead = {
@@ -159,6 +163,14 @@ export class PreparedStatement {
   #check(params: Record<string, Value>): Checked {
     return this.#checks.check(this.#statement, this.#ctx.schema.ir, this.text, params)
   }
+}
+
+/** Reads of a point read, each a view of the engine's read buffer, decoded before the next (readPoints). */
+const transient = {
+  snapshot: undefined as Snapshot | undefined,
+  get(tree: string, key: Buffer): Buffer | null {
+    return (this.snapshot as Snapshot).getTransient(tree, key)
+  },
 }
 
 function shaped(row: Row, columns: readonly string[]): ResultRow {
