@@ -10,6 +10,7 @@
 mod bulk;
 mod cursor;
 mod diff;
+mod keys;
 mod loaded;
 mod node;
 pub mod node_codec;
