@@ -94,7 +94,7 @@ export function readRow(ctx: WriteContext, collection: CollectionIR, key: Value)
 
 /** `insert` refuses an existing primary key; `upsert` replaces that row. */
 export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert'): number {
-  const nextId = () => ctx.ids.take(ctx.view, ctx.tenant, collection.name)
+  const nextId = ctx.ids.taker(ctx.view, ctx.tenant, collection.name)
   const shape = collection.indexes.length === 0 ? rowShape(collection) : null
   const tree = rowsTree(ctx.tenant, collection.name)
   const values: Value[] = new Array<Value>(collection.fields.length).fill(null)
