@@ -129,15 +129,17 @@ impl Snapshot {
         let lower = bound(&options.lower, options.lower_inclusive);
         let upper = bound(&options.upper, options.upper_inclusive);
         let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
-        let entries = self.inner(env)?.range(&tree, lower, upper, options.reverse.unwrap_or(false), limit).or_throw(env)?;
-        let bytes: usize = entries.iter().map(|(k, v)| 8 + k.len() + v.len()).sum();
-        let mut out = Vec::with_capacity(bytes);
-        for (key, value) in entries {
-            out.extend_from_slice(&(key.len() as u32).to_le_bytes());
-            out.extend_from_slice(&key);
-            out.extend_from_slice(&(value.len() as u32).to_le_bytes());
-            out.extend_from_slice(&value);
-        }
+        let mut out = Vec::new();
+        // Each entry is copied from its node straight into the batch: no allocation per entry.
+        self.inner(env)?
+            .range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| {
+                out.reserve(8 + key.len() + value.len());
+                out.extend_from_slice(&(key.len() as u32).to_le_bytes());
+                out.extend_from_slice(key);
+                out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+                out.extend_from_slice(value);
+            })
+            .or_throw(env)?;
         Ok(Buffer::from(out))
     }
 

@@ -7,7 +7,7 @@ import type { Snapshot } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { diff_rows_default, diff_rows_max } from '../limits.js'
 import { appliedSchema } from '../migration/index.js'
-import type { QueryResult } from '../query/index.js'
+import type { PreparedStatement, QueryResult } from '../query/index.js'
 import { listSnapshots, pinName, requireActive, requireCollection, requireQueryable, requireTenant, splitSource, TenantError } from '../tenants/index.js'
 import { rowsTree, TxnView } from '../txn/index.js'
 import { decodeKey, decodeRow } from '../codec/index.js'
@@ -55,6 +55,19 @@ export class Tenant {
     } finally {
       snapshot?.release()
     }
+  }
+
+  /**
+   * `text` as a prepared statement (docs/api.md, "Prepared statements"): parsed now,
+   * checked once per shape of its parameters, with synchronous `get`, `all` and
+   * `iterate` for reads and `run` for writes. Resolves once the tenant's data is ready
+   * (its lazy migration applied); a syntax error rejects with the EelError.
+   */
+  async prepare(text: string): Promise<PreparedStatement> {
+    requireQueryable(this.#db.committer.head(), this.name)
+    const statement = this.#db.runner.prepare(this.name, text, this.#db.query_time_ms_max)
+    await statement.ready()
+    return statement
   }
 
   /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */

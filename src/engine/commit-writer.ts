@@ -18,6 +18,14 @@ export class CommitWriter {
     return this.#count
   }
 
+  /**
+   * Makes room for about `bytes` more bytes of operations at once (a bulk insert that
+   * knows its row count), so the buffer is not copied each time it would double.
+   */
+  reserve(bytes: number): void {
+    this.#out.ensure(bytes)
+  }
+
   put(tree: string, key: Uint8Array, value: Uint8Array): void {
     this.#tag(op_tags.put)
     this.#name(tree)

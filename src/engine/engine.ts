@@ -169,6 +169,8 @@ export class Engine {
    * costs more than a point read, so queries share one while nothing was committed.
    */
   #head: Snapshot | undefined
+  /** When the head's generation was last compared with the binding's (Date.now()). */
+  #generation_checked_ms = 0
   /**
    * Leases of snapshots (`lease`), each held across awaits. A snapshot keeps the page
    * slots its version reaches from being reused until it is released (docs/format.md,
@@ -255,8 +257,13 @@ export class Engine {
   snapshot(): Snapshot {
     // A head taken before the last checkpoint holds that checkpoint's freed slots back
     // (docs/format.md, "Space map"): it is replaced, with the same contents, by one of
-    // the current generation.
-    if (this.#head !== undefined && this.#head.epoch !== this.#native.generation) this.#retireHead()
+    // the current generation. Asked of the binding at most once a millisecond: a call
+    // per read was a twentieth of a prepared point read (docs/performance.md, P3).
+    const now = Date.now()
+    if (this.#head !== undefined && now !== this.#generation_checked_ms) {
+      this.#generation_checked_ms = now
+      if (this.#head.epoch !== this.#native.generation) this.#retireHead()
+    }
     this.#head ??= new Snapshot(mapSync(() => this.#native.snapshot()))
     return this.#head
   }

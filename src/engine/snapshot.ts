@@ -59,11 +59,21 @@ export class Snapshot {
   }
 
   get(tree: string, key: Uint8Array): Buffer | null {
+    const value = this.getTransient(tree, key)
+    return value === null || value.buffer !== readBuffer.buffer ? value : Buffer.from(value)
+  }
+
+  /**
+   * `get`, but a small value comes back as a view of the shared read buffer, valid only
+   * until the next read: for a caller that decodes it at once (a prepared read decodes
+   * the row from it instead of from a copy).
+   */
+  getTransient(tree: string, key: Uint8Array): Buffer | null {
     const name = utf8(tree)
     const keyBytes = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
     const length = mapSync(() => this.#native.getInto(name, keyBytes, readBuffer))
     if (length === absent) return null
-    if (length >= 0) return Buffer.from(readBuffer.subarray(0, length))
+    if (length >= 0) return readBuffer.subarray(0, length)
     const exact = Buffer.allocUnsafe(-2 - length)
     const again = mapSync(() => this.#native.getInto(name, keyBytes, exact))
     // The snapshot is immutable: the second read finds the same value.

@@ -14,7 +14,8 @@ import type { KeyRange } from './plan.js'
 import type { TxnView } from '../txn/index.js'
 
 export interface BatchRead {
-  view: TxnView
+  /** A transaction view, or a snapshot read as it is. */
+  view: Pick<TxnView, 'range'>
   tree: string
   range: KeyRange
   stages: readonly Stage[]
@@ -37,15 +38,57 @@ export const batch_pipeline_runs = { count: 0 }
 /** The output rows (at most rows_max) and whether more matched. */
 export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; truncated: boolean }> {
   batch_pipeline_runs.count += 1
-  const { view, tree, stages, columns, eval: ctx, examined } = read
+  const out: Value[][] = []
+  for (const state of batchSteps(read, out, (row) => read.columns.map((c) => row[c] ?? null))) {
+    if (state !== 'next') return { rows: out, truncated: state === 'truncated' }
+    await checkDeadline(read.deadline_ms)
+  }
+  return { rows: out, truncated: false }
+}
+
+/**
+ * `readBatches` without yielding to the event loop (a prepared statement's `all`,
+ * docs/api.md): the rows as `shape` makes them, at most rows_max, and whether more
+ * matched. The deadline is still checked after each batch.
+ */
+export function readBatchesSync<T>(read: BatchRead, shape: (row: Row) => T): { rows: T[]; truncated: boolean } {
+  batch_pipeline_runs.count += 1
+  const out: T[] = []
+  for (const state of batchSteps(read, out, shape)) {
+    if (state !== 'next') return { rows: out, truncated: state === 'truncated' }
+  }
+  return { rows: out, truncated: false }
+}
+
+/**
+ * Streams the rows through the stages a batch at a time for as long as the caller
+ * pulls (a prepared statement's `iterate`), each batch as an array of rows shaped by
+ * `shape` (one generator step per batch, not per row): no row limit and no deadline,
+ * since the caller decides how far to read.
+ */
+export function* streamBatches<T>(read: Omit<BatchRead, 'rows_max' | 'deadline_ms'>, shape: (row: Row) => T): Generator<T[]> {
+  batch_pipeline_runs.count += 1
+  const out: T[] = []
+  for (const state of batchSteps({ ...read, rows_max: Infinity, deadline_ms: Infinity }, out, shape)) {
+    // The caller is done with a batch when it asks for the next: the array is reused.
+    if (out.length > 0) yield out
+    out.length = 0
+    if (state !== 'next') return
+  }
+}
+
+/**
+ * The reading loop itself: each step reads one batch into `out` (shaped by `shape`)
+ * and says whether the read is `done`, `truncated` at rows_max, or goes on (`next`).
+ */
+function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T): Generator<'next' | 'done' | 'truncated'> {
+  const { view, tree, stages, eval: ctx, examined } = read
   // How many rows each skip has dropped and each take has passed so far.
   const counts = stages.map(() => 0)
   const limits = stages.map((stage) => (stage.kind === 'skip' || stage.kind === 'take' ? evaluate(stage.count, {}, ctx) as number : 0))
-  if (stages.some((stage, i) => stage.kind === 'take' && limits[i] === 0)) return { rows: [], truncated: false }
-  const out: Value[][] = []
+  if (stages.some((stage, i) => stage.kind === 'take' && limits[i] === 0)) return 'done'
   let bounds: KeyRange = read.range
-  for (let first = true; ; first = false) {
-    if (!first) await checkDeadline(read.deadline_ms)
+  for (;;) {
     const entries = view.range(tree, { ...bounds, limit: read.batch })
     for (const [, value] of entries) {
       examined.rows += 1
@@ -72,14 +115,24 @@ export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; t
         }
       }
       if (passed) {
-        if (out.length === read.rows_max) return { rows: out, truncated: true }
-        out.push(columns.map((c) => row[c] ?? null))
+        if (out.length === read.rows_max) {
+          yield 'truncated'
+          return
+        }
+        out.push(shape(row))
       }
-      if (done) return { rows: out, truncated: false }
+      if (done) {
+        yield 'done'
+        return
+      }
     }
     if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
     const last = entries.at(-1)
-    if (last === undefined || entries.length < read.batch) return { rows: out, truncated: false }
+    if (last === undefined || entries.length < read.batch) {
+      yield 'done'
+      return
+    }
     bounds = { ...bounds, lower: last[0], lowerInclusive: false }
+    yield 'next'
   }
 }

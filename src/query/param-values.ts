@@ -8,15 +8,19 @@ import { nesting_depth_max } from '../limits.js'
 import { QueryError } from './errors.js'
 
 export function checkParamValues(params: Record<string, Value>): void {
-  for (const [name, value] of Object.entries(params)) {
+  for (const name in params) {
+    const value = params[name] as Value
+    // Scalars, the common parameters, need no walk.
+    if (typeof value !== 'object' || value === null || value instanceof Date) {
+      if (typeof value === 'number' && !Number.isFinite(value)) checkScalar(name, value)
+      continue
+    }
     // Iterative, so a hostile nesting cannot overflow the stack before it is refused.
     const pending: Array<[Value, number]> = [[value, 0]]
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const [item, depth] = next
       if (typeof item === 'number') {
-        if (!Number.isFinite(item)) {
-          throw new QueryError('type_error', `parameter $${name} holds ${item}: numbers must be finite (a JSON number beyond ±1.7976931348623157e308 overflows)`)
-        }
+        if (!Number.isFinite(item)) checkScalar(name, item)
         continue
       }
       if (item === null || typeof item !== 'object' || item instanceof Date) continue
@@ -24,4 +28,9 @@ export function checkParamValues(params: Record<string, Value>): void {
       for (const inner of Array.isArray(item) ? item : Object.values(item)) pending.push([inner as Value, depth + 1])
     }
   }
+}
+
+/** Refuses a number that is not finite. */
+function checkScalar(name: string, value: number): never {
+  throw new QueryError('type_error', `parameter $${name} holds ${value}: numbers must be finite (a JSON number beyond ±1.7976931348623157e308 overflows)`)
 }

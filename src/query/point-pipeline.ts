@@ -19,7 +19,7 @@ export function pointStagesOnly(stages: readonly Stage[]): boolean {
 }
 
 /** The rows at `keys` (absent ones skipped) run through `stages`, at most `rows_max` + 1 of them. */
-export function readPoints(view: TxnView, tree: string, keys: readonly Buffer[], stages: readonly Stage[], ctx: EvalContext, examined: { rows: number }): Row[] {
+export function readPoints(view: Pick<TxnView, 'get'>, tree: string, keys: readonly Buffer[], stages: readonly Stage[], ctx: EvalContext, examined: { rows: number }): Row[] {
   let rows: Row[] = []
   for (const key of keys) {
     const value = view.get(tree, key)

@@ -11,10 +11,10 @@ import { EelError, diagnostic } from '../lang/diagnostic.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { query_rows_max, query_time_ms_max } from '../limits.js'
 import { TxnView, type Committer, type Snapshot } from '../txn/index.js'
-import { check, type CheckedStatement } from './check.js'
+import type { Checked, CheckedStatement } from './check.js'
 import { QueryError } from './errors.js'
 import { execute, type StatementResult } from './execute.js'
-import { checkParamValues } from './param-values.js'
+import { PreparedStatement } from './prepared.js'
 import { StatementCache } from './statement-cache.js'
 import type { QueryResult } from './result.js'
 
@@ -69,19 +69,26 @@ export class QueryRunner {
     this.#gate = gate
   }
 
-  async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}): Promise<QueryResult> {
+  /**
+   * `text` prepared for `tenant` (docs/api.md, "Prepared statements"): parsed now (a
+   * syntax error throws here), checked once per shape of its parameters.
+   */
+  prepare(tenant: string, text: string, time_ms_max?: number): PreparedStatement {
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ctx = { schema: this.schema, committer: this.#committer, gate: this.#gate, run: this.run.bind(this) }
+    return new PreparedStatement(ctx, tenant, text, statement, checks, time_ms_max)
+  }
+
+  /** `checker`: a prepared statement's checks, kept per parameter shape (default: check every time). */
+  async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}, checker?: (params: Record<string, Value>) => Checked): Promise<QueryResult> {
     const started = Date.now()
-    const statement = this.statements.statement(text)
-    if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
-      const tenantOp = statement.kind === 'tenant_op'
-      throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
-        tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
-        { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
-    }
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
     const ready = this.#gate.ready(tenant)
     if (ready !== undefined) await ready
-    checkParamValues(params)
-    const checked = check(statement, this.schema.ir, text, params)
+    // Checked once per parameter shape (check-cache.ts), for queries as for prepared statements.
+    const checked = checker === undefined ? checks.check(statement, this.schema.ir, text, params) : checker(params)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
       throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
@@ -117,6 +124,16 @@ export class QueryRunner {
       release?.()
       if (leased !== undefined) committer.unlease(leased)
     }
+  }
+}
+
+/** Tenant operations and schema declarations are not queries. */
+function refuseDeclarations(statement: Statement, text: string): void {
+  if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
+    const tenantOp = statement.kind === 'tenant_op'
+    throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
+      tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
+      { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
   }
 }
 

@@ -1,8 +1,9 @@
 // Parsed statements by query text. Parsing (lezer, then the AST) was the largest
 // single cost of a point query, and applications send the same few texts with
-// different parameters. Only the parse is kept: it depends on the text alone, so no
-// schema change, tenant operation or commit can make an entry stale; checking and
-// planning, which depend on the schema and the parameters' values, run every time.
+// different parameters. The parse depends on the text alone, so no schema change,
+// tenant operation or commit can make an entry stale; beside it each entry keeps the
+// statement's checked forms per parameter shape (check-cache.ts: the schema is fixed
+// for the life of an open database). Planning depends on the values and runs every time.
 //
 // Entries are shared by every query of the text, so they are frozen: a stage that
 // tried to change a cached tree would throw instead of corrupting later queries.
@@ -10,9 +11,15 @@
 import type { Statement } from '../lang/ast.js'
 import { parse } from '../lang/parse.js'
 import { statement_cache_entries_max, statement_cache_text_chars_max } from '../limits.js'
+import { CheckCache } from './check-cache.js'
+
+interface Entry {
+  statement: Statement
+  checks: CheckCache
+}
 
 export class StatementCache {
-  readonly #entries = new Map<string, Statement>()
+  readonly #entries = new Map<string, Entry>()
   readonly #capacity: number
 
   constructor(capacity = statement_cache_entries_max) {
@@ -21,6 +28,11 @@ export class StatementCache {
 
   /** The first statement of `text` (as `parse(text, 'query')`); throws its EelError. */
   statement(text: string): Statement {
+    return this.entry(text).statement
+  }
+
+  /** The statement of `text` and its checked forms. */
+  entry(text: string): Entry {
     const cached = this.#entries.get(text)
     if (cached !== undefined) {
       // Re-insert: a Map iterates in insertion order, so the first key is the least recent.
@@ -28,12 +40,13 @@ export class StatementCache {
       this.#entries.set(text, cached)
       return cached
     }
-    const statement = parse(text, 'query').statements[0] as Statement
+    const entry = { statement: parse(text, 'query').statements[0] as Statement, checks: new CheckCache() }
     if (text.length <= statement_cache_text_chars_max && this.#capacity > 0) {
       if (this.#entries.size >= this.#capacity) this.#entries.delete(this.#entries.keys().next().value as string)
-      this.#entries.set(text, deepFreeze(statement))
+      deepFreeze(entry.statement)
+      this.#entries.set(text, entry)
     }
-    return statement
+    return entry
   }
 
   get size(): number {

@@ -27,13 +27,23 @@ export class AutoIds {
     this.#head = head
   }
 
-  /** The next id of `collection`; the view's commit will persist the counter. */
-  take(view: TxnView, tenant: string, collection: string): number {
+  /**
+   * The next ids of `collection` for the rows of one statement, one per call; the view's
+   * commit will persist the counter. The tenant's counters are found, and the view told,
+   * once per statement, not once per row.
+   */
+  taker(view: TxnView, tenant: string, collection: string): () => number {
     const counters = this.#counters(tenant)
-    const id = counters.get(collection) ?? this.#load(tenant, collection)
-    counters.set(collection, id + 1)
-    view.notesAutoId(collection)
-    return id
+    let noted = false
+    return () => {
+      if (!noted) {
+        view.notesAutoId(collection)
+        noted = true
+      }
+      const id = counters.get(collection) ?? this.#load(tenant, collection)
+      counters.set(collection, id + 1)
+      return id
+    }
   }
 
   /** A row of `collection` with id `id` is written: later ids come after it. */

@@ -42,6 +42,12 @@ export class PendingWrites {
     return this.#count
   }
 
+  /** Makes room for `entries` more entries of about `bytes` bytes in all (see TxnView.reserve). */
+  reserve(entries: number, bytes: number): void {
+    if (this.#arena_at + bytes > this.#arena.length) this.#growArena(this.#arena_at + bytes)
+    if (this.#count + entries > this.#key_len.length) this.#growEntries(this.#count + entries)
+  }
+
   /** Records a put of `value`, or a delete when null, replacing any earlier write of `key`. */
   set(key: Uint8Array, value: Uint8Array | null): void {
     if (this.#slots === null) {
@@ -213,18 +219,20 @@ export class PendingWrites {
   #append(bytes: Uint8Array): number {
     const at = this.#arena_at
     const end = at + bytes.length
-    if (end > this.#arena.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.#arena.length * 2, end))
-      grown.set(this.#arena.subarray(0, at))
-      this.#arena = grown
-    }
+    if (end > this.#arena.length) this.#growArena(Math.max(this.#arena.length * 2, end))
     this.#arena.set(bytes, at)
     this.#arena_at = end
     return at
   }
 
-  #growEntries(): void {
-    const n = this.#key_len.length * 2
+  #growArena(bytes: number): void {
+    const grown = Buffer.allocUnsafe(bytes)
+    grown.set(this.#arena.subarray(0, this.#arena_at))
+    this.#arena = grown
+  }
+
+  #growEntries(at_least = 0): void {
+    const n = Math.max(this.#key_len.length * 2, at_least)
     this.#key_at = grow(this.#key_at, new Float64Array(n))
     this.#key_len = grow(this.#key_len, new Int32Array(n))
     this.#value_at = grow(this.#value_at, new Float64Array(n))

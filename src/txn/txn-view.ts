@@ -25,8 +25,12 @@ export class TxnView {
   #sealed = false
   /** Snapshot trees known to be empty: a read of them needs no engine call. */
   readonly #empty = new Map<string, boolean>()
-  /** Values claimed in unique indexes: concurrent claims of the same value conflict. */
-  readonly #claims = new Set<string>()
+  /**
+   * Values claimed in unique indexes: concurrent claims of the same value conflict.
+   * Each with the index entry of its latest claimant in this transaction, so a unique
+   * check finds an earlier row of the same batch by one lookup, not a range read.
+   */
+  readonly #claims = new Map<string, Buffer | null>()
   /** Each row write: its index in the commit × 4 + its kind (row_kind_codes), one number so a bulk insert adds one small integer per row. */
   readonly #rowOps: number[] = []
   /** Trees copied in this transaction: reads of the key go to the value's snapshot tree. */
@@ -119,9 +123,30 @@ export class TxnView {
     this.#write().op({ op: 'compact_tree', tree })
   }
 
-  /** Claims `value` (a unique index's values) for this transaction: a concurrent claim of it conflicts. */
-  claim(value: string): void {
-    this.#claims.add(value)
+  /**
+   * Claims `value` (a unique index's values) for this transaction: a concurrent claim
+   * of it conflicts. `entry`: the index entry this transaction puts for it.
+   */
+  claim(value: string, entry: Buffer | null = null): void {
+    this.#claims.set(value, entry)
+  }
+
+  /** The index entry the latest claim of `value` in this transaction put, if any. */
+  claimant(value: string): Buffer | null | undefined {
+    return this.#claims.get(value)
+  }
+
+  /** Whether this transaction put (true), deleted (false) or never wrote (undefined) `key` of `tree`. */
+  written(tree: string, key: Uint8Array): boolean | undefined {
+    const pending = this.#trees.get(tree)
+    const i = pending === undefined ? -1 : pending.find(key)
+    return i < 0 ? undefined : !(pending as PendingWrites).deleted(i)
+  }
+
+  /** One batch of the entries the snapshot holds (this transaction's writes not merged in). */
+  committedRange(tree: string, options: RangeOptions): Entry[] {
+    const source = this.#source(tree)
+    return source === null ? [] : this.snapshot.range(source, options)
   }
 
   /** Makes this transaction conflict on `key` beyond the keys it writes (a tenant's state). */
@@ -178,6 +203,18 @@ export class TxnView {
   delete(tree: string, key: Uint8Array): void {
     this.#write().delete(tree, key)
     this.#pending(tree).set(key, null)
+  }
+
+  /**
+   * Makes room at once for `rows` more row puts into `tree` of about `bytes_per_row`
+   * bytes of key and value each (a bulk insert knows its row count after encoding its
+   * first row): the commit buffer and the pending writes then grow once, not by
+   * doubling and copying all they hold each time.
+   */
+  reserveRows(tree: string, rows: number, bytes_per_row: number): void {
+    // Each put adds its tag, the tree's name and three lengths to its key and value.
+    this.#write().reserve(rows * (bytes_per_row + 13 + Buffer.byteLength(tree)))
+    this.#pending(tree).reserve(rows, rows * bytes_per_row)
   }
 
   /** A row put into a rows tree, as an insert (`i`) or an update (`u`): the change feed reports it. */
@@ -243,7 +280,7 @@ export class TxnView {
 
   /** What first-committer-wins compares: every key written, every unique value claimed. */
   conflictKeys(): Set<string> {
-    const keys = new Set([...this.#claims, ...this.#extraKeys])
+    const keys = new Set([...this.#claims.keys(), ...this.#extraKeys])
     for (const [tree, pending] of this.#trees) for (let i = 0; i < pending.size; i += 1) keys.add(`${tree} ${pending.keyHex(i)}`)
     for (const [tree] of this.#aliases) keys.add(`${tree} *`)
     return keys

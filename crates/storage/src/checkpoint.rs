@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use std::collections::HashSet;
 
-use crate::btree::{self, node_references, MemNode, Node, NodeRef, TreeRoot, Value};
+use crate::btree::{self, node_references, Branch, MemNode, Node, NodeRef, TreeRoot, Value};
 use crate::error::{Error, Result};
 use crate::checkpoint_sink::{Sink, Target, Unreached};
 use crate::journal::Journal;
@@ -221,13 +221,13 @@ impl Attempt<'_> {
                 None => stack.push(child.clone()),
             };
             match &mem.node {
-                Node::Branch { children, .. } => {
+                Node::Branch(Branch { children, .. }) => {
                     for child in children {
                         keep(child, &mut stack, &mut self.books);
                     }
                 }
-                Node::Leaf(entries) => {
-                    for (_, value) in entries {
+                Node::Leaf(leaf) => {
+                    for value in &leaf.values {
                         match value {
                             Value::Overflow { first_page, .. } => self.books.reference(*first_page),
                             Value::Tree(TreeRoot { root: Some(root), .. }) => keep(root, &mut stack, &mut self.books),
@@ -253,10 +253,8 @@ impl Attempt<'_> {
             return Ok(());
         }
         let on_disk = match &mem.node {
-            Node::Leaf(entries) => {
-                let mut out = Vec::with_capacity(entries.len());
-                for (key, value) in entries {
-                    let value = match value {
+            Node::Leaf(leaf) => Node::Leaf(leaf.map_values(|value| -> Result<Value> {
+                    Ok(match value {
                         Value::Bytes(bytes) if bytes.len() > INLINE_VALUE_BYTES_MAX => {
                             let (value, chain) = btree::write_overflow(self.pager, &mut self.books, sink, bytes, self.lsn)?;
                             // Each page of the chain but the first is referenced by the one before it.
@@ -273,16 +271,13 @@ impl Attempt<'_> {
                             Value::Tree(swizzle_tree(sub))
                         }
                         other => other.clone(),
-                    };
-                    out.push((key.clone(), value));
-                }
-                Node::Leaf(out)
-            }
-            Node::Branch { level, keys, children } => {
+                    })
+                })?),
+            Node::Branch(Branch { level, keys, children }) => {
                 for child in children {
                     self.write_node(sink, child)?;
                 }
-                Node::Branch { level: *level, keys: keys.clone(), children: children.iter().map(swizzle_node).collect() }
+                Node::Branch(Branch { level: *level, keys: keys.clone(), children: children.iter().map(swizzle_node).collect() })
             }
         };
         // The node as written refers to its children by page, like one read back: the
@@ -318,20 +313,17 @@ fn swizzle_node(node: &NodeRef) -> NodeRef {
         return NodeRef::Disk(loc);
     }
     let rebuilt = match &mem.node {
-        Node::Leaf(entries) => Node::Leaf(
-            entries
-                .iter()
-                .map(|(key, value)| {
-                    let value = match value {
-                        Value::Tree(sub) => Value::Tree(swizzle_tree(sub)),
-                        other => other.clone(),
-                    };
-                    (key.clone(), value)
+        Node::Leaf(leaf) => Node::Leaf(
+            leaf.map_values(|value| -> std::result::Result<Value, std::convert::Infallible> {
+                Ok(match value {
+                    Value::Tree(sub) => Value::Tree(swizzle_tree(sub)),
+                    other => other.clone(),
                 })
-                .collect(),
+            })
+            .unwrap_or_else(|never| match never {}),
         ),
-        Node::Branch { level, keys, children } => {
-            Node::Branch { level: *level, keys: keys.clone(), children: children.iter().map(swizzle_node).collect() }
+        Node::Branch(Branch { level, keys, children }) => {
+            Node::Branch(Branch { level: *level, keys: keys.clone(), children: children.iter().map(swizzle_node).collect() })
         }
     };
     NodeRef::Mem(Arc::new(crate::btree::MemNode { node: rebuilt, written: Default::default() }))

@@ -44,6 +44,7 @@ pub mod vfs;
 pub mod wal;
 
 pub use backup::{Backup, BackupFile};
+pub use btree::Bytes;
 pub use commit::{Commit, Malformed, Op, OpRef};
 pub use commit_payload::{CommitPayload, Ops};
 pub use checkpoint_totals::CheckpointTotals;

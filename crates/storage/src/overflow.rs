@@ -11,7 +11,6 @@
 //! |      0 |     8 | next_page | the next page of the chain, 0 on the last      |
 //! |      8 |   ... | bytes     | the next 1 to `CHUNK_BYTES` bytes of the value |
 
-use std::sync::Arc;
 
 use crate::checksum::checksum;
 use crate::error::{CorruptionKind, Error, Result};
@@ -63,7 +62,7 @@ pub fn write(sink: &mut dyn PageSink, pages: &[u64], bytes: &[u8], lsn: u64) -> 
 /// does not fit) means some intact page of the chain is not the one the referrer meant,
 /// a stale image, and which one cannot be told: the chain is reported stale, by its
 /// first page (the one the referrer names), never a page the stale link led to.
-pub fn read(file: &PageFile, tip: u64, chain: OverflowChain, mut pages: Option<&mut Vec<u64>>) -> Result<Arc<[u8]>> {
+pub fn read(file: &PageFile, tip: u64, chain: OverflowChain, mut pages: Option<&mut Vec<u64>>) -> Result<Vec<u8>> {
     let OverflowChain { first_page, len, hash } = chain;
     let len = len as usize;
     let stale = || Error::Corrupted { page: first_page, kind: CorruptionKind::Stale };
@@ -94,5 +93,5 @@ pub fn read(file: &PageFile, tip: u64, chain: OverflowChain, mut pages: Option<&
         return Err(stale());
     }
     assert_eq!(out.len(), len, "no chunk is taken past the value's length");
-    Ok(Arc::from(out))
+    Ok(out)
 }

@@ -7,6 +7,7 @@
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::disk_loc::DiskLoc;
@@ -25,10 +26,33 @@ struct Entry {
     next: usize,
 }
 
+/// Hashes a `DiskLoc` by multiplying its words: every read of a page crosses this map,
+/// and SipHash (the standard map's, built against keys an attacker chooses) was a fifth
+/// of a cached point read's instructions (docs/performance.md, P3). A location is not
+/// chosen by a client: its checksum is already a hash of the page.
+#[derive(Default)]
+struct LocHasher(u64);
+
+impl Hasher for LocHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(29) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
 /// O(1) get and insert: a hash map into a slab of entries threaded on a doubly linked
 /// list, most recently used at the head.
 pub struct PageCache {
-    map: HashMap<DiskLoc, usize>,
+    map: HashMap<DiskLoc, usize, BuildHasherDefault<LocHasher>>,
     slab: Vec<Entry>,
     free: Vec<usize>,
     head: usize,
@@ -39,7 +63,7 @@ pub struct PageCache {
 
 impl PageCache {
     pub fn new(bytes_max: usize) -> PageCache {
-        PageCache { map: HashMap::new(), slab: Vec::new(), free: Vec::new(), head: NIL, tail: NIL, bytes: 0, bytes_max }
+        PageCache { map: HashMap::default(), slab: Vec::new(), free: Vec::new(), head: NIL, tail: NIL, bytes: 0, bytes_max }
     }
 
     pub fn bytes(&self) -> usize {

@@ -23,7 +23,7 @@ use crate::space::{SpaceMap, SpaceStats};
 /// What a page decodes to, as the layer above defines it: the pager caches it.
 pub trait DecodedPage: Sized + Send + Sync + 'static {
     /// Decodes a verified page; anything it refuses is corruption of that page.
-    fn decode(page: &Page) -> Result<Self>;
+    fn decode(page: Page) -> Result<Self>;
     /// Approximate bytes of memory held, for the cache's budget.
     fn memory_bytes(&self) -> usize;
 }
@@ -150,7 +150,7 @@ impl Pager {
             return Ok(page.downcast::<T>().expect("a slot is cached as the type it is read as"));
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let decoded = Arc::new(self.read_page(loc).and_then(|page| T::decode(&page)).map_err(|e| self.report(e))?);
+        let decoded = Arc::new(self.read_page(loc).and_then(T::decode).map_err(|e| self.report(e))?);
         self.cache(loc, decoded.clone());
         Ok(decoded)
     }
@@ -194,7 +194,7 @@ impl Pager {
     }
 
     /// The bytes of a large value, verified whole against the hash its referrer recorded.
-    pub fn read_overflow(&self, chain: OverflowChain) -> Result<Arc<[u8]>> {
+    pub fn read_overflow(&self, chain: OverflowChain) -> Result<Vec<u8>> {
         overflow::read(&self.file, self.page_count(), chain, None).map_err(|e| self.report(e))
     }
 

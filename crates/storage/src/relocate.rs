@@ -24,7 +24,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::btree::{Node, NodeRef, TreeRoot, Value};
+use crate::btree::{Branch, Node, NodeRef, TreeRoot, Value};
 use crate::error::Result;
 use crate::pager::Pager;
 use crate::version::Version;
@@ -77,13 +77,13 @@ impl MovesWalk<'_> {
         let loaded = crate::btree::load(self.pager, node)?;
         let mut moved = page.is_some_and(|p| p >= self.target);
         match &*loaded {
-            Node::Branch { children, .. } => {
+            Node::Branch(Branch { children, .. }) => {
                 for child in children {
                     moved |= self.node(child)?;
                 }
             }
-            Node::Leaf(entries) => {
-                for (_, value) in entries {
+            Node::Leaf(leaf) => {
+                for value in &leaf.values {
                     match value {
                         Value::Tree(sub) => moved |= self.tree(sub)?,
                         Value::Overflow { first_page, len, hash } => {
@@ -176,26 +176,20 @@ impl Copier<'_> {
 
     fn contents(&mut self, node: &Node) -> Result<Node> {
         Ok(match node {
-            Node::Branch { level, keys, children } => Node::Branch {
+            Node::Branch(Branch { level, keys, children }) => Node::Branch(Branch {
                 level: *level,
                 keys: keys.clone(),
                 children: children.iter().map(|c| self.node(c)).collect::<Result<_>>()?,
-            },
-            Node::Leaf(entries) => Node::Leaf(
-                entries
-                    .iter()
-                    .map(|(key, value)| {
-                        let value = match value {
-                            Value::Tree(sub) => Value::Tree(self.tree(sub)?),
-                            Value::Overflow { first_page, .. } if self.moves.values.contains(first_page) => {
-                                Value::Bytes(crate::btree::read_value(self.pager, value)?)
-                            }
-                            other => other.clone(),
-                        };
-                        Ok((key.clone(), value))
-                    })
-                    .collect::<Result<_>>()?,
-            ),
+            }),
+            Node::Leaf(leaf) => Node::Leaf(leaf.map_values(|value| -> Result<Value> {
+                Ok(match value {
+                    Value::Tree(sub) => Value::Tree(self.tree(sub)?),
+                    Value::Overflow { first_page, .. } if self.moves.values.contains(first_page) => {
+                        Value::Bytes(crate::btree::read_value(self.pager, value)?)
+                    }
+                    other => other.clone(),
+                })
+            })?),
         })
     }
 }
@@ -213,8 +207,8 @@ fn same_children(original: &Node, rebuilt: &Node) -> bool {
         _ => false,
     };
     match (original, rebuilt) {
-        (Node::Branch { children: a, .. }, Node::Branch { children: b, .. }) => a.iter().zip(b).all(|(x, y)| same_ref(x, y)),
-        (Node::Leaf(a), Node::Leaf(b)) => a.iter().zip(b).all(|((_, x), (_, y))| match (x, y) {
+        (Node::Branch(Branch { children: a, .. }), Node::Branch(Branch { children: b, .. })) => a.iter().zip(b).all(|(x, y)| same_ref(x, y)),
+        (Node::Leaf(a), Node::Leaf(b)) => a.values.iter().zip(&b.values).all(|(x, y)| match (x, y) {
             (Value::Tree(x), Value::Tree(y)) => same_tree(x, y),
             (Value::Overflow { .. }, Value::Bytes(_)) => false,
             _ => true,
@@ -253,20 +247,17 @@ impl Rebaser<'_> {
             return done.clone();
         }
         let rebuilt = match &mem.node {
-            Node::Branch { level, keys, children } => {
-                Node::Branch { level: *level, keys: keys.clone(), children: children.iter().map(|c| self.node(c)).collect() }
+            Node::Branch(Branch { level, keys, children }) => {
+                Node::Branch(Branch { level: *level, keys: keys.clone(), children: children.iter().map(|c| self.node(c)).collect() })
             }
-            Node::Leaf(entries) => Node::Leaf(
-                entries
-                    .iter()
-                    .map(|(key, value)| {
-                        let value = match value {
-                            Value::Tree(sub) => Value::Tree(self.tree(sub)),
-                            other => other.clone(),
-                        };
-                        (key.clone(), value)
+            Node::Leaf(leaf) => Node::Leaf(
+                leaf.map_values(|value| -> std::result::Result<Value, std::convert::Infallible> {
+                    Ok(match value {
+                        Value::Tree(sub) => Value::Tree(self.tree(sub)),
+                        other => other.clone(),
                     })
-                    .collect(),
+                })
+                .unwrap_or_else(|never| match never {}),
             ),
         };
         let done = if same_children(&mem.node, &rebuilt) { node.clone() } else { NodeRef::mem(rebuilt) };

@@ -4,7 +4,7 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crate::btree::{self, TreeRoot, Value};
+use crate::btree::{self, Bytes, TreeRoot, Value};
 use crate::database::Inner;
 use crate::error::Result;
 use crate::pager::Pager;
@@ -22,9 +22,9 @@ pub struct TreeInfo {
 /// `after`) or changed (both).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeDiff {
-    pub key: Arc<[u8]>,
-    pub before: Option<Arc<[u8]>>,
-    pub after: Option<Arc<[u8]>>,
+    pub key: Bytes,
+    pub before: Option<Bytes>,
+    pub after: Option<Bytes>,
 }
 
 /// A consistent, immutable view of the database as of one LSN.
@@ -64,7 +64,8 @@ impl Snapshot {
         self.version.tree(&self.inner.pager, name)
     }
 
-    pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Arc<[u8]>>> {
+    /// The value of `key`: a shared slice of the node (or page) holding it, not a copy.
+    pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Bytes>> {
         let root = self.tree(tree)?;
         match btree::get(&self.inner.pager, &root, key)? {
             Some(value) => btree::read_value(&self.inner.pager, &value).map(Some),
@@ -80,10 +81,33 @@ impl Snapshot {
         upper: Bound<&[u8]>,
         reverse: bool,
         limit: usize,
-    ) -> Result<Vec<(Arc<[u8]>, Arc<[u8]>)>> {
+    ) -> Result<Vec<(Bytes, Bytes)>> {
+        let mut out = Vec::new();
+        self.range_each(tree, lower, upper, reverse, limit, &mut |key, value| out.push((Bytes::copy_from_slice(key), Bytes::copy_from_slice(value))))?;
+        Ok(out)
+    }
+
+    /// `range`, handing each entry to `visit` as it stands in its node: a caller that
+    /// copies the bytes somewhere (the binding, into one Buffer) allocates nothing per
+    /// entry. Returns how many entries were visited.
+    pub fn range_each(
+        &self,
+        tree: &[u8],
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        limit: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<usize> {
         let root = self.tree(tree)?;
-        let entries = btree::range(&self.inner.pager, &root, lower, upper, reverse, limit)?;
-        entries.into_iter().map(|(key, value)| Ok((key, btree::read_value(&self.inner.pager, &value)?))).collect()
+        let pager = &self.inner.pager;
+        btree::range_each(pager, &root, lower, upper, reverse, limit, &mut |key, value| {
+            match value {
+                Value::Bytes(bytes) => visit(key, bytes),
+                other => visit(key, &btree::read_value(pager, other)?),
+            }
+            Ok(())
+        })
     }
 
     /// Up to `limit` differences of `tree` from this version to `newer`, in key order,

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::Arc;
 
 use crate::btree::{self, TreeRoot, Value};
 use crate::commit::OpRef;
@@ -101,7 +100,7 @@ impl Working<'_> {
         match op {
             OpRef::Put { tree, key, value } => {
                 let root = self.tree_mut(tree)?;
-                btree::put_owned(pager, root, Arc::from(key), Value::Bytes(Arc::from(value)), lsn)?;
+                btree::put_owned(pager, root, key, Value::Bytes(btree::Bytes::copy_from_slice(value)), lsn)?;
             }
             OpRef::Delete { tree, key } => match self.touched.get_mut(tree) {
                 // An emptied tree still exists until dropped.
@@ -135,7 +134,7 @@ impl Working<'_> {
                 self.flush()?;
                 assert!(self.touched.is_empty(), "a pin sees every change made before it in its commit");
                 let trees = TreeRoot { lsn, ..self.version.trees.clone() };
-                btree::put_owned(pager, &mut self.version.pins, Arc::from(name), Value::Tree(trees), lsn)?;
+                btree::put_owned(pager, &mut self.version.pins, name, Value::Tree(trees), lsn)?;
             }
             OpRef::Unpin { name } => {
                 btree::delete_owned(pager, &mut self.version.pins, name, lsn)?;
@@ -167,7 +166,7 @@ impl Working<'_> {
                 Some(mut tree) => {
                     // Leaves this commit split while filling them are refilled.
                     btree::repack_owned(&mut tree);
-                    btree::put_owned(self.pager, &mut self.version.trees, Arc::from(name), Value::Tree(tree), self.lsn)?;
+                    btree::put_owned(self.pager, &mut self.version.trees, &name, Value::Tree(tree), self.lsn)?;
                 }
                 None => {
                     btree::delete_owned(self.pager, &mut self.version.trees, &name, self.lsn)?;
@@ -204,6 +203,7 @@ fn all_entries(pager: &Pager, tree: &TreeRoot) -> Result<Vec<(btree::Key, Value)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use crate::commit::{Commit, Op};
     use crate::database::{Database, Options};
     use crate::vfs::SimVfs;

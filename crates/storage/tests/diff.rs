@@ -17,9 +17,9 @@ fn expected(before: &Rows, after: &Rows) -> Vec<TreeDiff> {
         .filter_map(|k| {
             let (b, a) = (before.get(k), after.get(k));
             (b != a).then(|| TreeDiff {
-                key: k.as_slice().into(),
-                before: b.map(|v| v.as_slice().into()),
-                after: a.map(|v| v.as_slice().into()),
+                key: storage::Bytes::copy_from_slice(k),
+                before: b.map(|v| storage::Bytes::copy_from_slice(v)),
+                after: a.map(|v| storage::Bytes::copy_from_slice(v)),
             })
         })
         .collect()

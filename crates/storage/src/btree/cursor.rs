@@ -4,7 +4,7 @@
 use std::ops::Bound;
 
 use super::loaded::load;
-use super::node::{Key, Node, NodeRef, TreeRoot, Value};
+use super::node::{Branch, Bytes, Key, Node, NodeRef, TreeRoot, Value};
 use super::ops::child_index;
 use crate::error::Result;
 use crate::pager::Pager;
@@ -20,13 +20,32 @@ pub fn range(
     limit: usize,
 ) -> Result<Vec<(Key, Value)>> {
     let mut out = Vec::new();
+    range_each(pager, tree, lower, upper, reverse, limit, &mut |key, value| {
+        out.push((Bytes::copy_from_slice(key), value.clone()));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `range`, handing each entry to `visit` as it stands in its node (nothing is copied
+/// unless `visit` copies it). Returns how many entries were visited.
+pub fn range_each(
+    pager: &Pager,
+    tree: &TreeRoot,
+    lower: Bound<&[u8]>,
+    upper: Bound<&[u8]>,
+    reverse: bool,
+    limit: usize,
+    visit: &mut dyn FnMut(&[u8], &Value) -> Result<()>,
+) -> Result<usize> {
+    let mut seen = 0;
     if let Some(root) = &tree.root {
         if limit > 0 && !empty_bounds(lower, upper) {
-            collect(pager, root, &Range { lower, upper, reverse, limit }, &mut out)?;
+            collect(pager, root, &Range { lower, upper, reverse, limit }, &mut seen, visit)?;
         }
     }
-    assert!(out.len() <= limit, "a range read keeps to its limit");
-    Ok(out)
+    assert!(seen <= limit, "a range read keeps to its limit");
+    Ok(seen)
 }
 
 struct Range<'a> {
@@ -62,26 +81,25 @@ fn empty_bounds(lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
     }
 }
 
-/// Returns true once `limit` entries are collected.
-fn collect(pager: &Pager, node: &NodeRef, range: &Range, out: &mut Vec<(Key, Value)>) -> Result<bool> {
+/// Returns true once `limit` entries are visited.
+fn collect(pager: &Pager, node: &NodeRef, range: &Range, seen: &mut usize, visit: &mut dyn FnMut(&[u8], &Value) -> Result<()>) -> Result<bool> {
     let loaded = load(pager, node)?;
     match &*loaded {
-        Node::Leaf(entries) => {
-            let start = entries.partition_point(|(k, _)| !range.above_lower(k));
-            let end = entries.partition_point(|(k, _)| range.below_upper(k));
+        Node::Leaf(leaf) => {
+            let start = leaf.keys.partition_point(|k| !range.above_lower(k));
+            let end = leaf.keys.partition_point(|k| range.below_upper(k));
             if start >= end {
                 return Ok(false);
             }
-            let slice = &entries[start..end];
-            let wanted = range.limit - out.len();
-            if range.reverse {
-                out.extend(slice.iter().rev().take(wanted).cloned());
-            } else {
-                out.extend(slice.iter().take(wanted).cloned());
+            let wanted = (range.limit - *seen).min(end - start);
+            for j in 0..wanted {
+                let i = if range.reverse { end - 1 - j } else { start + j };
+                visit(leaf.keys.get(i), &leaf.values[i])?;
             }
-            Ok(out.len() >= range.limit)
+            *seen += wanted;
+            Ok(*seen >= range.limit)
         }
-        Node::Branch { keys, children, .. } => {
+        Node::Branch(Branch { keys, children, .. }) => {
             let first = match range.lower {
                 Bound::Included(b) | Bound::Excluded(b) => child_index(keys, b),
                 Bound::Unbounded => 0,
@@ -93,7 +111,7 @@ fn collect(pager: &Pager, node: &NodeRef, range: &Range, out: &mut Vec<(Key, Val
             let indexes: Box<dyn Iterator<Item = usize>> =
                 if range.reverse { Box::new((first..=last).rev()) } else { Box::new(first..=last) };
             for i in indexes {
-                if collect(pager, &children[i], range, out)? {
+                if collect(pager, &children[i], range, seen, visit)? {
                     return Ok(true);
                 }
             }

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::loaded::load;
-use super::node::{Key, Node, NodeRef, TreeRoot, Value};
+use super::node::{Branch, Bytes, Key, Node, NodeRef, TreeRoot, Value};
 use crate::checksum::checksum;
 use crate::error::Result;
 use crate::pager::Pager;
@@ -60,7 +60,7 @@ fn pair(pager: &Pager, a: &NodeRef, b: &NodeRef, limit: usize, out: &mut Vec<Dif
         return Ok(());
     }
     let (x, y) = (load(pager, a)?, load(pager, b)?);
-    if let (Node::Branch { level: la, keys: ka, children: ca }, Node::Branch { level: lb, keys: kb, children: cb }) = (&*x, &*y) {
+    if let (Node::Branch(Branch { level: la, keys: ka, children: ca }), Node::Branch(Branch { level: lb, keys: kb, children: cb })) = (&*x, &*y) {
         if la == lb && ka == kb {
             for (child_a, child_b) in ca.iter().zip(cb) {
                 pair(pager, child_a, child_b, limit, out)?;
@@ -122,7 +122,7 @@ fn expand(pager: &Pager, nodes: Vec<NodeRef>, level: u8) -> Result<Vec<NodeRef>>
     let mut out = Vec::with_capacity(nodes.len());
     for node in nodes {
         match &*load(pager, &node)? {
-            Node::Branch { level: l, children, .. } if *l == level => out.extend(children.iter().cloned()),
+            Node::Branch(Branch { level: l, children, .. }) if *l == level => out.extend(children.iter().cloned()),
             _ => out.push(node),
         }
     }
@@ -133,7 +133,7 @@ fn leaf_entries(pager: &Pager, leaves: &[NodeRef]) -> Result<Vec<(Key, Value)>> 
     let mut entries = Vec::new();
     for leaf in leaves {
         if let Node::Leaf(items) = &*load(pager, leaf)? {
-            entries.extend(items.iter().cloned());
+            entries.extend(items.entries().map(|(key, value)| (Bytes::copy_from_slice(key), value.clone())));
         }
     }
     entries.sort_by(|x, y| x.0.cmp(&y.0));

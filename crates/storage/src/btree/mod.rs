@@ -10,6 +10,7 @@
 mod bulk;
 mod cursor;
 mod diff;
+mod keys;
 mod loaded;
 mod node;
 pub mod node_codec;
@@ -21,11 +22,11 @@ mod value_io;
 mod verify;
 
 pub use bulk::build;
-pub use cursor::range;
+pub use cursor::{range, range_each};
 pub use diff::{diff, DiffEntry};
 
 pub use loaded::load;
-pub use node::{Key, MemNode, Node, NodeRef, TreeRoot, Value};
+pub use node::{Branch, Bytes, Key, Leaf, MemNode, Node, NodeRef, TreeRoot, Value};
 pub use node_io::{load_node, write_node};
 pub use ops::{delete_owned, get, put_owned};
 pub use references::node_references;

@@ -11,7 +11,11 @@ use crate::disk_loc::DiskLoc;
 use crate::limits::PAGE_BYTES;
 use crate::page::PAGE_HEADER_BYTES;
 
-pub type Key = Arc<[u8]>;
+/// A key or value handed out of a tree: a shared slice, cheap to clone.
+pub use bytes::Bytes;
+
+pub use super::keys::Keys;
+pub type Key = Bytes;
 
 /// Where a node lives: on disk (by page number and the checksum its slot must have,
 /// so a stale or misdirected page is detected), or in memory (built since the last
@@ -82,8 +86,9 @@ pub struct TreeRoot {
 
 #[derive(Clone, Debug)]
 pub enum Value {
-    /// Bytes held in the node (inline on disk, or not yet written).
-    Bytes(Arc<[u8]>),
+    /// Bytes held in the node (inline on disk, or not yet written). A node read from
+    /// its page holds slices of that page's one buffer, not a copy per value.
+    Bytes(Bytes),
     /// A large value already written to a chain of overflow pages.
     Overflow { first_page: u64, len: u32, hash: u64 },
     /// A whole tree as a value: the root set maps tree names to trees this way, and
@@ -91,11 +96,84 @@ pub enum Value {
     Tree(TreeRoot),
 }
 
+/// A leaf: keys in one buffer and their values beside them (`values[i]` is key `i`'s).
+#[derive(Clone, Debug, Default)]
+pub struct Leaf {
+    pub keys: Keys,
+    pub values: Vec<Value>,
+}
+
+impl Leaf {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn one(key: &[u8], value: Value) -> Leaf {
+        let mut leaf = Leaf::default();
+        leaf.push(key, value);
+        leaf
+    }
+
+    pub fn push(&mut self, key: &[u8], value: Value) {
+        self.keys.push(key);
+        self.values.push(value);
+    }
+
+    pub fn insert(&mut self, i: usize, key: &[u8], value: Value) {
+        self.keys.insert(i, key);
+        self.values.insert(i, value);
+    }
+
+    pub fn remove(&mut self, i: usize) -> Value {
+        self.keys.remove(i);
+        self.values.remove(i)
+    }
+
+    /// Entries `at..` move to the returned leaf.
+    pub fn split_off(&mut self, at: usize) -> Leaf {
+        Leaf { keys: self.keys.split_off(at), values: self.values.split_off(at) }
+    }
+
+    /// Moves `other`'s entries after these.
+    pub fn append(&mut self, other: &mut Leaf) {
+        self.keys.append(&other.keys);
+        self.values.append(&mut other.values);
+        other.keys = Keys::default();
+    }
+
+    /// The entries in key order.
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = (&[u8], &Value)> + ExactSizeIterator + '_ {
+        self.keys.iter().zip(self.values.iter())
+    }
+
+    /// The same keys with each value mapped.
+    pub fn map_values<E>(&self, mut f: impl FnMut(&Value) -> std::result::Result<Value, E>) -> std::result::Result<Leaf, E> {
+        Ok(Leaf { keys: self.keys.clone(), values: self.values.iter().map(&mut f).collect::<std::result::Result<_, E>>()? })
+    }
+
+    /// Bytes of the entries' encoding (`node_codec.rs`).
+    pub fn entry_bytes(&self) -> usize {
+        3 * self.len() + self.keys.total_bytes() + self.values.iter().map(value_bytes).sum::<usize>()
+    }
+}
+
+/// A branch: `keys[i]` separates `children[i]` (keys < it) from `children[i + 1]`
+/// (keys >= it).
+#[derive(Clone, Debug)]
+pub struct Branch {
+    pub level: u8,
+    pub keys: Keys,
+    pub children: Vec<NodeRef>,
+}
+
 #[derive(Clone, Debug)]
 pub enum Node {
-    Leaf(Vec<(Key, Value)>),
-    /// `keys[i]` separates `children[i]` (keys < it) from `children[i + 1]` (keys >= it).
-    Branch { level: u8, keys: Vec<Key>, children: Vec<NodeRef> },
+    Leaf(Leaf),
+    Branch(Branch),
 }
 
 /// Bytes available for a node in one page slot.
@@ -105,27 +183,23 @@ impl Node {
     pub fn level(&self) -> u8 {
         match self {
             Node::Leaf(_) => 0,
-            Node::Branch { level, .. } => *level,
+            Node::Branch(branch) => branch.level,
         }
     }
 
     pub fn is_empty(&self) -> bool {
         match self {
-            Node::Leaf(entries) => entries.is_empty(),
-            Node::Branch { children, .. } => children.is_empty(),
+            Node::Leaf(leaf) => leaf.is_empty(),
+            Node::Branch(branch) => branch.children.is_empty(),
         }
     }
 
     /// Bytes of the node's on-disk encoding (see `node_codec.rs`).
     pub fn encoded_bytes(&self) -> usize {
         match self {
-            Node::Leaf(entries) => {
-                LEAF_HEADER_BYTES + entries.iter().map(|(k, v)| leaf_entry_bytes(k, v)).sum::<usize>()
-            }
-            Node::Branch { keys, children, .. } => {
-                BRANCH_HEADER_BYTES
-                    + children.len() * CHILD_REF_BYTES
-                    + keys.iter().map(|k| 2 + k.len()).sum::<usize>()
+            Node::Leaf(leaf) => LEAF_HEADER_BYTES + leaf.entry_bytes(),
+            Node::Branch(Branch { keys, children, .. }) => {
+                BRANCH_HEADER_BYTES + children.len() * CHILD_REF_BYTES + 2 * keys.len() + keys.total_bytes()
             }
         }
     }
@@ -139,9 +213,10 @@ impl Node {
     /// one separator fewer than children. O(n): for `debug_assert!` after a change (the
     /// decoder refuses a page that breaks it, as corruption: `node_codec.rs`).
     pub fn is_ordered(&self) -> bool {
+        let ascending = |keys: &Keys| (1..keys.len()).all(|i| keys.get(i - 1) < keys.get(i));
         match self {
-            Node::Leaf(entries) => entries.windows(2).all(|w| w[0].0 < w[1].0),
-            Node::Branch { keys, children, .. } => keys.len() + 1 == children.len() && keys.windows(2).all(|w| w[0] < w[1]),
+            Node::Leaf(leaf) => leaf.keys.len() == leaf.values.len() && ascending(&leaf.keys),
+            Node::Branch(Branch { keys, children, .. }) => keys.len() + 1 == children.len() && ascending(keys),
         }
     }
 }

@@ -29,10 +29,8 @@
 //! records each child's slot checksum, so a child slot that is intact but stale (a
 //! lost write) or belongs elsewhere is detected as corruption.
 
-use std::sync::Arc;
-
 use super::node::{
-    Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
+    Branch, Bytes, Keys, Leaf, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
     LEAF_HEADER_BYTES, OVERFLOW_REF_BYTES, TREE_REF_BYTES,
 };
 use crate::byte_reader::ByteReader;
@@ -55,10 +53,10 @@ const _: () = assert!(OVERFLOW_REF_BYTES == 20 && TREE_REF_BYTES == 32);
 pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
     let mut out = Vec::with_capacity(node.encoded_bytes());
     match node {
-        Node::Leaf(entries) => {
+        Node::Leaf(leaf) => {
             out.push(0);
-            out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-            for (key, value) in entries {
+            out.extend_from_slice(&(leaf.len() as u16).to_le_bytes());
+            for (key, value) in leaf.entries() {
                 out.extend_from_slice(&(key.len() as u16).to_le_bytes());
                 match value {
                     Value::Bytes(bytes) => {
@@ -89,7 +87,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
             assert_eq!(out.len(), node.encoded_bytes(), "a node encodes to the size it predicts (splits rely on it)");
             (PageType::Leaf, out)
         }
-        Node::Branch { level, keys, children } => {
+        Node::Branch(Branch { level, keys, children }) => {
             out.push(*level);
             out.extend_from_slice(&(children.len() as u16).to_le_bytes());
             for child in children {
@@ -97,7 +95,7 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
                 out.extend_from_slice(&loc.page.to_le_bytes());
                 out.extend_from_slice(&loc.checksum.to_le_bytes());
             }
-            for key in keys {
+            for key in keys.iter() {
                 out.extend_from_slice(&(key.len() as u16).to_le_bytes());
                 out.extend_from_slice(key);
             }
@@ -115,11 +113,18 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
 /// values outside `INLINE_VALUE_BYTES_MAX + 1..=VALUE_BYTES_MAX` (the pager sizes its
 /// read by that length), and an empty tree reference with a checksum.
 pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
+    decode_shared(page, page_type, Bytes::copy_from_slice(payload))
+}
+
+/// `decode` of a payload already in a shared buffer: the leaf's inline values are
+/// slices of it (one allocation for them all, however many there are), and its keys
+/// are copied end to end into one more.
+pub fn decode_shared(page: u64, page_type: PageType, payload: Bytes) -> Result<Node> {
     let bad = || Error::Corrupted { page, kind: CorruptionKind::Tree };
     if !matches!(page_type, PageType::Leaf | PageType::Branch) {
         return Err(Error::Corrupted { page, kind: CorruptionKind::PageType });
     }
-    let mut r = ByteReader::new(payload);
+    let mut r = ByteReader::new(&payload);
     let level = r.u8().ok_or_else(bad)?;
     let count = r.u16().ok_or_else(bad)? as usize;
     let node = match page_type {
@@ -128,18 +133,20 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
             if count > payload.len() / LEAF_ENTRY_BYTES_MIN {
                 return Err(bad());
             }
-            let mut entries: Vec<(Key, Value)> = Vec::with_capacity(count);
+            let mut leaf = Leaf { keys: Keys::with_capacity(count, payload.len()), values: Vec::with_capacity(count) };
             for _ in 0..count {
                 let key_len = r.u16().ok_or_else(bad)? as usize;
                 let kind = r.u8().ok_or_else(bad)?;
-                let key = key_after(&mut r, key_len, entries.last().map(|(k, _)| k)).ok_or_else(bad)?;
+                key_after(&mut r, key_len, &mut leaf.keys).ok_or_else(bad)?;
                 let value = match kind {
                     KIND_INLINE => {
                         let len = r.u32().ok_or_else(bad)? as usize;
                         if len > INLINE_VALUE_BYTES_MAX {
                             return Err(bad());
                         }
-                        Value::Bytes(Arc::from(r.take(len).ok_or_else(bad)?))
+                        let at = payload.len() - r.remaining();
+                        r.take(len).ok_or_else(bad)?;
+                        Value::Bytes(payload.slice(at..at + len))
                     }
                     KIND_OVERFLOW => {
                         let first_page = r.u64().ok_or_else(bad)?;
@@ -162,9 +169,9 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
                     }
                     _ => return Err(bad()),
                 };
-                entries.push((key, value));
+                leaf.values.push(value);
             }
-            Node::Leaf(entries)
+            Node::Leaf(leaf)
         }
         PageType::Branch if level >= 1 && count >= 1 => {
             if count > payload.len() / CHILD_REF_BYTES {
@@ -176,12 +183,12 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
                 let checksum = r.u64().ok_or_else(bad)?;
                 children.push(NodeRef::Disk(DiskLoc { page: child_page, checksum }));
             }
-            let mut keys: Vec<Key> = Vec::with_capacity(count - 1);
+            let mut keys = Keys::with_capacity(count - 1, r.remaining());
             for _ in 0..count - 1 {
                 let key_len = r.u16().ok_or_else(bad)? as usize;
-                keys.push(key_after(&mut r, key_len, keys.last()).ok_or_else(bad)?);
+                key_after(&mut r, key_len, &mut keys).ok_or_else(bad)?;
             }
-            Node::Branch { level, keys, children }
+            Node::Branch(Branch { level, keys, children })
         }
         _ => return Err(Error::Corrupted { page, kind: CorruptionKind::PageType }),
     };
@@ -191,14 +198,16 @@ pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
     Ok(node)
 }
 
-/// The next `key_len` bytes as a key, if within the key limit and above `previous`.
-fn key_after(r: &mut ByteReader, key_len: usize, previous: Option<&Key>) -> Option<Key> {
+/// Appends the next `key_len` bytes to `keys` if within the key limit and above the
+/// last key.
+fn key_after(r: &mut ByteReader, key_len: usize, keys: &mut Keys) -> Option<()> {
     if key_len > KEY_BYTES_MAX {
         return None;
     }
     let key = r.take(key_len)?;
-    if previous.is_some_and(|previous| **previous >= *key) {
+    if keys.last().is_some_and(|previous| previous >= key) {
         return None;
     }
-    Some(Arc::from(key))
+    keys.push(key);
+    Some(())
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::node::{Node, NODE_BYTES_MAX};
+use super::node::{Bytes, Node, NODE_BYTES_MAX};
 use super::node_codec;
 use crate::disk_loc::DiskLoc;
 use crate::error::Result;
@@ -14,8 +14,9 @@ use crate::pager::{DecodedPage, Pager};
 use crate::space::SpaceMap;
 
 impl DecodedPage for Node {
-    fn decode(page: &Page) -> Result<Node> {
-        node_codec::decode(page.page_no, page.page_type, &page.payload)
+    fn decode(page: Page) -> Result<Node> {
+        // The payload's buffer becomes the one the leaf's values are slices of.
+        node_codec::decode_shared(page.page_no, page.page_type, page.payload.into())
     }
 
     fn memory_bytes(&self) -> usize {
@@ -29,13 +30,19 @@ pub fn load_node(pager: &Pager, loc: DiskLoc) -> Result<Arc<Node>> {
 }
 
 /// Writes a node whose children and large values are already on disk into a slot of
-/// `books`, through `sink`, and keeps it in the cache. Counting the references it
-/// holds is the caller's.
+/// `books`, through `sink`, and keeps it in the cache as read back from its page.
+/// Counting the references it holds is the caller's.
 pub fn write_node(pager: &Pager, books: &mut SpaceMap, sink: &mut dyn PageSink, node: Node, lsn: u64) -> Result<DiskLoc> {
     let (page_type, payload) = node_codec::encode(&node);
     // Paired with the split (`ops.rs`): a node that fits its page is what gets written.
     assert!(payload.len() <= NODE_BYTES_MAX, "a node of {} bytes fits its page", payload.len());
     let loc = pager.write_page(books, sink, page_type, &payload, lsn)?;
-    pager.cache(loc, Arc::new(node));
+    // Cached as a read would decode it: its values slices of this page's own buffer.
+    // The node written may hold values shared with nodes it was copied from (slices of
+    // their pages' buffers), which the cache would keep alive beyond its budget.
+    let cached = node_codec::decode_shared(loc.page, page_type, Bytes::from(payload)).expect("a node just encoded decodes");
+    debug_assert_eq!(cached.encoded_bytes(), node.encoded_bytes(), "a node decodes to what was written");
+    drop(node);
+    pager.cache(loc, Arc::new(cached));
     Ok(loc)
 }

@@ -33,13 +33,13 @@
 use std::sync::Arc;
 
 use super::loaded::load;
-use super::node::{leaf_entry_bytes, Key, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES, LEAF_HEADER_BYTES, NODE_BYTES_MAX};
+use super::node::{leaf_entry_bytes, Branch, Keys, Leaf, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES, LEAF_HEADER_BYTES, NODE_BYTES_MAX};
 use crate::error::Result;
 use crate::pager::Pager;
 
 /// Index of the child of a branch that may hold `key`.
-pub(super) fn child_index(keys: &[Key], key: &[u8]) -> usize {
-    keys.partition_point(|sep| sep.as_ref() <= key)
+pub(super) fn child_index(keys: &Keys, key: &[u8]) -> usize {
+    keys.upper_bound(key)
 }
 
 pub fn get(pager: &Pager, tree: &TreeRoot, key: &[u8]) -> Result<Option<Value>> {
@@ -47,13 +47,8 @@ pub fn get(pager: &Pager, tree: &TreeRoot, key: &[u8]) -> Result<Option<Value>> 
     loop {
         let node = load(pager, &current)?;
         match &*node {
-            Node::Leaf(entries) => {
-                return Ok(entries
-                    .binary_search_by(|(k, _)| k.as_ref().cmp(key))
-                    .ok()
-                    .map(|i| entries[i].1.clone()));
-            }
-            Node::Branch { keys, children, .. } => current = children[child_index(keys, key)].clone(),
+            Node::Leaf(leaf) => return Ok(leaf.keys.search(key).ok().map(|i| leaf.values[i].clone())),
+            Node::Branch(Branch { keys, children, .. }) => current = children[child_index(keys, key)].clone(),
         }
     }
 }
@@ -81,10 +76,10 @@ fn node_mut<'a>(pager: &Pager, slot: &'a mut NodeRef) -> Result<&'a mut Node> {
 
 /// Inserts or replaces `key` in a tree the caller owns, changing in place the nodes
 /// that only `tree` reaches and copying the others. Returns the replaced value.
-pub fn put_owned(pager: &Pager, tree: &mut TreeRoot, key: Key, value: Value, lsn: u64) -> Result<Option<Value>> {
+pub fn put_owned(pager: &Pager, tree: &mut TreeRoot, key: &[u8], value: Value, lsn: u64) -> Result<Option<Value>> {
     let old = match &mut tree.root {
         None => {
-            tree.root = Some(NodeRef::mem(Node::Leaf(vec![(key, value)])));
+            tree.root = Some(NodeRef::mem(Node::Leaf(Leaf::one(key, value))));
             None
         }
         Some(root) => {
@@ -93,7 +88,7 @@ pub fn put_owned(pager: &Pager, tree: &mut TreeRoot, key: Key, value: Value, lsn
                 let left = tree.root.take().expect("the root just split");
                 let level = load(pager, &left)?.level() + 1;
                 assert_eq!(load(pager, &right)?.level() + 1, level, "the halves of a split share their level");
-                tree.root = Some(NodeRef::mem(Node::Branch { level, keys: vec![sep], children: vec![left, right] }));
+                tree.root = Some(NodeRef::mem(Node::Branch(Branch { level, keys: Keys::from_iter([&sep[..]]), children: vec![left, right] })));
             }
             old
         }
@@ -104,30 +99,30 @@ pub fn put_owned(pager: &Pager, tree: &mut TreeRoot, key: Key, value: Value, lsn
 }
 
 /// A new right sibling (its separator and node) when a node split.
-type Split = Option<(Key, NodeRef)>;
+type Split = Option<(Vec<u8>, NodeRef)>;
 
 /// `right_edge`: `slot` is the last node of its level (every ancestor took its last child).
-fn insert(pager: &Pager, slot: &mut NodeRef, key: Key, value: Value, right_edge: bool) -> Result<(Split, Option<Value>)> {
+fn insert(pager: &Pager, slot: &mut NodeRef, key: &[u8], value: Value, right_edge: bool) -> Result<(Split, Option<Value>)> {
     let node = node_mut(pager, slot)?;
     let (old, append) = match node {
-        Node::Leaf(entries) => match entries.binary_search_by(|(k, _)| k.as_ref().cmp(&key)) {
-            Ok(i) => (Some(std::mem::replace(&mut entries[i].1, value)), false),
+        Node::Leaf(leaf) => match leaf.keys.search(key) {
+            Ok(i) => (Some(std::mem::replace(&mut leaf.values[i], value)), false),
             Err(i) => {
-                let append = i == entries.len();
-                entries.insert(i, (key, value));
+                let append = i == leaf.len();
+                leaf.insert(i, key, value);
                 // O(1) here; the whole node is checked in debug builds below.
-                assert!(i == 0 || entries[i - 1].0 < entries[i].0, "an inserted key is above its left neighbour");
-                assert!(append || entries[i].0 < entries[i + 1].0, "an inserted key is below its right neighbour");
+                assert!(i == 0 || leaf.keys.get(i - 1) < leaf.keys.get(i), "an inserted key is above its left neighbour");
+                assert!(append || leaf.keys.get(i) < leaf.keys.get(i + 1), "an inserted key is below its right neighbour");
                 (None, append)
             }
         },
-        Node::Branch { keys, children, .. } => {
-            let i = child_index(keys, &key);
+        Node::Branch(Branch { keys, children, .. }) => {
+            let i = child_index(keys, key);
             let last = i + 1 == children.len();
             let (split, old) = insert(pager, &mut children[i], key, value, right_edge && last)?;
             let Some((sep, right)) = split else { return Ok((None, old)) };
             children.insert(i + 1, right);
-            keys.insert(i, sep);
+            keys.insert(i, &sep);
             assert_eq!(keys.len() + 1, children.len(), "a branch has one separator fewer than children");
             (old, last)
         }
@@ -148,26 +143,27 @@ fn split_if_needed(node: &mut Node, append: bool) -> Split {
         return None;
     }
     let (sep, right) = match node {
-        Node::Leaf(entries) => {
-            let sizes: Vec<usize> = entries.iter().map(|(k, v)| leaf_entry_bytes(k, v)).collect();
+        Node::Leaf(leaf) => {
+            let sizes: Vec<usize> = leaf.entries().map(|(k, v)| leaf_entry_bytes(k, v)).collect();
             let at = cut(&sizes, LEAF_HEADER_BYTES, append);
-            let right = entries.split_off(at);
-            let left_last = &entries.last().expect("a cut leaves entries on the left").0;
-            assert!(*left_last < right[0].0, "a leaf splits between two ascending keys");
-            (right[0].0.clone(), Node::Leaf(right))
+            let right = leaf.split_off(at);
+            let left_last = leaf.keys.last().expect("a cut leaves entries on the left");
+            let right_first = right.keys.get(0);
+            assert!(left_last < right_first, "a leaf splits between two ascending keys");
+            (right_first.to_vec(), Node::Leaf(right))
         }
-        Node::Branch { level, keys, children } => {
+        Node::Branch(Branch { level, keys, children }) => {
             // Child i costs its 16-byte reference plus the separator before it.
             let sizes: Vec<usize> = (0..children.len())
-                .map(|i| CHILD_REF_BYTES + if i == 0 { 0 } else { 2 + keys[i - 1].len() })
+                .map(|i| CHILD_REF_BYTES + if i == 0 { 0 } else { 2 + keys.get(i - 1).len() })
                 .collect();
             let at = cut(&sizes, BRANCH_HEADER_BYTES, append);
             let right_children = children.split_off(at);
             let right_keys = keys.split_off(at);
             let sep = keys.pop().expect("a split branch has a separator at the cut");
-            assert!(keys.last().is_none_or(|k| *k < sep) && right_keys.first().is_none_or(|k| sep < *k), "a branch splits at a separator between its halves' keys");
+            assert!(keys.last().is_none_or(|k| k < &sep[..]) && right_keys.first().is_none_or(|k| &sep[..] < k), "a branch splits at a separator between its halves' keys");
             assert!(keys.len() + 1 == children.len() && right_keys.len() + 1 == right_children.len(), "each half of a branch has one separator fewer than children");
-            (sep, Node::Branch { level: *level, keys: right_keys, children: right_children })
+            (sep, Node::Branch(Branch { level: *level, keys: right_keys, children: right_children }))
         }
     };
     // Paired with `write_node` (`node_io.rs`), which asserts again that what it writes fits.
@@ -226,7 +222,7 @@ pub fn delete_owned(pager: &Pager, tree: &mut TreeRoot, key: &[u8], lsn: u64) ->
     // A root branch with one child is replaced by that child, level by level.
     while let Some(current) = &tree.root {
         let only = match &*load(pager, current)? {
-            Node::Branch { children, .. } if children.len() == 1 => children[0].clone(),
+            Node::Branch(Branch { children, .. }) if children.len() == 1 => children[0].clone(),
             _ => break,
         };
         tree.root = Some(only);
@@ -241,13 +237,13 @@ pub fn delete_owned(pager: &Pager, tree: &mut TreeRoot, key: &[u8], lsn: u64) ->
 fn remove(pager: &Pager, slot: &mut NodeRef, key: &[u8]) -> Result<(Value, bool)> {
     let node = node_mut(pager, slot)?;
     match node {
-        Node::Leaf(entries) => {
-            let i = entries.binary_search_by(|(k, _)| k.as_ref().cmp(key)).expect("the key was found before removing");
-            let (_, old) = entries.remove(i);
+        Node::Leaf(leaf) => {
+            let i = leaf.keys.search(key).expect("the key was found before removing");
+            let old = leaf.remove(i);
             debug_assert!(node.is_ordered(), "keys ascend within a node after a delete");
             Ok((old, node.is_empty()))
         }
-        Node::Branch { keys, children, .. } => {
+        Node::Branch(Branch { keys, children, .. }) => {
             let i = child_index(keys, key);
             let (old, emptied) = remove(pager, &mut children[i], key)?;
             if emptied {

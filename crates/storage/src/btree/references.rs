@@ -3,7 +3,7 @@
 //! (count them), when it is released (drop them) and when `verify` recounts everything.
 //! It lives with the tree, not the space map: the space map knows slots, not nodes.
 
-use super::node::{Node, Value};
+use super::node::{Branch, Node, Value};
 use crate::space::Ref;
 
 /// The references a B-tree node holds: a branch's children; a leaf's overflow chains
@@ -11,13 +11,14 @@ use crate::space::Ref;
 /// to be written (its children and values are on disk).
 pub fn node_references(node: &Node) -> Vec<Ref> {
     match node {
-        Node::Branch { children, .. } => children
+        Node::Branch(Branch { children, .. }) => children
             .iter()
             .map(|child| Ref::Node(child.disk_loc().expect("a written node's children are on disk")))
             .collect(),
-        Node::Leaf(entries) => entries
+        Node::Leaf(leaf) => leaf
+            .values
             .iter()
-            .filter_map(|(_, value)| match value {
+            .filter_map(|value| match value {
                 Value::Overflow { first_page, len, hash } => Some(Ref::Overflow { first_page: *first_page, len: *len, hash: *hash }),
                 Value::Tree(tree) => {
                     tree.root.as_ref().map(|root| Ref::Node(root.disk_loc().expect("a written leaf's trees are on disk")))

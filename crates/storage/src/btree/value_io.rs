@@ -1,9 +1,7 @@
 //! A value's bytes on pages: inline in its leaf, or in an overflow chain the pager
 //! writes and verifies (`overflow.rs`), recorded in the leaf as `Value::Overflow`.
 
-use std::sync::Arc;
-
-use super::node::Value;
+use super::node::{Bytes, Value};
 use crate::error::{Error, Result};
 use crate::limits::INLINE_VALUE_BYTES_MAX;
 use crate::overflow::OverflowChain;
@@ -12,13 +10,13 @@ use crate::pager::Pager;
 use crate::space::SpaceMap;
 
 /// The bytes of a value, following and verifying an overflow chain if needed.
-pub fn read_value(pager: &Pager, value: &Value) -> Result<Arc<[u8]>> {
+pub fn read_value(pager: &Pager, value: &Value) -> Result<Bytes> {
     match value {
         Value::Bytes(bytes) => Ok(bytes.clone()),
         &Value::Overflow { first_page, len, hash } => {
             let bytes = pager.read_overflow(OverflowChain { first_page, len, hash })?;
             assert_eq!(bytes.len(), len as usize, "a verified chain holds its recorded length");
-            Ok(bytes)
+            Ok(Bytes::from(bytes))
         }
         Value::Tree(_) => Err(Error::InvalidArgument("the entry holds a tree, not bytes".into())),
     }

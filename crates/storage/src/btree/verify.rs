@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::loaded::load;
-use super::node::{Node, NodeRef, TreeRoot, Value};
+use super::node::{Branch, Node, NodeRef, TreeRoot, Value};
 use crate::pager::Pager;
 
 #[derive(Debug, Default)]
@@ -73,13 +73,13 @@ fn walk(
     }
     let in_bounds = |key: &[u8]| lo.is_none_or(|lo| key >= lo) && hi.is_none_or(|hi| key < hi);
     let entries = match &*loaded {
-        Node::Leaf(entries) => {
-            for pair in entries.windows(2) {
-                if pair[0].0 >= pair[1].0 {
+        Node::Leaf(leaf) => {
+            for i in 1..leaf.len() {
+                if leaf.keys.get(i - 1) >= leaf.keys.get(i) {
                     check.problems.push(format!("{where_}: keys out of order"));
                 }
             }
-            for (key, value) in entries {
+            for (key, value) in leaf.entries() {
                 if !in_bounds(key) {
                     check.problems.push(format!("{where_}: a key outside its parent's separators"));
                 }
@@ -96,23 +96,23 @@ fn walk(
                     Value::Bytes(_) => {}
                 }
             }
-            check.entries += entries.len() as u64;
-            entries.len() as u64
+            check.entries += leaf.len() as u64;
+            leaf.len() as u64
         }
-        Node::Branch { level: node_level, keys, children } => {
+        Node::Branch(Branch { level: node_level, keys, children }) => {
             if keys.len() + 1 != children.len() {
                 check.problems.push(format!("{where_}: {} children but {} separators", children.len(), keys.len()));
                 return None;
             }
-            for pair in keys.windows(2) {
-                if pair[0] >= pair[1] {
+            for i in 1..keys.len() {
+                if keys.get(i - 1) >= keys.get(i) {
                     check.problems.push(format!("{where_}: separators out of order"));
                 }
             }
             let mut total = 0u64;
             for (i, child) in children.iter().enumerate() {
-                let child_lo = if i == 0 { lo } else { Some(keys[i - 1].as_ref()) };
-                let child_hi = if i == keys.len() { hi } else { Some(keys[i].as_ref()) };
+                let child_lo = if i == 0 { lo } else { Some(keys.get(i - 1)) };
+                let child_hi = if i == keys.len() { hi } else { Some(keys.get(i)) };
                 if let Some(key) = child_lo.filter(|_| i > 0) {
                     if !in_bounds(key) {
                         check.problems.push(format!("{where_}: a separator outside its parent's separators"));

@@ -6,7 +6,7 @@
 
 use super::input::Input;
 use super::{assert_alloc_bounded, measure};
-use crate::btree::{node_codec, Node, Value};
+use crate::btree::{node_codec, Branch, Node, Value};
 use crate::error::{CorruptionKind, Error};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, PAGE_BYTES, VALUE_BYTES_MAX};
 use crate::page::{PageType, PAGE_HEADER_BYTES};
@@ -62,9 +62,10 @@ fn check_bounds(node: &Node, page_type: PageType) {
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "keys accepted out of order");
     };
     match node {
-        Node::Leaf(entries) => {
+        Node::Leaf(leaf) => {
             assert_eq!(page_type, PageType::Leaf, "a leaf decoded from a {page_type:?} page");
-            for (key, value) in entries {
+            assert_eq!(leaf.keys.len(), leaf.values.len(), "a leaf has a value per key");
+            for (key, value) in leaf.entries() {
                 key_ok(key);
                 match value {
                     Value::Bytes(bytes) => assert!(
@@ -80,14 +81,14 @@ fn check_bounds(node: &Node, page_type: PageType) {
                     Value::Tree(_) => {}
                 }
             }
-            ascending(&mut entries.iter().map(|(k, _)| &k[..]));
+            ascending(&mut leaf.keys.iter());
         }
-        Node::Branch { level, keys, children } => {
+        Node::Branch(Branch { level, keys, children }) => {
             assert_eq!(page_type, PageType::Branch, "a branch decoded from a {page_type:?} page");
             assert!(*level >= 1, "a branch at level 0 accepted");
             assert_eq!(keys.len() + 1, children.len(), "a branch's separators do not match its children");
-            keys.iter().for_each(|k| key_ok(k));
-            ascending(&mut keys.iter().map(|k| &k[..]));
+            keys.iter().for_each(key_ok);
+            ascending(&mut keys.iter());
         }
     }
 }

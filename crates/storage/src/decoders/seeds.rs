@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use crate::btree::{node_codec, Key, Node, TreeRoot, Value};
+use crate::btree::{node_codec, Bytes, Leaf, Node, TreeRoot, Value};
 use crate::commit::{Commit, Op};
 use crate::database::{Database, Options};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, PAGE_BYTES};
@@ -189,11 +189,10 @@ fn page_slot(sample: &Sample) -> Seeds {
 /// `INLINE_VALUE_BYTES_MAX`, then an empty tree reference (a shape the sample database
 /// has no page of).
 fn leaf_at_limits() -> Vec<u8> {
-    let entries = vec![
-        (Key::from(vec![b'k'; KEY_BYTES_MAX]), Value::Bytes(Arc::from(vec![b'v'; INLINE_VALUE_BYTES_MAX]))),
-        (Key::from(vec![b'z'; 1]), Value::Tree(TreeRoot::default())),
-    ];
-    let (page_type, payload) = node_codec::encode(&Node::Leaf(entries));
+    let mut leaf = Leaf::default();
+    leaf.push(&[b'k'; KEY_BYTES_MAX], Value::Bytes(Bytes::from(vec![b'v'; INLINE_VALUE_BYTES_MAX])));
+    leaf.push(b"z", Value::Tree(TreeRoot::default()));
+    let (page_type, payload) = node_codec::encode(&Node::Leaf(leaf));
     assert_eq!(page_type, PageType::Leaf);
     payload
 }
