@@ -55,8 +55,8 @@ t.test('a pipeline with every stage', async (t) => {
         by: [field('status')],
       },
       { kind: 'count' },
-      { kind: 'update', set: [{ name: 'x', value: int(1) }] },
-      { kind: 'delete' },
+      { kind: 'update', set: [{ name: 'x', value: int(1) }], returning: null },
+      { kind: 'delete', returning: null },
     ],
   })
 })
@@ -89,8 +89,13 @@ t.test('writes', async (t) => {
     kind: 'insert',
     collection: 'users',
     rows: { kind: 'list', items: [{ kind: 'record', fields: [{ name: 'id', value: int(2) }] }, { kind: 'record', fields: [{ name: 'id', value: int(3) }] }] },
+    returning: null,
   })
-  t.same(shape(one('upsert users $rows;')), { kind: 'upsert', collection: 'users', rows: param('rows') })
+  t.same(shape(one('upsert users $rows;')), { kind: 'upsert', collection: 'users', rows: param('rows'), returning: null })
+  t.same(shape(one('insert users {} returning *')), { kind: 'insert', collection: 'users', rows: { kind: 'record', fields: [] }, returning: { kind: 'all' } })
+  const returned = one('users | delete returning id, n: len(name)')
+  if (returned.kind !== 'pipeline') throw new Error('pipeline expected')
+  t.same(shape(returned.stages[0]), { kind: 'delete', returning: { kind: 'items', items: [{ name: 'id', expr: field('id') }, { name: 'n', expr: { kind: 'call', name: 'len', args: [field('name')] } }] } })
   t.same(shape(one('explain users | count')), {
     kind: 'explain',
     statement: { kind: 'pipeline', source: { kind: 'collection', name: 'users' }, stages: [{ kind: 'count' }] },

@@ -9,11 +9,20 @@ import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
 import { indexTree, rowsTree } from '../txn/index.js'
 import { mentionsField } from './mentions-field.js'
 
+/** How one lookup reads its collection (part of the plan hint, docs/api.md; lookup.ts). */
+export interface LookupHint {
+  collection: string
+  access: 'primary' | 'index' | 'hash'
+  index?: string
+}
+
 /** The plan hint of every response (docs/api.md). */
 export interface PlanHint {
   collection: string
   access: 'primary' | 'index' | 'scan'
   index?: string
+  /** One per lookup stage, in order: how it reads its collection (lookup.ts). */
+  lookups?: LookupHint[]
 }
 
 export interface KeyRange {

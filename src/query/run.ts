@@ -9,7 +9,7 @@ import { ConflictError } from '../mvcc/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import type { SchemaIR } from '../schema/ir.js'
-import { query_rows_max, query_time_ms_max } from '../limits.js'
+import { lookup_hash_bytes_max, query_rows_max, query_time_ms_max } from '../limits.js'
 import { TxnView, type Committer, type Snapshot } from '../txn/index.js'
 import { check, type CheckedStatement } from './check.js'
 import { QueryError } from './errors.js'
@@ -53,6 +53,8 @@ export interface QueryOptions {
   now?: Date
   rows_max?: number
   time_ms_max?: number
+  /** Lowers lookup_hash_bytes_max for this statement. */
+  lookup_hash_bytes_max?: number
 }
 
 /** Runs Eel: what queries of one database share is the committer, the schema and the parsed texts. */
@@ -100,12 +102,14 @@ export class QueryRunner {
       const view = new TxnView(snapshot)
       const result = await execute(checked.statement, {
         view,
+        schema: this.schema.ir,
         tenant,
-        eval: { params: checked.params, now, integerOps: checked.integerOps },
+        eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
         deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
         rows_max: options.rows_max ?? query_rows_max,
         examined,
         ids: committer.autoIds,
+        lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
       })
       const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', now) : undefined
       return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined.rows })

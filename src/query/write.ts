@@ -83,7 +83,7 @@ export function readRow(ctx: WriteContext, collection: CollectionIR, key: Value)
 }
 
 /** `insert` refuses an existing primary key; `upsert` replaces that row. */
-export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert'): number {
+export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert', written?: Row[]): number {
   const nextId = () => ctx.ids.take(ctx.view, ctx.tenant, collection.name)
   const shape = collection.indexes.length === 0 ? rowShape(collection) : null
   const tree = rowsTree(ctx.tenant, collection.name)
@@ -93,7 +93,9 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     const error = validateFields(collection, record, ctx.now, nextId, values)
     if (error !== null) throw new QueryError('type_error', error)
     if (shape === null) {
-      insertRow(ctx, collection, fieldsRow(collection, values), mode)
+      const row = fieldsRow(collection, values)
+      insertRow(ctx, collection, row, mode)
+      written?.push(row)
       continue
     }
     // No index to maintain: the key is encoded once for the duplicate check and the
@@ -108,6 +110,7 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     const encoded = encodeRowFieldsScratch(shape.names, ordered)
     checkRowSize(encoded, collection)
     ctx.view.putRow(tree, key, encoded, exists ? 'u' : 'i')
+    written?.push(fieldsRow(collection, values))
   }
   return records.length
 }
@@ -166,7 +169,7 @@ function rowShape(collection: CollectionIR): RowShape | null {
   return shape
 }
 
-export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Row[], set: RecordField[], evalCtx: EvalContext): number {
+export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Row[], set: RecordField[], evalCtx: EvalContext, written?: Row[]): number {
   for (const before of rows) {
     const after: Row = { ...before }
     for (const field of set) {
@@ -177,6 +180,7 @@ export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Ro
       after[field.name] = converted.value
     }
     writeRow(ctx, collection, before, after)
+    written?.push(after)
   }
   return rows.length
 }
