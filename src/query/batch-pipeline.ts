@@ -17,6 +17,8 @@ export interface BatchRead {
   view: TxnView
   tree: string
   range: KeyRange
+  /** Read in descending key order. */
+  reverse?: boolean
   stages: readonly Stage[]
   columns: readonly string[]
   eval: EvalContext
@@ -46,7 +48,7 @@ export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; t
   let bounds: KeyRange = read.range
   for (let first = true; ; first = false) {
     if (!first) await checkDeadline(read.deadline_ms)
-    const entries = view.range(tree, { ...bounds, limit: read.batch })
+    const entries = view.range(tree, { ...bounds, limit: read.batch, reverse: read.reverse === true })
     for (const [, value] of entries) {
       examined.rows += 1
       let row = decodeRow(value) as Row
@@ -80,6 +82,6 @@ export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; t
     if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
     const last = entries.at(-1)
     if (last === undefined || entries.length < read.batch) return { rows: out, truncated: false }
-    bounds = { ...bounds, lower: last[0], lowerInclusive: false }
+    bounds = read.reverse === true ? { ...bounds, upper: last[0], upperInclusive: false } : { ...bounds, lower: last[0], lowerInclusive: false }
   }
 }

@@ -79,8 +79,10 @@ function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext)
   return lookups.length === 0 ? chosen : { ...chosen, hint: { ...chosen.hint, lookups } }
 }
 
-async function runPipeline(collection: CollectionIR, stages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
-  const chosen = planFor(collection, stages, ctx)
+async function runPipeline(collection: CollectionIR, allStages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
+  const chosen = planFor(collection, allStages, ctx)
+  // A sort the access path's order stands in for is not run (tree-order.ts).
+  const stages = chosen.sorted === undefined ? allStages : allStages.filter((_, i) => i !== chosen.sorted)
   if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max
@@ -89,7 +91,7 @@ async function runPipeline(collection: CollectionIR, stages: Stage[], columns: s
   }
   if (chosen.access.kind === 'range' && pointStagesOnly(stages)) {
     const { rows: out, truncated } = await readBatches({
-      view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, stages, columns, eval: ctx.eval,
+      view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
       examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }

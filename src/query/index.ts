@@ -2,3 +2,4 @@ export { QueryRunner, type LoadedSchema, type QueryOptions, type TenantGate } fr
 export { QueryError, type QueryErrorCode } from './errors.js'
 export type { QueryResult } from './result.js'
 export type { PlanHint } from './plan.js'
+export type { Transaction, TransactionOptions } from './transaction.js'

@@ -11,7 +11,8 @@ import { EelError, diagnostic } from '../lang/diagnostic.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { lookup_hash_bytes_max, query_rows_max, query_time_ms_max } from '../limits.js'
 import { TxnView, type Committer, type Snapshot } from '../txn/index.js'
-import { check, type CheckedStatement } from './check.js'
+import { check, type Checked, type CheckedStatement } from './check.js'
+import { Transaction, type TransactionOptions } from './transaction.js'
 import { QueryError } from './errors.js'
 import { execute, type StatementResult } from './execute.js'
 import { checkParamValues } from './param-values.js'
@@ -73,23 +74,11 @@ export class QueryRunner {
 
   async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}): Promise<QueryResult> {
     const started = Date.now()
-    const statement = this.statements.statement(text)
-    if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
-      const tenantOp = statement.kind === 'tenant_op'
-      throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
-        tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
-        { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
-    }
-    const ready = this.#gate.ready(tenant)
-    if (ready !== undefined) await ready
-    checkParamValues(params)
-    const checked = check(statement, this.schema.ir, text, params)
+    const checked = await this.#prepare(tenant, text, params)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
       throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
     }
-    const now = options.now ?? new Date(started)
-    const examined = { rows: 0 }
     const committer = this.#committer
     // Held across every await of the statement: its pages stay where they are until it ends.
     const leased = options.snapshot === undefined ? committer.lease() : undefined
@@ -100,27 +89,98 @@ export class QueryRunner {
       // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
       release = writes ? committer.begin(snapshot.lsn) : undefined
       const view = new TxnView(snapshot)
-      const result = await execute(checked.statement, {
-        view,
-        schema: this.schema.ir,
-        tenant,
-        eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
-        deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
-        rows_max: options.rows_max ?? query_rows_max,
-        examined,
-        ids: committer.autoIds,
-        lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
-      })
+      const now = options.now ?? new Date(started)
+      const { result, examined } = await this.#execute(tenant, checked, view, started, now, options)
       const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', now) : undefined
-      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined.rows })
+      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined })
     } catch (err) {
-      // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
-      if (err instanceof CodecError) throw new QueryError('type_error', err.message)
-      throw asQueryConflict(err)
+      throw asQueryError(err)
     } finally {
       release?.()
       if (leased !== undefined) committer.unlease(leased)
     }
+  }
+
+  /**
+   * Runs `fn` as one transaction (docs/api.md, "Transactions in code"): every statement
+   * it runs through `tx.query` reads one snapshot and sees the writes of the ones before
+   * it; when `fn` resolves, the writes commit as one transaction, first-committer-wins.
+   * A throw (of `fn` or of a statement) commits nothing. A conflict at commit runs `fn`
+   * again on a new snapshot, at most `retries` times, then rejects with `conflict`.
+   */
+  async transaction<T>(tenant: string, fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const retries = options.retries ?? 0
+    if (!Number.isSafeInteger(retries) || retries < 0) throw new QueryError('type_error', `retries must be a whole number of 0 or more, got ${String(retries)}`)
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#attempt(tenant, fn, options)
+      } catch (err) {
+        if (!(err instanceof QueryError && err.code === 'conflict') || attempt >= retries) throw err
+      }
+    }
+  }
+
+  async #attempt<T>(tenant: string, fn: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T> {
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    const committer = this.#committer
+    const snapshot = committer.lease()
+    const release = committer.begin(snapshot.lsn)
+    const tx = new Transaction(snapshot, (view, text, params, started) => this.#inTransaction(tenant, view, text, params, started, options))
+    try {
+      this.#gate.checkStatement(snapshot, tenant)
+      const value = await fn(tx)
+      const view = await tx.end()
+      if (view.opCount > 0) await committer.commit(view, tenant, 'write', new Date())
+      return value
+    } catch (err) {
+      await tx.end().catch(() => undefined)
+      throw asQueryError(err)
+    } finally {
+      release()
+      committer.unlease(snapshot)
+    }
+  }
+
+  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions): Promise<QueryResult> {
+    const checked = await this.#prepare(tenant, text, params)
+    try {
+      const { result, examined } = await this.#execute(tenant, checked, view, started, new Date(started), options)
+      return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: examined })
+    } catch (err) {
+      throw asQueryError(err)
+    }
+  }
+
+  /** Parses (through the cache), makes the tenant ready and checks one statement. */
+  async #prepare(tenant: string, text: string, params: Record<string, Value>): Promise<Checked> {
+    const statement = this.statements.statement(text)
+    if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
+      const tenantOp = statement.kind === 'tenant_op'
+      throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
+        tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
+        { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
+    }
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    checkParamValues(params)
+    return check(statement, this.schema.ir, text, params)
+  }
+
+  async #execute(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): Promise<{ result: StatementResult; examined: number }> {
+    const examined = { rows: 0 }
+    const result = await execute(checked.statement, {
+      view,
+      schema: this.schema.ir,
+      tenant,
+      eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
+      deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
+      rows_max: options.rows_max ?? query_rows_max,
+      examined,
+      ids: this.#committer.autoIds,
+      lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
+    })
+    return { result, examined: examined.rows }
   }
 }
 
@@ -139,8 +199,10 @@ function shown(result: StatementResult, lsn: number | undefined, stats: QueryRes
   return out as QueryResult
 }
 
-/** A lost first-committer-wins race, as the query error users meet. */
-function asQueryConflict(err: unknown): unknown {
+/** A lost first-committer-wins race, and values the codecs refuse, as the query errors users meet. */
+function asQueryError(err: unknown): unknown {
+  // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
+  if (err instanceof CodecError) return new QueryError('type_error', err.message)
   return err instanceof ConflictError ? new QueryError('conflict', err.message) : err
 }
 
