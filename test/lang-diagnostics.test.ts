@@ -55,7 +55,7 @@ const cases: Array<[string, ParseMode, string]> = [
   ['collection c {}\ndropped users', 'schema', "2:9 unexpected 'users'; expected 'collection'"],
   ['collection c { id: int = }', 'schema', "1:26 unexpected '}' in field id; expected an expression"],
   ['collection c { tags: [string }', 'schema', "1:30 unexpected '}' in field tags; expected ']' or '?'"],
-  ['collection c { id: }', 'schema', "1:20 unexpected '}' in field id; expected a type"],
+  ['collection c { id: }', 'schema', "1:20 unexpected '}' in field id; expected 'ref' or a type"],
   // Found by the AST builder.
   ['users | select lower(email)', 'query', '1:16 a computed column needs a name (write name: lower(email))'],
   ['users | where 1 < a < 3', 'query', "1:21 comparisons do not chain: '<' then '<' (combine them with and, as in a < b and b < c)"],

@@ -168,12 +168,12 @@ t.test('schema declarations', async (t) => {
       name: 'people',
       was: 'persons',
       members: [
-        { kind: 'field', name: 'id', type: { kind: 'int' }, primary: true, unique: false, default: null, was: null, narrowed: false },
-        { kind: 'field', name: 'mail', type: { kind: 'string' }, primary: false, unique: true, default: null, was: 'email', narrowed: false },
-        { kind: 'field', name: 'age', type: { kind: 'optional', inner: { kind: 'int' } }, primary: false, unique: false, default: int(-1), was: null, narrowed: true },
+        { kind: 'field', name: 'id', type: { kind: 'int' }, primary: true, unique: false, default: null, was: null, narrowed: false, onDelete: null },
+        { kind: 'field', name: 'mail', type: { kind: 'string' }, primary: false, unique: true, default: null, was: 'email', narrowed: false, onDelete: null },
+        { kind: 'field', name: 'age', type: { kind: 'optional', inner: { kind: 'int' } }, primary: false, unique: false, default: int(-1), was: null, narrowed: true, onDelete: null },
         {
           kind: 'field', name: 'tags', type: { kind: 'list', item: { kind: 'optional', inner: { kind: 'string' } } },
-          primary: false, unique: false, default: { kind: 'list', items: [] }, was: null, narrowed: false,
+          primary: false, unique: false, default: { kind: 'list', items: [] }, was: null, narrowed: false, onDelete: null,
         },
         { kind: 'index', fields: ['mail', 'age'], unique: false },
         { kind: 'index', fields: ['mail'], unique: true },

@@ -97,6 +97,11 @@ export type TypeExpr =
   | { kind: 'int' | 'float' | 'string' | 'bool' | 'timestamp' | 'json'; span: Span }
   | { kind: 'list'; item: TypeExpr; span: Span }
   | { kind: 'optional'; inner: TypeExpr; span: Span }
+  /** `ref users`: a reference to a row of `users` (its primary key). */
+  | { kind: 'ref'; collection: string; span: Span }
+
+/** What deleting a referenced row does to the rows referring to it. */
+export type ReferenceAction = 'refuse' | 'cascade' | 'set_null'
 
 export interface FieldDecl {
   kind: 'field'
@@ -110,6 +115,8 @@ export interface FieldDecl {
   was: string | null
   /** `narrowed`: the schema author accepts a narrowing type change (values that do not convert still block). */
   narrowed: boolean
+  /** `on delete …` of a reference field. */
+  onDelete: { action: ReferenceAction; span: Span } | null
   span: Span
 }
 

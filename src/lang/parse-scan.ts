@@ -7,7 +7,7 @@ export const keywords: ReadonlySet<string> = new Set([
   'distinct', 'get', 'update', 'delete', 'call', 'insert', 'upsert', 'explain', 'atomic',
   'collection', 'was', 'primary', 'unique', 'narrowed', 'index', 'dropped', 'query',
   'tenant', 'create', 'suspend', 'resume', 'compact', 'fork', 'snapshot', 'as', 'returning',
-  'lookup', 'inner', 'many', 'on',
+  'lookup', 'inner', 'many', 'on', 'ref', 'refuse', 'cascade', 'set',
   'and', 'or', 'not', 'in', 'true', 'false', 'null',
 ])
 

@@ -70,7 +70,7 @@ function writeResult(affected: number, returning: SelectItem[] | null, written: 
 }
 
 function writeContext(ctx: ExecuteContext): WriteContext {
-  return { view: ctx.view, tenant: ctx.tenant, now: ctx.eval.now, ids: ctx.ids }
+  return { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, now: ctx.eval.now, ids: ctx.ids }
 }
 
 function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext) {

@@ -2,7 +2,8 @@
 // constraints, and auto ids. Unique indexes ignore rows whose indexed values include
 // null (as SQL does): null is "no value", and many rows may have none.
 import type { RecordField, Value } from '../lang/ast.js'
-import type { CollectionIR } from '../schema/ir.js'
+import type { CollectionIR, SchemaIR } from '../schema/ir.js'
+import { checkReferencesOut, onReferencedDelete } from './references.js'
 import { compareValues, decodeKey, decodeRow, encodeKey, encodeKeyScratch, encodeRow, encodeRowFieldsScratch, prefixEnd } from '../codec/index.js'
 import { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, indexKey, indexTree, indexValues, primaryKey, rowsTree, type AutoIds, type TxnView } from '../txn/index.js'
 import { QueryError } from './errors.js'
@@ -15,6 +16,8 @@ type Row = Record<string, Value>
 export interface WriteContext {
   view: TxnView
   tenant: string
+  /** The whole schema: references cross collections (references.ts). */
+  schema: SchemaIR
   now: Date
   /** The auto-id counters (src/txn/auto-ids.ts). */
   ids: AutoIds
@@ -29,6 +32,7 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
   const rows = rowsTree(tenant, collection.name)
   const key = primaryKey(collection, (after ?? before) as Row)
   if (after !== null) checkPrimaryKeySize(key, collection)
+  if (after !== null) checkReferencesOut(ctx, collection, before, after)
   const newKeys = collection.indexes.map((index) => {
     const newKey = after === null ? null : indexKey(index, collection, after)
     if (newKey !== null) checkIndexKeySize(newKey, collection, index)
@@ -49,6 +53,8 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
   })
   if (after === null) {
     view.deleteRow(rows, key)
+    // After the row and its index entries are gone, so a cycle of cascades ends.
+    if (before !== null) onReferencedDelete(ctx, collection, before, (other, was, now) => writeRow(ctx, other, was, now))
   } else {
     const encoded = encodeRow(after)
     checkRowSize(encoded, collection)

@@ -555,7 +555,7 @@ export class CaseGen {
       case 'aggregate': return [
         ...stage.by.map((b) => cols.find((c) => c.name === b) as Col),
         ...stage.items.map((i): Col => {
-          const ty: Ty = i.fn === 'count' ? 'int' : i.fn === 'avg' ? 'float' : (i.arg as Expr).ty
+          const ty: Ty = i.fn === 'count' || i.fn === 'count_distinct' ? 'int' : i.fn === 'avg' ? 'float' : (i.arg as Expr).ty
           return i.fn === 'avg' || (i.fn === 'sum' && ty === 'float') ? { name: i.name, ty, inexact: true } : { name: i.name, ty }
         }),
       ]

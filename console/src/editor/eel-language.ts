@@ -11,7 +11,7 @@ const keywords = [
   'distinct', 'get', 'update', 'delete', 'insert', 'upsert', 'explain', 'atomic', 'collection',
   'was', 'primary', 'unique', 'narrowed', 'index', 'dropped', 'query', 'tenant', 'create',
   'suspend', 'resume', 'compact', 'fork', 'snapshot', 'as', 'returning',
-  'lookup', 'inner', 'many', 'on',
+  'lookup', 'inner', 'many', 'on', 'ref', 'refuse', 'cascade', 'set',
 ]
 
 export const eel_highlighting = styleTags({
