@@ -40,15 +40,26 @@ export const batch_pipeline_runs = { count: 0 }
 export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; truncated: boolean }> {
   batch_pipeline_runs.count += 1
   const { view, tree, stages, columns, eval: ctx, examined } = read
+  const startExamined = examined.rows
   // How many rows each skip has dropped and each take has passed so far.
   const counts = stages.map(() => 0)
   const limits = stages.map((stage) => (stage.kind === 'skip' || stage.kind === 'take' ? evaluate(stage.count, {}, ctx) as number : 0))
   if (stages.some((stage, i) => stage.kind === 'take' && limits[i] === 0)) return { rows: [], truncated: false }
   const out: Value[][] = []
   let bounds: KeyRange = read.range
+  // Entries a first batch needs at most: with only skips and selects before a take, no
+  // more than they pass (`kv | take 10` reads 10, not a whole batch).
+  let needed = Infinity
+  let skipped = 0
+  for (const [i, stage] of stages.entries()) {
+    if (stage.kind === 'skip') skipped += limits[i] as number
+    else if (stage.kind === 'take') { needed = skipped + (limits[i] as number); break }
+    else if (stage.kind !== 'select') break
+  }
   for (let first = true; ; first = false) {
     if (!first) await checkDeadline(read.deadline_ms)
-    const entries = view.range(tree, { ...bounds, limit: read.batch, reverse: read.reverse === true })
+    const request = Math.min(read.batch, Math.max(needed - (examined.rows - startExamined), 1))
+    const entries = view.range(tree, { ...bounds, limit: request, reverse: read.reverse === true })
     for (const [, value] of entries) {
       examined.rows += 1
       let row = decodeRow(value) as Row
@@ -81,7 +92,7 @@ export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; t
     }
     if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
     const last = entries.at(-1)
-    if (last === undefined || entries.length < read.batch) return { rows: out, truncated: false }
+    if (last === undefined || entries.length < request) return { rows: out, truncated: false }
     bounds = read.reverse === true ? { ...bounds, upper: last[0], upperInclusive: false } : { ...bounds, lower: last[0], lowerInclusive: false }
   }
 }

@@ -13,7 +13,8 @@
 // lookup sees the snapshot (or pin) and the earlier writes of its atomic block.
 import type { Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR, SchemaIR } from '../schema/ir.js'
-import { decodeKey, decodeRow, encodeKey, prefixEnd } from '../codec/index.js'
+import { decodeRow, encodeKey } from '../codec/index.js'
+import { rowKeysUnder } from './index-prefix.js'
 import { indexTree, rowsTree, type TxnView } from '../txn/index.js'
 import { checkDeadline, type Row } from './access.js'
 import { QueryError } from './errors.js'
@@ -67,7 +68,10 @@ export async function* lookupRows(rows: AsyncIterable<Row>, stage: LookupStage, 
     if (fieldType?.kind === 'timestamp' && typeof value === 'string') value = parseTimestamp(value) ?? value
     const found = value === null ? [] : hash !== null ? (hash.get(keyOf(value)) ?? []) : matches(env, access, other, tree, value, stage.many)
     if (stage.inner && found.length === 0) continue
-    yield { ...row, [stage.name]: stage.many ? found : (found[0] ?? null) }
+    // Rows reaching a stage are the pipeline's own (decoded or built by an earlier
+    // stage), so the column is added in place rather than by copying the row.
+    row[stage.name] = stage.many ? found : (found[0] ?? null)
+    yield row
   }
 }
 
@@ -82,20 +86,10 @@ function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: stri
     return [decodeRow(stored) as Row]
   }
   if (access.kind !== 'index') return []
-  const prefix = encodeKey([value])
-  const end = prefixEnd(prefix)
   const indexName = indexTree(env.tenant, other.name, access.index.name)
   // A one-field index lists a value's entries in primary-key order already.
   const ordered = access.index.fields.length === 1
-  const keys: Buffer[] = []
-  let bounds = { lower: prefix, lowerInclusive: true, ...(end === null ? {} : { upper: end, upperInclusive: false }) }
-  for (;;) {
-    const batch = env.view.range(indexName, { ...bounds, limit: 1000 })
-    for (const [key] of batch) keys.push(encodeKey([decodeKey(key).at(-1) ?? null]))
-    const last = batch.at(-1)
-    if (last === undefined || batch.length < 1000 || (ordered && !many)) break
-    bounds = { ...bounds, lower: last[0], lowerInclusive: false }
-  }
+  const keys = rowKeysUnder(env.view, indexName, value, ordered && !many ? 1 : Infinity)
   if (!ordered) keys.sort(Buffer.compare)
   const wanted = many ? keys : keys.slice(0, 1)
   return wanted.map((key) => {

@@ -15,7 +15,8 @@
 // (signal keys conflict only with their dependants, src/mvcc/conflict-log.ts).
 import type { Value } from '../lang/ast.js'
 import type { CollectionIR, FieldIR, SchemaIR } from '../schema/ir.js'
-import { decodeKey, decodeRow, encodeKey, prefixEnd } from '../codec/index.js'
+import { decodeRow, encodeKey } from '../codec/index.js'
+import { rowKeysUnder } from './index-prefix.js'
 import { signalKey } from '../mvcc/index.js'
 import { indexTree, rowsTree, type TxnView } from '../txn/index.js'
 import { QueryError } from './errors.js'
@@ -98,21 +99,10 @@ export function onReferencedDelete(ctx: ReferenceContext, collection: Collection
 function referringRows(ctx: ReferenceContext, from: CollectionIR, field: FieldIR, pk: Value): Row[] {
   const index = from.indexes.find((i) => i.fields[0] === field.name)
   if (index === undefined) throw new Error(`reference field ${from.name}.${field.name} has no index (schema/references.ts adds one)`)
-  const prefix = encodeKey([pk])
-  const end = prefixEnd(prefix)
-  const tree = indexTree(ctx.tenant, from.name, index.name)
   const rows = rowsTree(ctx.tenant, from.name)
-  const found: Row[] = []
-  let bounds = { lower: prefix, lowerInclusive: true, ...(end === null ? {} : { upper: end, upperInclusive: false }) }
-  for (;;) {
-    const batch = ctx.view.range(tree, { ...bounds, limit: 1000 })
-    for (const [entry] of batch) {
-      const stored = ctx.view.get(rows, encodeKey([decodeKey(entry).at(-1) ?? null]))
-      if (stored === null) throw new Error(`index ${index.name} names a missing row`)
-      found.push(decodeRow(stored) as Row)
-    }
-    const last = batch.at(-1)
-    if (last === undefined || batch.length < 1000) return found
-    bounds = { ...bounds, lower: last[0], lowerInclusive: false }
-  }
+  return rowKeysUnder(ctx.view, indexTree(ctx.tenant, from.name, index.name), pk).map((key) => {
+    const stored = ctx.view.get(rows, key)
+    if (stored === null) throw new Error(`index ${index.name} names a missing row`)
+    return decodeRow(stored) as Row
+  })
 }
