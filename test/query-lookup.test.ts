@@ -104,3 +104,13 @@ t.test('a hash lookup past its memory bound fails with lookup_too_large, naming 
   const err = await runner.run('default', text, {}, { lookup_hash_bytes_max: 40 }).catch((e: unknown) => e)
   t.match(err, { code: 'lookup_too_large', message: /lookup on 'users.name' would hold more than 40 bytes of rows in memory; declare index \(name\) in 'users'/ })
 })
+
+t.test('a lookup on a timestamp field matches ISO text by instant', async (t) => {
+  const { q } = await harness(t, `
+    collection days { at: timestamp primary, label: string }
+    collection notes { id: int primary, day: string }
+  `)
+  await q('insert days [{at: "2024-01-01T00:00:00Z", label: "new year"}]')
+  await q('insert notes [{id: 1, day: "2024-01-01T01:00:00+01:00"}, {id: 2, day: "not a date"}]')
+  t.same((await q('notes | lookup d: days on day == at | select id, l: d.label')).rows, [[1, 'new year'], [2, null]])
+})

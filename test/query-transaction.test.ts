@@ -7,6 +7,8 @@ import { openDatabase } from './helpers/database.js'
 
 const schema = 'collection accounts { id: int primary, balance: int }  collection log { what: string }'
 
+const internalsLsn = (r: { lsn?: number }) => r.lsn ?? -1
+
 const rejected = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
 
 t.test('statements see each other; others see nothing until commit', async (t) => {
@@ -14,7 +16,9 @@ t.test('statements see each other; others see nothing until commit', async (t) =
   const main = db.tenant('default')
   await main.query('insert accounts [{id: 1, balance: 100}, {id: 2, balance: 0}]')
   let outsideDuring: unknown
+  const before = internalsLsn(await main.query('insert log {what: "start"}'))
   const result = await main.transaction(async (tx) => {
+    t.ok(tx.lsn >= before, 'the transaction reads a snapshot at or after the last commit')
     const from = (await tx.query('accounts | get 1 | select balance')).rows[0]?.[0] as number
     const amount = Math.floor(from / 4) // application logic between statements
     await tx.query('accounts | where id == 1 | update {balance: balance - $a}', { a: amount })
@@ -24,7 +28,7 @@ t.test('statements see each other; others see nothing until commit', async (t) =
     const logged = await tx.query('insert log {what: "moved"} returning id')
     return { inside: inside.rows, id: logged.rows[0]?.[0] }
   })
-  t.same(result, { inside: [[75], [25]], id: 1 }, 'the value fn resolved with')
+  t.same(result, { inside: [[75], [25]], id: 2 }, 'the value fn resolved with')
   t.same(outsideDuring, [[100], [0]], 'not visible before commit')
   t.same((await main.query('accounts | sort id | select balance')).rows, [[75], [25]], 'visible after')
 })

@@ -61,6 +61,18 @@ t.test('sort on index fields after an equality reads the index in order', async 
   t.equal(byIndex.stats.rows_examined, 4)
 })
 
+t.test('an index chosen by its equalities gives primary-key order, backwards too', async (t) => {
+  const { q, rows } = await seeded(t)
+  const ids = rows.filter((r) => r.g === 'a' && r.at === 3).map((r) => [r.id])
+  const desc = await q('items | where g == "a" and at == 3 | sort id desc | select id')
+  t.same(desc.rows, [...ids].reverse())
+  t.same(desc.plan, { collection: 'items', access: 'index', index: 'g_at' })
+  const some = await q('items | where g == "b" | sort id desc | take 2 | select id')
+  t.same(some.rows, [[3000], [2999]], 'the keys the index names, sorted and reversed')
+  const explained = await q('explain items | sort id desc | take 1')
+  t.same(explained.rows, [['scan on items']], 'explain plans it too')
+})
+
 t.test('sorts the tree cannot give are still sorted', async (t) => {
   const { q } = await seeded(t)
   const mixed = await q('items | where g == "a" | sort at, id desc | take 2 | select id')
