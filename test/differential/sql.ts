@@ -259,7 +259,19 @@ export function riskConditions(e: Expr, o: TranslateOptions, out: string[] = [])
       return out
     }
     case 'neg': case 'paren': return riskConditions(e.e, o, out)
-    case 'call': for (const a of e.args) riskConditions(a, o, out); return out
+    case 'call': {
+      if (e.fn === 'if') {
+        // Only the branch taken is evaluated: a branch's risk counts where the condition takes it.
+        const [c, yes, no] = e.args as [Expr, Expr, Expr]
+        riskConditions(c, o, out)
+        const taken = truth(c, o)
+        for (const x of riskConditions(yes, o, [])) out.push(`(${taken} AND ${x})`)
+        for (const x of riskConditions(no, o, [])) out.push(`((NOT ${taken}) AND ${x})`)
+        return out
+      }
+      for (const a of e.args) riskConditions(a, o, out)
+      return out
+    }
     case 'cmp': case 'logic': riskConditions(e.l, o, out); riskConditions(e.r, o, out); return out
     case 'not': return riskConditions(e.e, o, out)
     case 'in': riskConditions(e.e, o, out); for (const i of e.items) riskConditions(i, o, out); return out
