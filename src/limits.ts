@@ -249,3 +249,25 @@ export const replication_consume_expires_ms = 2000
 
 /** Time between attempts when the cluster cannot be reached, or a bootstrap has no primary to copy from. */
 export const replication_retry_ms = 250
+
+// Eel's pattern functions (docs/language.md "Patterns").
+
+/**
+ * Longest pattern `like` and `matches` take, in characters. Matching is linear in the
+ * text (RE2's semantics: no backtracking), and a pattern's compiled size grows with its
+ * length, so this bounds the work of one match.
+ */
+export const eel_pattern_chars_max = 1000
+
+/** Compiled patterns kept for reuse (least recently used goes first). */
+export const eel_pattern_cache_entries_max = 256
+
+// Lookups (docs/language.md "Lookups").
+
+/**
+ * Encoded bytes of the looked-up rows one hash lookup holds in memory (a lookup on a
+ * field that is neither the primary key nor the first field of an index reads the
+ * other collection once into a hash table). Beyond it the query fails with
+ * `lookup_too_large`, naming the index that would avoid it.
+ */
+export const lookup_hash_bytes_max = 64 * 1024 * 1024

@@ -17,5 +17,6 @@ export type QueryErrorCode =
   | 'tenant_suspended'
   | 'key_too_large'
   | 'row_too_large'
+  | 'lookup_too_large'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

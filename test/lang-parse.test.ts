@@ -55,8 +55,8 @@ t.test('a pipeline with every stage', async (t) => {
         by: [field('status')],
       },
       { kind: 'count' },
-      { kind: 'update', set: [{ name: 'x', value: int(1) }] },
-      { kind: 'delete' },
+      { kind: 'update', set: [{ name: 'x', value: int(1) }], returning: null },
+      { kind: 'delete', returning: null },
     ],
   })
 })
@@ -89,8 +89,13 @@ t.test('writes', async (t) => {
     kind: 'insert',
     collection: 'users',
     rows: { kind: 'list', items: [{ kind: 'record', fields: [{ name: 'id', value: int(2) }] }, { kind: 'record', fields: [{ name: 'id', value: int(3) }] }] },
+    returning: null,
   })
-  t.same(shape(one('upsert users $rows;')), { kind: 'upsert', collection: 'users', rows: param('rows') })
+  t.same(shape(one('upsert users $rows;')), { kind: 'upsert', collection: 'users', rows: param('rows'), returning: null })
+  t.same(shape(one('insert users {} returning *')), { kind: 'insert', collection: 'users', rows: { kind: 'record', fields: [] }, returning: { kind: 'all' } })
+  const returned = one('users | delete returning id, n: len(name)')
+  if (returned.kind !== 'pipeline') throw new Error('pipeline expected')
+  t.same(shape(returned.stages[0]), { kind: 'delete', returning: { kind: 'items', items: [{ name: 'id', expr: field('id') }, { name: 'n', expr: { kind: 'call', name: 'len', args: [field('name')] } }] } })
   t.same(shape(one('explain users | count')), {
     kind: 'explain',
     statement: { kind: 'pipeline', source: { kind: 'collection', name: 'users' }, stages: [{ kind: 'count' }] },
@@ -163,12 +168,12 @@ t.test('schema declarations', async (t) => {
       name: 'people',
       was: 'persons',
       members: [
-        { kind: 'field', name: 'id', type: { kind: 'int' }, primary: true, unique: false, default: null, was: null, narrowed: false },
-        { kind: 'field', name: 'mail', type: { kind: 'string' }, primary: false, unique: true, default: null, was: 'email', narrowed: false },
-        { kind: 'field', name: 'age', type: { kind: 'optional', inner: { kind: 'int' } }, primary: false, unique: false, default: int(-1), was: null, narrowed: true },
+        { kind: 'field', name: 'id', type: { kind: 'int' }, primary: true, unique: false, default: null, was: null, narrowed: false, onDelete: null },
+        { kind: 'field', name: 'mail', type: { kind: 'string' }, primary: false, unique: true, default: null, was: 'email', narrowed: false, onDelete: null },
+        { kind: 'field', name: 'age', type: { kind: 'optional', inner: { kind: 'int' } }, primary: false, unique: false, default: int(-1), was: null, narrowed: true, onDelete: null },
         {
           kind: 'field', name: 'tags', type: { kind: 'list', item: { kind: 'optional', inner: { kind: 'string' } } },
-          primary: false, unique: false, default: { kind: 'list', items: [] }, was: null, narrowed: false,
+          primary: false, unique: false, default: { kind: 'list', items: [] }, was: null, narrowed: false, onDelete: null,
         },
         { kind: 'index', fields: ['mail', 'age'], unique: false },
         { kind: 'index', fields: ['mail'], unique: true },

@@ -1,8 +1,9 @@
 // Range reads and scans that only filter, project, skip and take run a batch at a
 // time (batch-pipeline.ts) instead of through stages.ts. Each case is checked against
 // a model written here in plain JavaScript over the rows the test inserted, both down
-// the batch path and, with a leading `sort k` (the primary-key order rows come in
-// anyway), down the general path; batch-pipeline.ts's run count shows which path ran.
+// the batch path and, with a leading `sort k, n` (the primary-key order rows come in
+// anyway; a sort order from the tree does not stand in for, unlike `sort k`), down the
+// general path; batch-pipeline.ts's run count shows which path ran.
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
 import { query_rows_max } from '../src/limits.js'
@@ -57,9 +58,9 @@ t.test('every mix of where, select, skip and take, across batch boundaries, give
     t.same(fast.result.columns, columns, `kv ${p}: columns`)
     t.same(fast.result.rows, expected, `kv ${p}: the model's rows (${expected.length})`)
     t.equal(fast.result.truncated, undefined, `kv ${p}: not truncated`)
-    const general = await viaBatches(() => kv.query(`kv | sort k ${p}`, { k: K }))
-    t.notOk(general.batched, `kv | sort k ${p}: ran down the general path`)
-    t.same(general.result.rows, expected, `kv | sort k ${p}: the model's rows`)
+    const general = await viaBatches(() => kv.query(`kv | sort k, n ${p}`, { k: K }))
+    t.notOk(general.batched, `kv | sort k, n ${p}: ran down the general path`)
+    t.same(general.result.rows, expected, `kv | sort k, n ${p}: the model's rows`)
   }
   t.ok(cases.some(([, , model]) => model(sorted).length > 1000), 'some case crosses a batch boundary')
 })
@@ -77,7 +78,7 @@ t.test('a scan over more rows than one response holds is truncated like the stre
   t.ok(exact.batched)
   t.equal(exact.result.rows.length, query_rows_max)
   t.equal(exact.result.truncated, undefined, 'exactly rows_max rows is not truncated')
-  const general = await viaBatches(() => kv.query('kv | sort k'))
+  const general = await viaBatches(() => kv.query('kv | sort k, k'))
   t.notOk(general.batched)
   t.same(general.result.rows, fast.result.rows, 'the general path truncates the same way')
   t.equal(general.result.truncated, true)

@@ -15,6 +15,7 @@ import { openRunner } from './helpers/query-runner.js'
 import { buildSchemaIR, fingerprint, type CollectionIR } from '../src/schema/index.js'
 import { diffRows, show } from './differential/compare.js'
 import { CaseGen, genRows, type TableInfo } from './differential/generate.js'
+import { genOthers } from './differential/generate-more.js'
 import { caseSql, Differ, minimizeRows, rowsText, type DifferOptions, type Verdict } from './differential/harness.js'
 import { collection, schemaSource, type Case, type Row } from './differential/model.js'
 import { deriveSeed, Rng } from './differential/random.js'
@@ -68,7 +69,7 @@ t.test('Eel agrees with SQLite on random rows and statements', async (t) => {
       const differ = new Differ(runner, `run${run}`, store, items, options)
       // Run 1 holds more rows than one read batch (1000), so paging is exercised.
       const rows = genRows(rng, run === 1 ? 1100 : rng.int(100, 300))
-      const loaded = await differ.load(rows)
+      const loaded = (await differ.loadOthers(genOthers(rng, rng.int(10, 40)))) ?? (await differ.load(rows))
       if (loaded !== null) {
         failures.push(`[seed ${seed} run ${run}] ${loaded}`)
         continue
@@ -97,7 +98,7 @@ t.test('Eel agrees with SQLite on random rows and statements', async (t) => {
             const trial = new SqlStore()
             try {
               const fresh = new Differ(runner, `scratch${scratch++}`, trial, items, options)
-              if ((await fresh.load(subset)) !== null) return false
+              if ((await fresh.loadOthers(othersOf(store))) !== null || (await fresh.load(subset)) !== null) return false
               return (await fresh.run(c, { escapeUnicode: false })).status === 'fail'
             } finally {
               trial.close()
@@ -126,11 +127,17 @@ t.test('Eel agrees with SQLite on random rows and statements', async (t) => {
   t.equal(failures.length, 0, 'no divergence between Eel and the SQLite reference')
   if (totalCases >= 1000) {
     // The run must have exercised what it claims to.
-    for (const key of ['kind read', 'kind write', 'kind atomic', 'kind risky', 'both sides failed (checked)', 'aggregate-grouped', 'distinct', 'take', 'update', 'delete', 'insert', 'upsert', 'plan index a', 'plan primary', 'plan scan']) {
+    for (const key of ['kind read', 'kind write', 'kind atomic', 'kind risky', 'both sides failed (checked)', 'aggregate-grouped', 'distinct', 'take', 'update', 'delete', 'insert', 'upsert', 'plan index a', 'plan primary', 'plan scan',
+      'lookup', 'lookup primary', 'lookup index', 'lookup hash', 'lookup primary inner', 'lookup index many', 'returning', 'time', 'duration', 'time-part', 'count_distinct', 'conditional', 'pattern', 'string-functions', 'floor-ceil']) {
       t.ok((counts.get(key) ?? 0) > 0, `exercised: ${key}`)
     }
   }
 })
+
+/** The `others` rows of a store, for a minimisation's fresh stores. */
+function othersOf(store: SqlStore): Row[] {
+  return store.all('SELECT id, k, name, w FROM others ORDER BY id').map(([id, k, name, w]) => ({ id: id ?? null, k: k ?? null, name: name ?? null, w: w ?? null }))
+}
 
 async function explain(c: Case, verdict: Verdict, rows: Row[], at: { seed: number; run: number; index: number }, fails: (subset: Row[]) => Promise<boolean>): Promise<string> {
   const minimal = await minimizeRows(rows, fails)

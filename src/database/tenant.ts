@@ -7,7 +7,7 @@ import type { Snapshot } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { diff_rows_default, diff_rows_max } from '../limits.js'
 import { appliedSchema } from '../migration/index.js'
-import type { PreparedStatement, QueryResult } from '../query/index.js'
+import type { PreparedStatement, QueryResult, Transaction, TransactionOptions } from '../query/index.js'
 import { listSnapshots, pinName, requireActive, requireCollection, requireQueryable, requireTenant, splitSource, TenantError } from '../tenants/index.js'
 import { rowsTree, TxnView } from '../txn/index.js'
 import { decodeKey, decodeRow } from '../codec/index.js'
@@ -68,6 +68,16 @@ export class Tenant {
     const statement = this.#db.runner.prepare(this.name, text, this.#db.query_time_ms_max)
     await statement.ready()
     return statement
+  }
+
+  /**
+   * Runs `fn` as one transaction: the statements it runs through `tx.query` read one
+   * snapshot and see each other's writes, and commit together when `fn` resolves, or not
+   * at all (docs/api.md, "Transactions in code"). Resolves with what `fn` resolved with.
+   */
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    requireQueryable(this.#db.committer.head(), this.name)
+    return this.#db.runner.transaction(this.name, fn, { time_ms_max: this.#db.query_time_ms_max, ...options })
   }
 
   /** A page of change events after `after` (exclusive); waits up to `wait_ms` for one. */

@@ -27,6 +27,7 @@ export const error_statuses = {
   constraint_violation: 400,
   key_too_large: 400,
   row_too_large: 400,
+  lookup_too_large: 400,
   not_allowed_here: 400,
   readonly_snapshot: 400,
   migration_blocked: 400,

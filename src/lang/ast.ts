@@ -15,6 +15,8 @@ export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '==' | '!=' | '<' | '<=' | 
 
 export type Expr =
   | { kind: 'literal'; value: null | boolean | number | string; integer: boolean; span: Span }
+  /** `90s`, `1h30m`: a duration literal, in milliseconds (docs/language.md "Time"). */
+  | { kind: 'duration'; ms: number; span: Span }
   | { kind: 'list'; items: Expr[]; span: Span }
   | { kind: 'record'; fields: RecordField[]; span: Span }
   /** A field of the current row; `path` has more than one name for nested fields (a.b). */
@@ -30,7 +32,7 @@ export interface RecordField {
   value: Expr
 }
 
-export type AggregateFn = 'count' | 'sum' | 'min' | 'max' | 'avg'
+export type AggregateFn = 'count' | 'count_distinct' | 'sum' | 'min' | 'max' | 'avg'
 
 export interface SelectItem {
   /** The output column: the given name, or the last path segment of a plain field. */
@@ -38,6 +40,9 @@ export interface SelectItem {
   expr: Expr
   span: Span
 }
+
+/** `returning *` (every field of the written rows), or the items named. */
+export type Returning = { kind: 'all'; span: Span } | { kind: 'items'; items: SelectItem[]; span: Span }
 
 export interface SortKey {
   expr: Expr
@@ -63,8 +68,13 @@ export type Stage =
   | { kind: 'aggregate'; items: AggregateItem[]; by: Expr[]; span: Span }
   | { kind: 'distinct'; fields: Expr[]; span: Span }
   | { kind: 'get'; key: Expr; span: Span }
-  | { kind: 'update'; set: RecordField[]; span: Span }
-  | { kind: 'delete'; span: Span }
+  | { kind: 'update'; set: RecordField[]; returning: Returning | null; span: Span }
+  | { kind: 'delete'; returning: Returning | null; span: Span }
+  /**
+   * `lookup [inner] [many] name: collection on left == field`: `left` is evaluated on
+   * the incoming row, `field` names a field of `collection` (src/query/lookup.ts).
+   */
+  | { kind: 'lookup'; name: string; collection: string; collectionSpan: Span; inner: boolean; many: boolean; left: Expr; field: string; fieldSpan: Span; span: Span }
 
 export type Source =
   | { kind: 'collection'; name: string; span: Span }
@@ -73,7 +83,7 @@ export type Source =
 export type Statement =
   | { kind: 'pipeline'; source: Source; stages: Stage[]; span: Span }
   /** `insert users {…}`, `insert users [{…}, …]`, `insert users $rows`. */
-  | { kind: 'insert' | 'upsert'; collection: string; collectionSpan: Span; rows: Expr; span: Span }
+  | { kind: 'insert' | 'upsert'; collection: string; collectionSpan: Span; rows: Expr; returning: Returning | null; span: Span }
   | { kind: 'explain'; statement: Statement; span: Span }
   | { kind: 'atomic'; statements: Statement[]; span: Span }
   | CollectionDecl
@@ -87,6 +97,11 @@ export type TypeExpr =
   | { kind: 'int' | 'float' | 'string' | 'bool' | 'timestamp' | 'json'; span: Span }
   | { kind: 'list'; item: TypeExpr; span: Span }
   | { kind: 'optional'; inner: TypeExpr; span: Span }
+  /** `ref users`: a reference to a row of `users` (its primary key). */
+  | { kind: 'ref'; collection: string; span: Span }
+
+/** What deleting a referenced row does to the rows referring to it. */
+export type ReferenceAction = 'refuse' | 'cascade' | 'set_null'
 
 export interface FieldDecl {
   kind: 'field'
@@ -100,6 +115,8 @@ export interface FieldDecl {
   was: string | null
   /** `narrowed`: the schema author accepts a narrowing type change (values that do not convert still block). */
   narrowed: boolean
+  /** `on delete …` of a reference field. */
+  onDelete: { action: ReferenceAction; span: Span } | null
   span: Span
 }
 

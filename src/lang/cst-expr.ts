@@ -5,7 +5,7 @@ import type { SyntaxNode } from './parse-tree.js'
 import { eel_expression_depth_max, eel_nesting_depth_max } from '../limits.js'
 
 export const expressionNodes: ReadonlySet<string> = new Set([
-  'Number', 'String', 'Boolean', 'Null', 'Param', 'List', 'Record', 'Field', 'Call',
+  'Number', 'Duration', 'String', 'Boolean', 'Null', 'Param', 'List', 'Record', 'Field', 'Call',
   'ParenthesizedExpression', 'UnaryExpression', 'BinaryExpression',
 ])
 
@@ -66,6 +66,8 @@ function buildNode(cx: Cst, node: SyntaxNode): Expr {
   switch (node.name) {
     case 'Number':
       return numberLiteral(cx, node, 1)
+    case 'Duration':
+      return durationLiteral(cx, node)
     case 'String':
       return { kind: 'literal', value: decodeString(cx, node), integer: false, span: at }
     case 'Boolean':
@@ -147,6 +149,19 @@ function numberLiteral(cx: Cst, node: SyntaxNode, sign: 1 | -1, at = span(node))
     cx.report(span(node), `number ${text} is out of range`, { found: `'${text}'` })
   }
   return { kind: 'literal', value: sign === 1 ? magnitude : 0 - magnitude, integer, span: at }
+}
+
+const unit_ms: Readonly<Record<string, number>> = { w: 604_800_000, d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 }
+
+/** `1h30m` in milliseconds; a total beyond a safe integer is refused. */
+function durationLiteral(cx: Cst, node: SyntaxNode): Expr {
+  const text = cx.source(node)
+  let ms = 0
+  for (const [, digits, unit] of text.matchAll(/(\d+)(ms|w|d|h|m|s)/g)) ms += Number(digits) * (unit_ms[unit as string] as number)
+  if (!Number.isSafeInteger(ms)) {
+    cx.report(span(node), `duration ${text} is out of range`, { found: `'${text}'`, hint: 'a duration holds at most 2^53 - 1 milliseconds' })
+  }
+  return { kind: 'duration', ms, span: span(node) }
 }
 
 const simpleEscapes: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' }

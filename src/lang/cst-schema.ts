@@ -6,7 +6,7 @@ import { child, children, span, type Cst } from './cst-node.js'
 import type { SyntaxNode } from './parse-tree.js'
 import { eel_nesting_depth_max } from '../limits.js'
 
-const typeNodes: ReadonlySet<string> = new Set(['TypeName', 'ListType', 'OptionalType'])
+const typeNodes: ReadonlySet<string> = new Set(['TypeName', 'ListType', 'OptionalType', 'RefType'])
 const typeNames = ['int', 'float', 'string', 'bool', 'timestamp', 'json'] as const
 
 export function buildCollection(cx: Cst, node: SyntaxNode): CollectionDecl {
@@ -44,8 +44,8 @@ export function buildQueryDecl(cx: Cst, node: SyntaxNode, body: Statement & { ki
 
 function buildField(cx: Cst, node: SyntaxNode): FieldDecl {
   const seen = new Set<string>()
-  for (const modifier of children(node, new Set(['primary', 'unique', 'narrowed', 'Default', 'Rename']))) {
-    const word = modifier.name === 'Default' ? '=' : modifier.name === 'Rename' ? 'was' : modifier.name
+  for (const modifier of children(node, new Set(['primary', 'unique', 'narrowed', 'Default', 'Rename', 'OnDelete']))) {
+    const word = modifier.name === 'Default' ? '=' : modifier.name === 'Rename' ? 'was' : modifier.name === 'OnDelete' ? 'on delete' : modifier.name
     if (seen.has(word)) cx.report(span(modifier), `'${word}' is given twice`, { found: `'${cx.source(modifier)}'` })
     seen.add(word)
   }
@@ -58,8 +58,16 @@ function buildField(cx: Cst, node: SyntaxNode): FieldDecl {
     default: defaultOf(cx, node),
     was: previousName(cx, node),
     narrowed: seen.has('narrowed'),
+    onDelete: onDelete(node),
     span: span(node),
   }
+}
+
+function onDelete(node: SyntaxNode): FieldDecl['onDelete'] {
+  const found = children(node, 'OnDelete')[0]
+  if (found === undefined) return null
+  const action = children(found, 'cascade').length > 0 ? 'cascade' : children(found, 'set').length > 0 ? 'set_null' : 'refuse'
+  return { action, span: span(found) }
 }
 
 function defaultOf(cx: Cst, node: SyntaxNode): FieldDecl['default'] {
@@ -89,6 +97,7 @@ export function buildType(cx: Cst, node: SyntaxNode): TypeExpr {
     }
   }
   if (node.name === 'OptionalType') return { kind: 'optional', inner: buildType(cx, child(node, typeNodes)), span: at }
+  if (node.name === 'RefType') return { kind: 'ref', collection: cx.name(child(node, 'CollectionName')), span: at }
   const name = cx.name(node)
   const known = typeNames.find((t) => t === name)
   if (known !== undefined) return { kind: known, span: at }

@@ -1,5 +1,5 @@
 // Statements and pipeline stages: lezer nodes to `Statement`.
-import type { AggregateFn, AggregateItem, SelectItem, Source, Stage, Statement, TenantOp } from './ast.js'
+import type { AggregateFn, AggregateItem, Returning, SelectItem, Source, Stage, Statement, TenantOp } from './ast.js'
 import { didYouMean } from './diagnostic.js'
 import { buildExpr, expressionNodes, expressions, recordFields } from './cst-expr.js'
 import { child, children, has, span, type Cst } from './cst-node.js'
@@ -23,6 +23,7 @@ export function buildStatement(cx: Cst, node: SyntaxNode): Statement {
         collection: cx.name(collection),
         collectionSpan: span(collection),
         rows: buildExpr(cx, child(node, expressionNodes)),
+        returning: returning(cx, node),
         span: span(node),
       }
     }
@@ -86,10 +87,47 @@ function buildStage(cx: Cst, node: SyntaxNode): Stage {
     }
     case 'DistinctStage': return { kind: 'distinct', fields: expressions(cx, node), span: at }
     case 'GetStage': return { kind: 'get', key: one(), span: at }
-    case 'UpdateStage': return { kind: 'update', set: recordFields(cx, child(node, 'Record')), span: at }
-    case 'DeleteStage': return { kind: 'delete', span: at }
+    case 'UpdateStage': return { kind: 'update', set: recordFields(cx, child(node, 'Record')), returning: returning(cx, node), span: at }
+    case 'DeleteStage': return { kind: 'delete', returning: returning(cx, node), span: at }
+    case 'LookupStage': return lookupStage(cx, node)
     default: throw new Error(`eel: ${node.name} is not a stage`)
   }
+}
+
+function lookupStage(cx: Cst, node: SyntaxNode): Stage {
+  const collection = child(node, 'CollectionName')
+  const on = buildExpr(cx, child(node, expressionNodes))
+  const right = on.kind === 'binary' ? on.right : undefined
+  let field = ''
+  let fieldSpan = on.span
+  if (on.kind !== 'binary' || on.op !== '==' || right?.kind !== 'field' || right.path.length !== 1) {
+    cx.report(on.span, 'lookup … on takes an equality: an expression of the incoming row == a field of the looked-up collection', {
+      hint: `as in lookup author: ${cx.name(collection)} on author == id`,
+    })
+  } else {
+    field = right.path[0] as string
+    fieldSpan = right.span
+  }
+  return {
+    kind: 'lookup',
+    name: cx.name(child(node, 'Label')),
+    collection: cx.name(collection),
+    collectionSpan: span(collection),
+    inner: has(node, 'inner'),
+    many: has(node, 'many'),
+    left: on.kind === 'binary' ? on.left : on,
+    field,
+    fieldSpan,
+    span: span(node),
+  }
+}
+
+function returning(cx: Cst, node: SyntaxNode): Returning | null {
+  const found = children(node, 'Returning')[0]
+  if (found === undefined) return null
+  const items = children(found, 'SelectItem')
+  if (items.length === 0) return { kind: 'all', span: span(found) }
+  return { kind: 'items', items: items.map((i) => selectItem(cx, i)), span: span(found) }
 }
 
 function selectItem(cx: Cst, node: SyntaxNode): SelectItem {
@@ -101,7 +139,7 @@ function selectItem(cx: Cst, node: SyntaxNode): SelectItem {
   return { name: '', expr, span: span(node) }
 }
 
-export const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'min', 'max', 'avg']
+export const aggregateFns: readonly AggregateFn[] = ['count', 'count_distinct', 'sum', 'min', 'max', 'avg']
 
 function aggregateItem(cx: Cst, node: SyntaxNode): AggregateItem {
   const fnNode = child(node, 'AggregateFunction')
@@ -110,7 +148,7 @@ function aggregateItem(cx: Cst, node: SyntaxNode): AggregateItem {
   const arg = argNode === undefined ? null : buildExpr(cx, argNode)
   if (!(aggregateFns as readonly string[]).includes(fn)) {
     const hint = didYouMean(fn, aggregateFns)
-    cx.report(span(fnNode), `unknown aggregate function '${fn}'; expected count, sum, min, max or avg`, {
+    cx.report(span(fnNode), `unknown aggregate function '${fn}'; expected count, count_distinct, sum, min, max or avg`, {
       found: `'${fn}'`, expected: [...aggregateFns], ...(hint === undefined ? {} : { hint }),
     })
   } else if (fn !== 'count' && arg === null) {

@@ -6,12 +6,13 @@ export const keywords: ReadonlySet<string> = new Set([
   'where', 'select', 'sort', 'asc', 'desc', 'skip', 'take', 'count', 'aggregate', 'by',
   'distinct', 'get', 'update', 'delete', 'call', 'insert', 'upsert', 'explain', 'atomic',
   'collection', 'was', 'primary', 'unique', 'narrowed', 'index', 'dropped', 'query',
-  'tenant', 'create', 'suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore', 'as',
+  'tenant', 'create', 'suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore', 'as', 'returning',
+  'lookup', 'inner', 'many', 'on', 'ref', 'refuse', 'cascade', 'set',
   'and', 'or', 'not', 'in', 'true', 'false', 'null',
 ])
 
 export const stageKeywords: ReadonlySet<string> = new Set([
-  'where', 'select', 'sort', 'skip', 'take', 'count', 'aggregate', 'distinct', 'get', 'update', 'delete',
+  'where', 'select', 'sort', 'skip', 'take', 'count', 'aggregate', 'distinct', 'get', 'update', 'delete', 'lookup',
 ])
 
 export type TokenKind =

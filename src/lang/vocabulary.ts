@@ -26,6 +26,7 @@ export const stage_words: readonly WordInfo[] = [
   { name: 'get', signature: 'get EXPR', about: 'the row with that primary key (first stage)' },
   { name: 'update', signature: 'update {field: expr, …}', about: 'changes the rows that reach it' },
   { name: 'delete', signature: 'delete', about: 'deletes the rows that reach it' },
+  { name: 'lookup', signature: 'lookup [inner] [many] NAME: COLLECTION on EXPR == FIELD', about: 'joins each row to rows of another collection' },
 ]
 
 /** The functions of expressions. */
@@ -39,11 +40,30 @@ export const function_words: readonly WordInfo[] = [
   { name: 'abs', signature: 'abs(n)', about: 'absolute value' },
   { name: 'round', signature: 'round(n[, digits])', about: 'n rounded, halves away from zero' },
   { name: 'now', signature: 'now()', about: 'the time the statement started' },
+  { name: 'if', signature: 'if(cond, a, b)', about: 'a when cond is true, else b' },
+  { name: 'like', signature: 'like(s, pattern)', about: 'whether s matches the SQL pattern (% and _)' },
+  { name: 'matches', signature: 'matches(s, re)', about: 'whether s holds a match of the regular expression' },
+  { name: 'trim', signature: 'trim(s)', about: 's without leading and trailing white space' },
+  { name: 'replace', signature: 'replace(s, from, to)', about: 'every occurrence of from replaced by to' },
+  { name: 'split', signature: 'split(s, sep)', about: 'the parts of s between occurrences of sep' },
+  { name: 'substr', signature: 'substr(s, start[, length])', about: 'the characters from start (from 0)' },
+  { name: 'floor', signature: 'floor(n)', about: 'the int below n' },
+  { name: 'ceil', signature: 'ceil(n)', about: 'the int above n' },
+  { name: 'timestamp', signature: 'timestamp(x)', about: 'the timestamp an ISO-8601 string or milliseconds name' },
+  { name: 'year', signature: 'year(t)', about: 'the UTC year of t' },
+  { name: 'month', signature: 'month(t)', about: 'the UTC month of t, 1-12' },
+  { name: 'day', signature: 'day(t)', about: 'the UTC day of the month of t' },
+  { name: 'hour', signature: 'hour(t)', about: 'the UTC hour of t' },
+  { name: 'minute', signature: 'minute(t)', about: 'the UTC minute of t' },
+  { name: 'second', signature: 'second(t)', about: 'the UTC second of t' },
+  { name: 'weekday', signature: 'weekday(t)', about: 'the ISO day of the week in UTC, 1 Monday' },
+  { name: 'date_trunc', signature: 'date_trunc(t, unit)', about: 'the start of the UTC unit holding t' },
 ]
 
 /** The functions of `aggregate`. */
 export const aggregate_words: readonly WordInfo[] = [
   { name: 'count', signature: 'count() | count(x)', about: 'rows, or values that are not null' },
+  { name: 'count_distinct', signature: 'count_distinct(x)', about: 'distinct values that are not null' },
   { name: 'sum', signature: 'sum(x)', about: 'the total' },
   { name: 'min', signature: 'min(x)', about: 'the smallest value' },
   { name: 'max', signature: 'max(x)', about: 'the largest value' },

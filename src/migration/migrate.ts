@@ -9,7 +9,7 @@ import type { Value } from '../lang/ast.js'
 import { canonicalJson } from '../schema/canonical-json.js'
 import { convertValue as convertForMigration } from '../schema/conversion.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
-import { blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
+import { blockedByDanglingReference, blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
 import { defaultValue } from '../query/row-validate.js'
@@ -117,6 +117,16 @@ async function applyStep(view: TxnView, tenant: string, step: MigrationStep, fro
           return
         }
         view.put(tree, key, Buffer.alloc(0))
+      })
+      return blocked
+    }
+    case 'check_references': {
+      const target = rowsTree(tenant, step.target)
+      let blocked: string | null = null
+      await forEachRow(view, tenant, step.collection, (row, key) => {
+        const value = row[step.field] ?? null
+        if (blocked !== null || value === null || view.has(target, encodeKey([value]))) return
+        blocked = blockedByDanglingReference(step, describeValue(decodeKey(key)[0] ?? null), describeValue(value))
       })
       return blocked
     }

@@ -39,7 +39,7 @@ export async function* readRows(access: Access, ctx: AccessContext): AsyncGenera
       }
       return
     case 'range':
-      for await (const [, value] of entries(access.tree, access.range, ctx)) {
+      for await (const [, value] of entries(access.tree, access.range, { ...ctx, reverse: access.reverse === true })) {
         ctx.examined.rows += 1
         yield decodeRow(value) as Row
       }
@@ -49,7 +49,12 @@ export async function* readRows(access: Access, ctx: AccessContext): AsyncGenera
       // sort follows primary-key order"): when index order differs, the matching keys
       // are gathered (small next to the rows) and sorted first.
       const rows = rowsTree(ctx.tenant, ctx.collection)
-      const keys = access.ordered ? mapKeys(entries(access.tree, access.range, ctx)) : await sortedKeys(entries(access.tree, access.range, ctx))
+      const order = access.order
+      const keys = order?.by === 'index'
+        ? indexOrderKeys(entries(access.tree, access.range, { ...ctx, reverse: order.descending }), access.index.fields.length, order.turnTies)
+        : access.ordered
+          ? mapKeys(entries(access.tree, access.range, { ...ctx, reverse: order?.descending === true }))
+          : await sortedKeys(entries(access.tree, access.range, ctx), order?.descending === true)
       let fetched = 0
       for await (const key of keys) {
         const value = ctx.view.get(rows, key)
@@ -68,10 +73,36 @@ async function* mapKeys(entries: AsyncIterable<[Buffer, Buffer]>): AsyncGenerato
   for await (const [key] of entries) yield encodePk(decodeKey(key).at(-1) ?? null)
 }
 
-async function sortedKeys(entries: AsyncIterable<[Buffer, Buffer]>): Promise<Buffer[]> {
+async function sortedKeys(entries: AsyncIterable<[Buffer, Buffer]>, descending: boolean): Promise<Buffer[]> {
   const keys: Buffer[] = []
   for await (const key of mapKeys(entries)) keys.push(key)
-  return keys.sort(Buffer.compare)
+  keys.sort(Buffer.compare)
+  return descending ? keys.reverse() : keys
+}
+
+/**
+ * Row keys in the index's order. Read backwards, entries with equal index values come
+ * in descending primary-key order; with `turnTies` each such run is turned back, as a
+ * stable descending sort over rows in primary-key order gives them (tree-order.ts).
+ */
+async function* indexOrderKeys(entries: AsyncIterable<[Buffer, Buffer]>, fields: number, turnTies: boolean): AsyncGenerator<Buffer> {
+  if (!turnTies) {
+    yield* mapKeys(entries)
+    return
+  }
+  let run: Buffer[] = []
+  let runValues = ''
+  for await (const [key] of entries) {
+    const parts = decodeKey(key)
+    const values = encodeKey(parts.slice(0, fields)).toString('latin1')
+    if (values !== runValues && run.length > 0) {
+      yield* run.reverse()
+      run = []
+    }
+    runValues = values
+    run.push(encodePk(parts.at(-1) ?? null))
+  }
+  yield* run.reverse()
 }
 
 const encodePk = (pk: Value) => encodeKey([pk])

@@ -18,6 +18,8 @@ export interface BatchRead {
   view: Pick<TxnView, 'range'>
   tree: string
   range: KeyRange
+  /** Read in descending key order. */
+  reverse?: boolean
   stages: readonly Stage[]
   columns: readonly string[]
   eval: EvalContext
@@ -83,13 +85,24 @@ export function* streamBatches<T>(read: Omit<BatchRead, 'rows_max' | 'deadline_m
  */
 function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T): Generator<'next' | 'done' | 'truncated'> {
   const { view, tree, stages, eval: ctx, examined } = read
+  const startExamined = examined.rows
   // How many rows each skip has dropped and each take has passed so far.
   const counts = stages.map(() => 0)
   const limits = stages.map((stage) => (stage.kind === 'skip' || stage.kind === 'take' ? evaluate(stage.count, {}, ctx) as number : 0))
   if (stages.some((stage, i) => stage.kind === 'take' && limits[i] === 0)) return 'done'
   let bounds: KeyRange = read.range
+  // Entries a first batch needs at most: with only skips and selects before a take, no
+  // more than they pass (`kv | take 10` reads 10, not a whole batch).
+  let needed = Infinity
+  let skipped = 0
+  for (const [i, stage] of stages.entries()) {
+    if (stage.kind === 'skip') skipped += limits[i] as number
+    else if (stage.kind === 'take') { needed = skipped + (limits[i] as number); break }
+    else if (stage.kind !== 'select') break
+  }
   for (;;) {
-    const entries = view.range(tree, { ...bounds, limit: read.batch })
+    const request = Math.min(read.batch, Math.max(needed - (examined.rows - startExamined), 1))
+    const entries = view.range(tree, { ...bounds, limit: request, reverse: read.reverse === true })
     for (const [, value] of entries) {
       examined.rows += 1
       let row = decodeRow(value) as Row
@@ -128,11 +141,11 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T): Gene
     }
     if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
     const last = entries.at(-1)
-    if (last === undefined || entries.length < read.batch) {
+    if (last === undefined || entries.length < request) {
       yield 'done'
       return
     }
-    bounds = { ...bounds, lower: last[0], lowerInclusive: false }
+    bounds = read.reverse === true ? { ...bounds, upper: last[0], upperInclusive: false } : { ...bounds, lower: last[0], lowerInclusive: false }
     yield 'next'
   }
 }

@@ -23,7 +23,7 @@ export class CheckCache {
     checkParamValues(params)
     const shape = paramShape(params)
     const known = this.#checked.get(shape)
-    if (known !== undefined) return { statement: known.statement, params, integerOps: known.integerOps }
+    if (known !== undefined) return { statement: known.statement, params, integerOps: known.integerOps, durationOps: known.durationOps }
     const checked = check(statement, ir, text, params)
     if (Object.keys(checked.params).length === Object.keys(params).length) {
       if (this.#checked.size >= shapes_max) this.#checked.delete(this.#checked.keys().next().value as string)

@@ -2,7 +2,7 @@
 // diagnostics with positions instead of stopping at the first.
 import type { Expr, Span, Value } from '../lang/ast.js'
 import { diagnostic, didYouMean, type Diagnostic, type DiagnosticCode } from '../lang/diagnostic.js'
-import type { CollectionIR } from '../schema/ir.js'
+import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { functions } from './functions.js'
 import { comparable, describeValue, fromFieldType, isNumeric, t, typeName, typeOfValue, type EelType } from './types.js'
 
@@ -18,7 +18,11 @@ export interface CheckContext {
   text: string
   params: Record<string, Value>
   integerOps: WeakSet<Expr>
+  /** `* /` the checker typed as a duration: their result is rounded to whole milliseconds. */
+  durationOps: WeakSet<Expr>
   diagnostics: Diagnostic[]
+  /** The whole schema, for stages that name another collection (lookup). */
+  schema: SchemaIR
 }
 
 export function collectionShape(collection: CollectionIR): Shape {
@@ -44,6 +48,8 @@ export function report(ctx: CheckContext, span: Span, code: DiagnosticCode, mess
 
 export function typeExpr(expr: Expr, shape: Shape, ctx: CheckContext): EelType {
   switch (expr.kind) {
+    case 'duration':
+      return t.duration
     case 'literal':
       if (expr.value === null) return t.null
       if (typeof expr.value === 'number') return expr.integer ? t.int : t.float
@@ -70,7 +76,7 @@ export function typeExpr(expr: Expr, shape: Shape, ctx: CheckContext): EelType {
         if (!['bool', 'unknown', 'null'].includes(operand.kind)) report(ctx, expr.operand.span, 'type_error', `not expects a bool, got ${typeName(operand)}`)
         return t.bool
       }
-      if (!isNumeric(operand)) report(ctx, expr.operand.span, 'type_error', `unary minus expects a number, got ${typeName(operand)}`)
+      if (!isNumeric(operand) && operand.kind !== 'duration') report(ctx, expr.operand.span, 'type_error', `unary minus expects a number or a duration, got ${typeName(operand)}`)
       return operand
     }
     case 'binary':
@@ -103,9 +109,18 @@ function fieldType(expr: Expr & { kind: 'field' }, shape: Shape, ctx: CheckConte
   }
   if (rest.length === 0) return type
   if (type.kind !== 'unknown' && type.kind !== 'record') {
-    return report(ctx, expr.span, 'type_error', `field '${head}' is ${typeName(type)}; only json fields have nested fields`)
+    return report(ctx, expr.span, 'type_error', `field '${head}' is ${typeName(type)}; only json fields and looked-up rows have nested fields`)
   }
-  return t.unknown
+  // A looked-up row's fields are known, one level deep.
+  const [next, ...deeper] = rest
+  const known = type.kind === 'record' ? type.fields : undefined
+  if (known === undefined || next === undefined) return t.unknown
+  const inner = known.get(next)
+  if (inner === undefined) {
+    const hint = didYouMean(next, [...known.keys()])
+    return report(ctx, expr.span, 'unknown_field', suggest(`unknown field '${next}' in '${head}'`, hint))
+  }
+  return deeper.length === 0 ? inner : inner.kind === 'unknown' ? t.unknown : report(ctx, expr.span, 'type_error', `field '${head}.${next}' is ${typeName(inner)}; only json fields have nested fields`)
 }
 
 function binaryType(expr: Expr & { kind: 'binary' }, shape: Shape, ctx: CheckContext): EelType {
@@ -129,6 +144,8 @@ function binaryType(expr: Expr & { kind: 'binary' }, shape: Shape, ctx: CheckCon
       return t.bool
     default: {
       if (expr.op === '+' && left.kind === 'string' && right.kind === 'string') return t.string
+      const time = timeType(expr, left, right, ctx)
+      if (time !== undefined) return time
       if (!isNumeric(left) || !isNumeric(right)) {
         const bad = isNumeric(left) ? [expr.right, right] as const : [expr.left, left] as const
         return report(ctx, bad[0].span, 'type_error', `'${expr.op}' expects numbers, got ${typeName(bad[1])}`)
@@ -141,6 +158,38 @@ function binaryType(expr: Expr & { kind: 'binary' }, shape: Shape, ctx: CheckCon
       return left.kind === 'float' || right.kind === 'float' ? t.float : t.unknown
     }
   }
+}
+
+/**
+ * Arithmetic with a timestamp or a duration on either side (docs/language.md "Time"),
+ * or undefined when neither side is one.
+ */
+function timeType(expr: Expr & { kind: 'binary' }, left: EelType, right: EelType, ctx: CheckContext): EelType | undefined {
+  const time = (type: EelType) => type.kind === 'timestamp' || type.kind === 'duration'
+  if (!time(left) && !time(right)) return undefined
+  const loose = (type: EelType) => type.kind === 'unknown' || type.kind === 'null'
+  const is = (type: EelType, kind: string) => type.kind === kind || loose(type)
+  const { op } = expr
+  const fail = (): EelType => {
+    const hint = left.kind === 'string' || right.kind === 'string' ? 'write timestamp("2024-01-01T00:00:00Z") for a timestamp' : 'durations are written 90s, 15m, 1h, 30d, 2w'
+    return report(ctx, expr.span, 'type_error', `'${op}' cannot combine ${typeName(left)} and ${typeName(right)}`, { hint })
+  }
+  if (op === '+' || op === '-') {
+    if (left.kind === 'timestamp') return is(right, 'duration') ? t.timestamp : op === '-' && right.kind === 'timestamp' ? t.duration : fail()
+    if (right.kind === 'timestamp') return op === '+' && is(left, 'duration') ? t.timestamp : fail()
+    if (!is(left, 'duration') || !is(right, 'duration')) return fail()
+    ctx.durationOps.add(expr)
+    return t.duration
+  }
+  if (op === '*' || op === '/') {
+    const numberSide = (type: EelType) => type.kind === 'int' || type.kind === 'float' || loose(type)
+    if (op === '/' && left.kind === 'duration' && right.kind === 'duration') return t.float
+    const scaled = left.kind === 'duration' ? numberSide(right) : op === '*' && right.kind === 'duration' && numberSide(left)
+    if (!scaled) return fail()
+    ctx.durationOps.add(expr)
+    return t.duration
+  }
+  return fail()
 }
 
 /** "field 'age' is int, got string "x"" when one side is a field and the other a known value. */
@@ -160,4 +209,14 @@ function knownValue(expr: Expr, ctx: CheckContext): Value | undefined {
   if (expr.kind === 'literal') return expr.value
   if (expr.kind === 'param' && expr.name in ctx.params) return ctx.params[expr.name] ?? null
   return undefined
+}
+
+/** The collection named `name`, or a report and an empty stand-in (so later mistakes are reported too). */
+export function findCollection(name: string, span: { from: number; to: number }, schema: SchemaIR, ctx: CheckContext): CollectionIR {
+  const collection = schema.collections.find((c) => c.name === name)
+  if (collection !== undefined) return collection
+  const hint = didYouMean(name, schema.collections.map((c) => c.name))
+  report(ctx, span, 'unknown_collection', suggest(`unknown collection '${name}'`, hint))
+  // Carry on with an empty collection so later mistakes are reported too.
+  return { name, primary: 'id', primary_auto: true, fields: [], indexes: [], was: null, dropped: [] }
 }

@@ -2,18 +2,21 @@
 // names, types, parameter types and the stage-ordering rules of docs/language.md.
 // Throws an EelError carrying every diagnostic found.
 import type { AggregateItem, Expr, Stage, Statement, Value } from '../lang/ast.js'
+import type { SelectItem } from '../lang/ast.js'
 import { EelError, didYouMean, type Diagnostic } from '../lang/diagnostic.js'
 import { parse } from '../lang/parse.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
-import { collectionShape, report, suggest, typeExpr, type CheckContext, type Shape } from './check-expr.js'
+import { collectionShape, findCollection, report, suggest, typeExpr, type CheckContext, type Shape } from './check-expr.js'
 import { evaluate } from './evaluate.js'
 import { convertValue } from './row-validate.js'
 import { fromFieldType, t, typeName, type EelType } from './types.js'
 import { mentionsField } from './mentions-field.js'
+import { checkReturning } from './check-returning.js'
+import { checkLookup } from './check-lookup.js'
 
 export type CheckedStatement =
   | { kind: 'pipeline'; collection: CollectionIR; stages: Stage[]; output: Shape }
-  | { kind: 'insert' | 'upsert'; collection: CollectionIR; rows: Expr }
+  | { kind: 'insert' | 'upsert'; collection: CollectionIR; rows: Expr; returning: SelectItem[] | null; output: Shape }
   | { kind: 'explain'; statement: CheckedStatement }
   | { kind: 'atomic'; statements: CheckedStatement[] }
 
@@ -22,15 +25,16 @@ export interface Checked {
   /** The request's parameters plus those bound by named-query calls. */
   params: Record<string, Value>
   integerOps: WeakSet<Expr>
+  durationOps: WeakSet<Expr>
 }
 
 const before_writes = new Set(['where', 'get', 'sort', 'skip', 'take'])
 
 export function check(statement: Statement, schema: SchemaIR, text: string, params: Record<string, Value>): Checked {
-  const ctx: CheckContext = { text, params: { ...params }, integerOps: new WeakSet(), diagnostics: [] }
+  const ctx: CheckContext = { text, params: { ...params }, integerOps: new WeakSet(), durationOps: new WeakSet(), diagnostics: [], schema }
   const checked = checkStatement(statement, schema, ctx, true)
   if (ctx.diagnostics.length > 0) throw new EelError(ctx.diagnostics)
-  return { statement: checked, params: ctx.params, integerOps: ctx.integerOps }
+  return { statement: checked, params: ctx.params, integerOps: ctx.integerOps, durationOps: ctx.durationOps }
 }
 
 function checkStatement(statement: Statement, schema: SchemaIR, ctx: CheckContext, top: boolean): CheckedStatement {
@@ -40,7 +44,8 @@ function checkStatement(statement: Statement, schema: SchemaIR, ctx: CheckContex
     case 'insert': case 'upsert': {
       const collection = findCollection(statement.collection, statement.collectionSpan, schema, ctx)
       checkRows(statement.rows, collection, ctx)
-      return { kind: statement.kind, collection, rows: statement.rows }
+      const returning = checkReturning(statement.returning, collection, ctx)
+      return { kind: statement.kind, collection, rows: statement.rows, returning: returning?.items ?? null, output: returning?.shape ?? affectedShape }
     }
     case 'explain':
       if (statement.statement.kind === 'explain' || statement.statement.kind === 'atomic') {
@@ -67,14 +72,6 @@ function checkStatement(statement: Statement, schema: SchemaIR, ctx: CheckContex
   }
 }
 
-function findCollection(name: string, span: { from: number; to: number }, schema: SchemaIR, ctx: CheckContext): CollectionIR {
-  const collection = schema.collections.find((c) => c.name === name)
-  if (collection !== undefined) return collection
-  const hint = didYouMean(name, schema.collections.map((c) => c.name))
-  report(ctx, span, 'unknown_collection', suggest(`unknown collection '${name}'`, hint))
-  // Carry on with an empty collection so later mistakes are reported too.
-  return { name, primary: 'id', primary_auto: true, fields: [], indexes: [], was: null, dropped: [] }
-}
 
 function checkPipeline(statement: Statement & { kind: 'pipeline' }, schema: SchemaIR, ctx: CheckContext): CheckedStatement {
   let collection: CollectionIR
@@ -100,6 +97,8 @@ function checkStage(stage: Stage, index: number, stages: Stage[], shape: Shape, 
     case 'where':
       expectType(stage.predicate, shape, ctx, ['bool'], 'where expects a condition')
       return shape
+    case 'lookup':
+      return checkLookup(stage, shape, ctx)
     case 'get': {
       if (index !== 0) report(ctx, stage.span, 'syntax_error', "'get' must be the first stage")
       const collection = shape.collection
@@ -169,18 +168,25 @@ function checkStage(stage: Stage, index: number, stages: Stage[], shape: Shape, 
           }
         }
       }
-      return { columns: ['affected'], types: new Map([['affected', t.int]]), collection: null }
+      if (collection === null) return affectedShape
+      return checkReturning(stage.returning, collection, ctx)?.shape ?? affectedShape
     }
   }
 }
+
+const affectedShape: Shape = { columns: ['affected'], types: new Map([['affected', t.int]]), collection: null }
 
 function aggregateType(item: AggregateItem, shape: Shape, ctx: CheckContext): EelType {
   const { fn, arg } = item
   const type = arg === null ? null : typeExpr(arg, shape, ctx)
   if (fn === 'count') return t.int
   if (type === null || arg === null) return report(ctx, item.span, 'type_error', `${fn}() needs an argument`)
-  if ((fn === 'sum' || fn === 'avg') && !['int', 'float', 'unknown', 'null'].includes(type.kind)) {
-    report(ctx, arg.span, 'type_error', `${fn}() expects numbers, got ${typeName(type)}`)
+  if (fn === 'count_distinct') return t.int
+  // A sum of durations is a duration; an average of them would not be whole milliseconds.
+  const summable = fn === 'sum' ? ['int', 'float', 'duration', 'unknown', 'null'] : ['int', 'float', 'unknown', 'null']
+  if ((fn === 'sum' || fn === 'avg') && !summable.includes(type.kind)) {
+    const hint = type.kind === 'duration' ? { hint: `write ${fn}(d / 1s) for seconds` } : {}
+    report(ctx, arg.span, 'type_error', `${fn}() expects numbers, got ${typeName(type)}`, hint)
   }
   // A sum of ints is an int: like any integer arithmetic, beyond ±2^53 it is an error.
   if (fn === 'sum' && type.kind === 'int') ctx.integerOps.add(arg)
@@ -201,7 +207,7 @@ function expectConstantInt(expr: Expr, shape: Shape, ctx: CheckContext, stage: s
   }
   expectType(expr, shape, ctx, ['int'], `${stage} expects an int`)
   if (!ctx.diagnostics.length) {
-    const value = evaluate(expr, {}, { params: ctx.params, now: new Date(), integerOps: ctx.integerOps })
+    const value = evaluate(expr, {}, { params: ctx.params, now: new Date(), integerOps: ctx.integerOps, durationOps: ctx.durationOps })
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       report(ctx, expr.span, 'type_error', `${stage} expects a whole number of 0 or more, got ${JSON.stringify(value)}`)
     }
@@ -218,6 +224,10 @@ function compatible(field: EelType, value: EelType): boolean {
 
 function checkAssignable(expr: Expr, name: string, fieldType: EelType, shape: Shape, ctx: CheckContext): void {
   const type = typeExpr(expr, shape, ctx)
+  if (type.kind === 'duration') {
+    report(ctx, expr.span, 'type_error', `field '${name}' is ${typeName(fieldType)}, got duration; durations are not stored`, { hint: 'store a number: d / 1s in seconds, d / 1ms in milliseconds' })
+    return
+  }
   if (compatible(fieldType, type)) return
   const known = expr.kind === 'literal' ? expr.value : expr.kind === 'param' ? ctx.params[expr.name] : undefined
   const got = known === undefined ? typeName(type) : `${typeName(type)} ${JSON.stringify(known)}`
@@ -282,7 +292,7 @@ function expandCall(
     }
     typeExpr(arg.value, { columns: [], types: new Map(), collection: null }, ctx)
     if (ctx.diagnostics.length > 0) continue
-    const value = evaluate(arg.value, {}, { params: ctx.params, now: new Date(), integerOps: ctx.integerOps })
+    const value = evaluate(arg.value, {}, { params: ctx.params, now: new Date(), integerOps: ctx.integerOps, durationOps: ctx.durationOps })
     const converted = convertValue(value, param.type, param.optional, param.name)
     if (!converted.ok) report(ctx, arg.value.span, 'type_error', converted.error.replace(/^field/, 'parameter'))
     else bound[param.name] = converted.value
@@ -303,7 +313,7 @@ function expandCall(
   const prefix = `${query.name}.`
   for (const [name, value] of Object.entries(bound)) ctx.params[prefix + name] = value
   const stages = renameParams(parsed.stages, prefix)
-  const bodyCtx: CheckContext = { text: query.body, params: ctx.params, integerOps: ctx.integerOps, diagnostics: [] }
+  const bodyCtx: CheckContext = { text: query.body, params: ctx.params, integerOps: ctx.integerOps, durationOps: ctx.durationOps, diagnostics: [], schema }
   const collection = findCollection(parsed.source.name, parsed.source.span, schema, bodyCtx)
   let shape = collectionShape(collection)
   stages.forEach((stage, i) => {

@@ -11,6 +11,10 @@ import type { Expr, Value } from '../lang/ast.js'
 import { compareValues } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import { functions } from './functions.js'
+import { timeArithmetic, wholeMs } from './time.js'
+import { parseTimestamp } from './timestamp-text.js'
+
+export { parseTimestamp }
 
 export type Row = Record<string, Value>
 
@@ -19,12 +23,16 @@ export interface EvalContext {
   now: Date
   /** Arithmetic the checker typed as int (JS has one number type): only these overflow. */
   integerOps: WeakSet<Expr>
+  /** `* /` the checker typed as a duration: rounded to whole milliseconds (time.ts). */
+  durationOps?: WeakSet<Expr>
 }
 
 export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
   switch (expr.kind) {
     case 'literal':
       return expr.value
+    case 'duration':
+      return expr.ms
     case 'list':
       return expr.items.map((item) => evaluate(item, row, ctx))
     case 'record':
@@ -42,6 +50,8 @@ export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
     case 'binary':
       return binary(expr, row, ctx)
     case 'call': {
+      // `if` evaluates only the branch it takes, so if(n != 0, x / n, null) cannot fail.
+      if (expr.name === 'if') return evaluate(expr.args[evaluate(expr.args[0] as Expr, row, ctx) === true ? 1 : 2] as Expr, row, ctx)
       const fn = functions[expr.name]
       if (fn === undefined) throw new QueryError('type_error', `unknown function '${expr.name}'`)
       return fn.call(expr.args.map((arg) => evaluate(arg, row, ctx)), ctx.now)
@@ -65,13 +75,6 @@ function aligned(a: Value, b: Value): [Value, Value] {
   return [a, b]
 }
 
-/** ISO-8601; a time without a zone is UTC, so results never depend on the host's zone. */
-export function parseTimestamp(text: string): Date | null {
-  const match = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(text)
-  if (match === null) return null
-  const date = new Date(match[1] !== undefined && match[4] === undefined ? `${text}Z` : text)
-  return Number.isNaN(date.getTime()) ? null : date
-}
 
 function binary(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): Value {
   const { op } = expr
@@ -96,8 +99,13 @@ function binary(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): Va
         const [a, b] = aligned(left, item)
         return compareValues(a, b) === 0
       })
-    default:
-      return arithmetic(op, left, right, expr, ctx.integerOps.has(expr))
+    default: {
+      if (left === null || right === null) return null
+      const time = timeArithmetic(op, left, right)
+      if (time !== undefined) return time
+      const result = arithmetic(op, left, right, expr, ctx.integerOps.has(expr))
+      return ctx.durationOps?.has(expr) === true ? wholeMs(result as number, `${left} ${op} ${right}`) : result
+    }
   }
 }
 

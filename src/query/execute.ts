@@ -1,10 +1,12 @@
 // Runs a checked statement against a transaction view. Reads stream; writes go into
 // the view and are committed by the caller (run.ts, through the committer) as one
 // engine commit.
-import type { Stage, Value } from '../lang/ast.js'
-import type { CollectionIR } from '../schema/ir.js'
+import type { SelectItem, Stage, Value } from '../lang/ast.js'
+import type { CollectionIR, SchemaIR } from '../schema/ir.js'
+import { lookupHint, lookupRows } from './lookup.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
+import { returningItems } from './check-returning.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { plan, type PlanHint } from './plan.js'
@@ -17,12 +19,14 @@ import { deleteRows, insertRows, updateRows, type WriteContext } from './write.j
 
 export interface ExecuteContext {
   view: TxnView
+  schema: SchemaIR
   tenant: string
   eval: EvalContext
   deadline_ms: number
   rows_max: number
   examined: { rows: number }
   ids: AutoIds
+  lookup_hash_bytes_max: number
 }
 
 export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
@@ -34,8 +38,9 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
     case 'insert': case 'upsert': {
       const value = evaluate(statement.rows, {}, ctx.eval)
       const records: Value[] = Array.isArray(value) ? value : [value]
-      const affected = insertRows(writeContext(ctx), statement.collection, records, statement.kind)
-      return { columns: ['affected'], rows: [[affected]], writes: true }
+      const written: Row[] | undefined = statement.returning === null ? undefined : []
+      const affected = insertRows(writeContext(ctx), statement.collection, records, statement.kind, written)
+      return writeResult(affected, statement.returning, written, ctx)
     }
     case 'explain': {
       const inner = statement.statement
@@ -56,16 +61,28 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
   }
 }
 
+/** `affected`, or with `returning` the written rows (after the write; a delete's as they were) projected. */
+function writeResult(affected: number, returning: SelectItem[] | null, written: Row[] | undefined, ctx: ExecuteContext): StatementResult {
+  if (returning === null || written === undefined) return { columns: ['affected'], rows: [[affected]], writes: true }
+  const shown = written.length > ctx.rows_max ? written.slice(0, ctx.rows_max) : written
+  const rows = shown.map((row) => returning.map((item) => evaluate(item.expr, row, ctx.eval)))
+  return { columns: returning.map((item) => item.name), rows, ...(written.length > ctx.rows_max ? { truncated: true } : {}), writes: true }
+}
+
 function writeContext(ctx: ExecuteContext): WriteContext {
-  return { view: ctx.view, tenant: ctx.tenant, now: ctx.eval.now, ids: ctx.ids }
+  return { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, now: ctx.eval.now, ids: ctx.ids }
 }
 
 function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext) {
-  return plan(ctx.tenant, collection, stages, ctx.eval)
+  const chosen = plan(ctx.tenant, collection, stages, ctx.eval)
+  const lookups = stages.flatMap((s) => (s.kind === 'lookup' ? [lookupHint(ctx.schema, s)] : []))
+  return lookups.length === 0 ? chosen : { ...chosen, hint: { ...chosen.hint, lookups } }
 }
 
-async function runPipeline(collection: CollectionIR, stages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
-  const chosen = planFor(collection, stages, ctx)
+async function runPipeline(collection: CollectionIR, allStages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
+  const chosen = planFor(collection, allStages, ctx)
+  // A sort the access path's order stands in for is not run (tree-order.ts).
+  const stages = chosen.sorted === undefined ? allStages : allStages.filter((_, i) => i !== chosen.sorted)
   if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max
@@ -74,7 +91,7 @@ async function runPipeline(collection: CollectionIR, stages: Stage[], columns: s
   }
   if (chosen.access.kind === 'range' && pointStagesOnly(stages)) {
     const { rows: out, truncated } = await readBatches({
-      view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, stages, columns, eval: ctx.eval,
+      view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
       examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
@@ -89,15 +106,18 @@ async function runPipeline(collection: CollectionIR, stages: Stage[], columns: s
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
+  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max }
   flowing.forEach((stage, i) => {
-    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval)
+    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval, (input, lookup) => lookupRows(input, lookup, env))
   })
   if (sink?.kind === 'update' || sink?.kind === 'delete') {
     const matched: Row[] = []
     for await (const row of rows) matched.push(row)
     const write = writeContext(ctx)
-    const affected = sink.kind === 'update' ? updateRows(write, collection, matched, sink.set, ctx.eval) : deleteRows(write, collection, matched)
-    return { columns: ['affected'], rows: [[affected]], plan: chosen.hint, writes: true }
+    const returning = returningItems(sink.returning, collection)
+    const written: Row[] | undefined = returning === null ? undefined : sink.kind === 'update' ? [] : matched
+    const affected = sink.kind === 'update' ? updateRows(write, collection, matched, sink.set, ctx.eval, written) : deleteRows(write, collection, matched)
+    return { ...writeResult(affected, returning, written, ctx), plan: chosen.hint }
   }
   const out: Value[][] = []
   let truncated = false

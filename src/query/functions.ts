@@ -6,13 +6,10 @@ import type { Value } from '../lang/ast.js'
 import { compareValues } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import { t, type EelType } from './types.js'
+import type { BuiltinFunction } from './function-type.js'
+import { more_functions } from './functions-more.js'
 
-export interface BuiltinFunction {
-  args: [min: number, max: number]
-  /** The result type, or a sentence saying what is wrong with the argument types. */
-  type(args: EelType[]): EelType | string
-  call(args: Value[], now: Date): Value
-}
+export type { BuiltinFunction } from './function-type.js'
 
 const stringLike = (type: EelType | undefined) =>
   type === undefined || type.kind === 'string' || type.kind === 'unknown' || type.kind === 'null'
@@ -81,4 +78,5 @@ export const functions: Record<string, BuiltinFunction> = {
     type: () => t.timestamp,
     call: (_args, now) => now,
   },
+  ...more_functions,
 }

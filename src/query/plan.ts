@@ -8,33 +8,32 @@ import { compareValues, componentRange, encodeKey, type Bound as CodecBound } fr
 import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
 import { indexTree, rowsTree } from '../txn/index.js'
 import { mentionsField } from './mentions-field.js'
+import { treeOrder } from './tree-order.js'
+import type { Access, KeyRange } from './access-path.js'
+
+/** How one lookup reads its collection (part of the plan hint, docs/api.md; lookup.ts). */
+export interface LookupHint {
+  collection: string
+  access: 'primary' | 'index' | 'hash'
+  index?: string
+}
 
 /** The plan hint of every response (docs/api.md). */
 export interface PlanHint {
   collection: string
   access: 'primary' | 'index' | 'scan'
   index?: string
+  /** One per lookup stage, in order: how it reads its collection (lookup.ts). */
+  lookups?: LookupHint[]
 }
 
-export interface KeyRange {
-  lower?: Buffer
-  lowerInclusive?: boolean
-  upper?: Buffer
-  upperInclusive?: boolean
-}
-
-export type Access =
-  | { kind: 'points'; tree: string; keys: Buffer[] }
-  | { kind: 'range'; tree: string; range: KeyRange }
-  /**
-   * `ordered`: the index's fields are all pinned by equalities, so its entries are in
-   * primary-key order already; otherwise rows are fetched in primary-key order.
-   */
-  | { kind: 'index'; tree: string; index: IndexIR; range: KeyRange; ordered: boolean }
+export type { Access, IndexOrder, KeyRange } from './access-path.js'
 
 export interface Plan {
   hint: PlanHint
   access: Access
+  /** The sort stage the access path's order stands in for (tree-order.ts): it is not run. */
+  sorted?: number
 }
 
 type Op = '==' | '<' | '<=' | '>' | '>='
@@ -53,11 +52,26 @@ interface Points {
 const flipped: Record<Op, Op> = { '==': '==', '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
 
 export function plan(tenant: string, collection: CollectionIR, stages: Stage[], ctx: EvalContext): Plan {
+  const { chosen, bounds } = planAccess(tenant, collection, stages, ctx)
+  const equal = new Set(bounds.filter((b) => b.op === '==').map((b) => b.field))
+  const ordered = treeOrder(chosen.access, collection, stages, { equal }, (index) => {
+    // The whole index when nothing narrows it: the take bounds the read.
+    const choice = indexChoice(index, bounds, true)
+    return choice === undefined ? undefined : { tree: indexTree(tenant, collection.name, index.name), range: choice.range }
+  })
+  if (ordered === undefined) return chosen
+  const hint: PlanHint = ordered.access.kind === 'index'
+    ? { collection: collection.name, access: 'index', index: ordered.access.index.name }
+    : chosen.hint
+  return { hint, access: ordered.access, sorted: ordered.stage }
+}
+
+function planAccess(tenant: string, collection: CollectionIR, stages: Stage[], ctx: EvalContext): { chosen: Plan; bounds: Bound[] } {
   const rows = rowsTree(tenant, collection.name)
   const first = stages[0]
   if (first?.kind === 'get') {
     const key = constant(first.key, ctx, collection, collection.primary)
-    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: key === undefined ? [] : [encodeKey([key])] } }
+    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: key === undefined ? [] : [encodeKey([key])] } }, bounds: [] }
   }
   const conjuncts: Expr[] = []
   for (const stage of stages) {
@@ -76,21 +90,21 @@ export function plan(tenant: string, collection: CollectionIR, stages: Stage[], 
   const primary = collection.primary
   const primaryEq = bounds.find((b) => b.field === primary && b.op === '==')
   if (primaryEq !== undefined) {
-    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: [encodeKey([primaryEq.value])] } }
+    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: [encodeKey([primaryEq.value])] } }, bounds }
   }
   const primaryIn = points.find((p) => p.field === primary)
   if (primaryIn !== undefined) {
     const keys = [...new Map(primaryIn.values.map((v) => [encodeKey([v]).toString('hex'), encodeKey([v])])).values()].sort(Buffer.compare)
-    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys } }
+    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys } }, bounds }
   }
   const best = bestIndex(collection, bounds)
-  if (best !== undefined && best.equalities > 0) return indexPlan(tenant, collection, best)
+  if (best !== undefined && best.equalities > 0) return { chosen: indexPlan(tenant, collection, best), bounds }
   const primaryRange = rangeFor([], bounds.filter((b) => b.field === primary))
   if (primaryRange !== undefined) {
-    return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'range', tree: rows, range: primaryRange } }
+    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'range', tree: rows, range: primaryRange } }, bounds }
   }
-  if (best !== undefined) return indexPlan(tenant, collection, best)
-  return scan
+  if (best !== undefined) return { chosen: indexPlan(tenant, collection, best), bounds }
+  return { chosen: scan, bounds }
 }
 
 interface IndexChoice {
@@ -110,20 +124,26 @@ function score(choice: IndexChoice): number {
 function bestIndex(collection: CollectionIR, bounds: Bound[]): IndexChoice | undefined {
   let best: IndexChoice | undefined
   for (const index of collection.indexes) {
-    const prefix: Value[] = []
-    for (const field of index.fields) {
-      const eq = bounds.find((b) => b.field === field && b.op === '==')
-      if (eq === undefined) break
-      prefix.push(eq.value)
-    }
-    const next = index.fields[prefix.length]
-    const rangeBounds = next === undefined ? [] : bounds.filter((b) => b.field === next && b.op !== '==')
-    const range = rangeFor(prefix, rangeBounds)
-    if (range === undefined) continue
-    const choice = { index, equalities: prefix.length, ranged: rangeBounds.length > 0, range }
+    const choice = indexChoice(index, bounds)
+    if (choice === undefined) continue
     if (best === undefined || score(choice) > score(best)) best = choice
   }
   return best
+}
+
+/** Equalities on the index's leading fields and a range on the next one; undefined when nothing narrows it. */
+function indexChoice(index: IndexIR, bounds: Bound[], whole = false): IndexChoice | undefined {
+  const prefix: Value[] = []
+  for (const field of index.fields) {
+    const eq = bounds.find((b) => b.field === field && b.op === '==')
+    if (eq === undefined) break
+    prefix.push(eq.value)
+  }
+  const next = index.fields[prefix.length]
+  const rangeBounds = next === undefined ? [] : bounds.filter((b) => b.field === next && b.op !== '==')
+  const range = rangeFor(prefix, rangeBounds) ?? (whole ? {} : undefined)
+  if (range === undefined) return undefined
+  return { index, equalities: prefix.length, ranged: rangeBounds.length > 0, range }
 }
 
 function indexPlan(tenant: string, collection: CollectionIR, choice: IndexChoice): Plan {

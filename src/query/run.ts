@@ -9,9 +9,10 @@ import { ConflictError } from '../mvcc/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import type { SchemaIR } from '../schema/ir.js'
-import { query_rows_max, query_time_ms_max } from '../limits.js'
+import { lookup_hash_bytes_max, query_rows_max, query_time_ms_max } from '../limits.js'
 import { TxnView, type Committer, type Snapshot } from '../txn/index.js'
 import type { Checked, CheckedStatement } from './check.js'
+import { Transaction, type TransactionOptions } from './transaction.js'
 import { QueryError } from './errors.js'
 import { execute, type StatementResult } from './execute.js'
 import { PreparedStatement } from './prepared.js'
@@ -53,6 +54,8 @@ export interface QueryOptions {
   now?: Date
   rows_max?: number
   time_ms_max?: number
+  /** Lowers lookup_hash_bytes_max for this statement. */
+  lookup_hash_bytes_max?: number
 }
 
 /** Runs Eel: what queries of one database share is the committer, the schema and the parsed texts. */
@@ -83,18 +86,11 @@ export class QueryRunner {
   /** `checker`: a prepared statement's checks, kept per parameter shape (default: check every time). */
   async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}, checker?: (params: Record<string, Value>) => Checked): Promise<QueryResult> {
     const started = Date.now()
-    const { statement, checks } = this.statements.entry(text)
-    refuseDeclarations(statement, text)
-    const ready = this.#gate.ready(tenant)
-    if (ready !== undefined) await ready
-    // Checked once per parameter shape (check-cache.ts), for queries as for prepared statements.
-    const checked = checker === undefined ? checks.check(statement, this.schema.ir, text, params) : checker(params)
+    const checked = await this.#prepare(tenant, text, params, checker)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
       throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
     }
-    const now = options.now ?? new Date(started)
-    const examined = { rows: 0 }
     const committer = this.#committer
     // Held across every await of the statement: its pages stay where they are until it ends.
     const leased = options.snapshot === undefined ? committer.lease() : undefined
@@ -105,25 +101,95 @@ export class QueryRunner {
       // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
       release = writes ? committer.begin(snapshot.lsn) : undefined
       const view = new TxnView(snapshot)
-      const result = await execute(checked.statement, {
-        view,
-        tenant,
-        eval: { params: checked.params, now, integerOps: checked.integerOps },
-        deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
-        rows_max: options.rows_max ?? query_rows_max,
-        examined,
-        ids: committer.autoIds,
-      })
+      const now = options.now ?? new Date(started)
+      const { result, examined } = await this.#execute(tenant, checked, view, started, now, options)
       const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', now) : undefined
-      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined.rows })
+      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined })
     } catch (err) {
-      // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
-      if (err instanceof CodecError) throw new QueryError('type_error', err.message)
-      throw asQueryConflict(err)
+      throw asQueryError(err)
     } finally {
       release?.()
       if (leased !== undefined) committer.unlease(leased)
     }
+  }
+
+  /**
+   * Runs `fn` as one transaction (docs/api.md, "Transactions in code"): every statement
+   * it runs through `tx.query` reads one snapshot and sees the writes of the ones before
+   * it; when `fn` resolves, the writes commit as one transaction, first-committer-wins.
+   * A throw (of `fn` or of a statement) commits nothing. A conflict at commit runs `fn`
+   * again on a new snapshot, at most `retries` times, then rejects with `conflict`.
+   */
+  async transaction<T>(tenant: string, fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const retries = options.retries ?? 0
+    if (!Number.isSafeInteger(retries) || retries < 0) throw new QueryError('type_error', `retries must be a whole number of 0 or more, got ${String(retries)}`)
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#attempt(tenant, fn, options)
+      } catch (err) {
+        if (!(err instanceof QueryError && err.code === 'conflict') || attempt >= retries) throw err
+      }
+    }
+  }
+
+  async #attempt<T>(tenant: string, fn: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T> {
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    const committer = this.#committer
+    const snapshot = committer.lease()
+    const release = committer.begin(snapshot.lsn)
+    const tx = new Transaction(snapshot, (view, text, params, started) => this.#inTransaction(tenant, view, text, params, started, options))
+    try {
+      this.#gate.checkStatement(snapshot, tenant)
+      const value = await fn(tx)
+      const view = await tx.end()
+      if (view.opCount > 0) await committer.commit(view, tenant, 'write', new Date())
+      return value
+    } catch (err) {
+      await tx.end().catch(() => undefined)
+      throw asQueryError(err)
+    } finally {
+      release()
+      committer.unlease(snapshot)
+    }
+  }
+
+  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions): Promise<QueryResult> {
+    const checked = await this.#prepare(tenant, text, params)
+    try {
+      const { result, examined } = await this.#execute(tenant, checked, view, started, new Date(started), options)
+      return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: examined })
+    } catch (err) {
+      throw asQueryError(err)
+    }
+  }
+
+  /**
+   * Parses (through the cache), makes the tenant ready and checks one statement: once
+   * per parameter shape (check-cache.ts), for queries as for prepared statements.
+   */
+  async #prepare(tenant: string, text: string, params: Record<string, Value>, checker?: (params: Record<string, Value>) => Checked): Promise<Checked> {
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    return checker === undefined ? checks.check(statement, this.schema.ir, text, params) : checker(params)
+  }
+
+  async #execute(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): Promise<{ result: StatementResult; examined: number }> {
+    const examined = { rows: 0 }
+    const result = await execute(checked.statement, {
+      view,
+      schema: this.schema.ir,
+      tenant,
+      eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
+      deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
+      rows_max: options.rows_max ?? query_rows_max,
+      examined,
+      ids: this.#committer.autoIds,
+      lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
+    })
+    return { result, examined: examined.rows }
   }
 }
 
@@ -152,8 +218,10 @@ function shown(result: StatementResult, lsn: number | undefined, stats: QueryRes
   return out as QueryResult
 }
 
-/** A lost first-committer-wins race, as the query error users meet. */
-function asQueryConflict(err: unknown): unknown {
+/** A lost first-committer-wins race, and values the codecs refuse, as the query errors users meet. */
+function asQueryError(err: unknown): unknown {
+  // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
+  if (err instanceof CodecError) return new QueryError('type_error', err.message)
   return err instanceof ConflictError ? new QueryError('conflict', err.message) : err
 }
 

@@ -9,8 +9,14 @@ import type { Row } from './access.js'
 
 type Rows = AsyncIterable<Row>
 
-export function applyStage(rows: Rows, stage: Stage, next: Stage[], ctx: EvalContext): Rows {
+/** Runs a lookup stage (lookup.ts): it reads another collection, which these transforms cannot. */
+export type LookupRunner = (rows: Rows, stage: Stage & { kind: 'lookup' }) => Rows
+
+export function applyStage(rows: Rows, stage: Stage, next: Stage[], ctx: EvalContext, lookup?: LookupRunner): Rows {
   switch (stage.kind) {
+    case 'lookup':
+      if (lookup === undefined) throw new Error('a lookup stage needs a lookup runner')
+      return lookup(rows, stage)
     case 'where': return filter(rows, stage.predicate, ctx)
     case 'select': return project(rows, stage.items, ctx)
     case 'sort': return sort(rows, stage.keys, keepForSort(next, ctx), ctx)
@@ -105,6 +111,8 @@ interface AggregateState {
   sum: number
   min: Value
   max: Value
+  /** count_distinct: the encoded values seen. */
+  seen?: Set<string>
 }
 
 async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext): Rows {
@@ -138,6 +146,12 @@ function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: E
   }
   const value = evaluate(item.arg, row, ctx)
   if (value === null) return // aggregates skip nulls
+  if (item.fn === 'count_distinct') {
+    // Values equal under == count once: 3 and 3.0 encode alike, as do a timestamp and its instant.
+    state.seen ??= new Set()
+    state.seen.add(encodeKey([value]).toString('latin1'))
+    return
+  }
   state.count += 1
   if (item.fn === 'sum' || item.fn === 'avg') {
     if (typeof value !== 'number') throw new QueryError('type_error', `${item.fn}() met a ${typeof value}`)
@@ -155,6 +169,7 @@ function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: E
 function result(state: AggregateState, item: AggregateItem): Value {
   switch (item.fn) {
     case 'count': return state.count
+    case 'count_distinct': return state.seen?.size ?? 0
     case 'sum': return state.count === 0 ? null : state.sum
     case 'avg': return state.count === 0 ? null : state.sum / state.count
     case 'min': return state.min

@@ -5,9 +5,11 @@ import type { Value } from '../lang/ast.js'
 import type { FieldType } from '../schema/ir.js'
 
 export type EelType =
-  | { kind: 'int' | 'float' | 'string' | 'bool' | 'timestamp' | 'null' | 'unknown' }
+  /** `duration`: milliseconds, never stored (docs/language.md "Time"). */
+  | { kind: 'int' | 'float' | 'string' | 'bool' | 'timestamp' | 'duration' | 'null' | 'unknown' }
   | { kind: 'list'; item: EelType }
-  | { kind: 'record' }
+  /** `fields` when known (a looked-up row); a json record's are not. */
+  | { kind: 'record'; fields?: ReadonlyMap<string, EelType> }
 
 export const t = {
   int: { kind: 'int' },
@@ -15,6 +17,7 @@ export const t = {
   string: { kind: 'string' },
   bool: { kind: 'bool' },
   timestamp: { kind: 'timestamp' },
+  duration: { kind: 'duration' },
   null: { kind: 'null' },
   unknown: { kind: 'unknown' },
   record: { kind: 'record' },

@@ -2,7 +2,8 @@
 // constraints, and auto ids. Unique indexes ignore rows whose indexed values include
 // null (as SQL does): null is "no value", and many rows may have none.
 import type { RecordField, Value } from '../lang/ast.js'
-import type { CollectionIR } from '../schema/ir.js'
+import type { CollectionIR, SchemaIR } from '../schema/ir.js'
+import { checkReferencesOut, onReferencedDelete } from './references.js'
 import { compareValues, decodeKey, decodeRow, encodeKey, encodeKeyScratch, encodeRow, encodeRowFieldsScratch, prefixEnd } from '../codec/index.js'
 import { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, indexKey, indexTree, indexValues, primaryKey, rowsTree, type AutoIds, type TxnView } from '../txn/index.js'
 import { QueryError } from './errors.js'
@@ -15,6 +16,8 @@ type Row = Record<string, Value>
 export interface WriteContext {
   view: TxnView
   tenant: string
+  /** The whole schema: references cross collections (references.ts). */
+  schema: SchemaIR
   now: Date
   /** The auto-id counters (src/txn/auto-ids.ts). */
   ids: AutoIds
@@ -29,6 +32,7 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
   const rows = rowsTree(tenant, collection.name)
   const key = primaryKey(collection, (after ?? before) as Row)
   if (after !== null) checkPrimaryKeySize(key, collection)
+  if (after !== null) checkReferencesOut(ctx, collection, before, after)
   const newKeys = collection.indexes.map((index) => {
     const newKey = after === null ? null : indexKey(index, collection, after)
     if (newKey !== null) checkIndexKeySize(newKey, collection, index)
@@ -46,6 +50,8 @@ export function writeRow(ctx: WriteContext, collection: CollectionIR, before: Ro
   })
   if (after === null) {
     view.deleteRow(rows, key)
+    // After the row and its index entries are gone, so a cycle of cascades ends.
+    if (before !== null) onReferencedDelete(ctx, collection, before, (other, was, now) => writeRow(ctx, other, was, now))
   } else {
     const encoded = encodeRow(after)
     checkRowSize(encoded, collection)
@@ -92,19 +98,21 @@ export function readRow(ctx: WriteContext, collection: CollectionIR, key: Value)
   return stored === null ? null : (decodeRow(stored) as Row)
 }
 
-/** `insert` refuses an existing primary key; `upsert` replaces that row. */
-export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert'): number {
+/** `insert` refuses an existing primary key; `upsert` replaces that row; `written` (for `returning`) receives each row written. */
+export function insertRows(ctx: WriteContext, collection: CollectionIR, records: Value[], mode: 'insert' | 'upsert', written?: Row[]): number {
   const nextId = ctx.ids.taker(ctx.view, ctx.tenant, collection.name)
   const shape = collection.indexes.length === 0 ? rowShape(collection) : null
   const tree = rowsTree(ctx.tenant, collection.name)
   const values: Value[] = new Array<Value>(collection.fields.length).fill(null)
   const ordered: Value[] = shape === null || shape.order === null ? values : new Array<Value>(values.length).fill(null)
-  let written = 0
+  let put = 0
   for (const record of records) {
     const error = validateFields(collection, record, ctx.now, nextId, values)
     if (error !== null) throw new QueryError('type_error', error)
     if (shape === null) {
-      insertRow(ctx, collection, fieldsRow(collection, values), mode)
+      const row = fieldsRow(collection, values)
+      insertRow(ctx, collection, row, mode)
+      written?.push(row)
       continue
     }
     // No index to maintain: the key is encoded once for the duplicate check and the
@@ -119,9 +127,10 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
     const encoded = encodeRowFieldsScratch(shape.names, ordered)
     checkRowSize(encoded, collection)
     // The first row's size sizes the buffers for the rest (a bulk insert grows them once).
-    if (written === 0 && records.length > 64) ctx.view.reserveRows(tree, records.length, Math.ceil((key.length + encoded.length) * 1.1))
-    written += 1
+    if (put === 0 && records.length > 64) ctx.view.reserveRows(tree, records.length, Math.ceil((key.length + encoded.length) * 1.1))
+    put += 1
     ctx.view.putRow(tree, key, encoded, exists ? 'u' : 'i')
+    written?.push(fieldsRow(collection, values))
   }
   return records.length
 }
@@ -180,7 +189,7 @@ function rowShape(collection: CollectionIR): RowShape | null {
   return shape
 }
 
-export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Row[], set: RecordField[], evalCtx: EvalContext): number {
+export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Row[], set: RecordField[], evalCtx: EvalContext, written?: Row[]): number {
   for (const before of rows) {
     const after: Row = { ...before }
     for (const field of set) {
@@ -191,6 +200,7 @@ export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Ro
       after[field.name] = converted.value
     }
     writeRow(ctx, collection, before, after)
+    written?.push(after)
   }
   return rows.length
 }

@@ -32,7 +32,18 @@ export function buildCollection(decl: CollectionDecl, file: SourceFile, report: 
       const { type, optional } = typeIR(member.type, file, report)
       const what = `field '${member.name}'`
       const fieldDefault = member.default === null ? null : defaultIR(member.default, { type, optional, what, allowNow: true }, file, report)
-      fields.push({ name: member.name, type, optional, default: fieldDefault ?? null, was: member.was, narrowed: member.narrowed })
+      const field: FieldIR = { name: member.name, type, optional, default: fieldDefault ?? null, was: member.was, narrowed: member.narrowed }
+      const target = member.type.kind === 'ref' ? member.type : member.type.kind === 'optional' && member.type.inner.kind === 'ref' ? member.type.inner : null
+      if (target !== null) {
+        field.ref = { collection: target.collection, on_delete: member.onDelete?.action ?? 'refuse' }
+        if (member.primary) report.error(file, member.span, `primary field '${member.name}' cannot be a reference`)
+        if (member.onDelete?.action === 'set_null' && !optional) {
+          report.error(file, member.onDelete.span, `field '${member.name}' is not optional, so it cannot be set to null; write ref ${target.collection}? or choose another action`)
+        }
+      } else if (member.onDelete !== null) {
+        report.error(file, member.onDelete.span, `'on delete' belongs to reference fields; '${member.name}' is not one (write ${member.name}: ref other_collection)`)
+      }
+      fields.push(field)
       if (member.primary) primaries.push(member)
       // The primary key is unique already; a unique index on it would only cost writes.
       else if (member.unique) indexes.push({ value: { name: member.name, fields: [member.name], unique: true }, span: member.span })

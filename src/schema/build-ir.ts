@@ -8,6 +8,7 @@ import type { CollectionDecl, QueryDecl, Script, Span } from '../lang/ast.js'
 import { EelError, lineColumn } from '../lang/diagnostic.js'
 import { parse } from '../lang/parse.js'
 import { buildCollection } from './build-collection.js'
+import { resolveReferences } from './references.js'
 import { compareNames } from './canonical-json.js'
 import { defaultIR, typeIR } from './default-value.js'
 import type { CollectionIR, QueryIR, QueryParamIR, SchemaIR } from './ir.js'
@@ -59,6 +60,7 @@ export function buildFromScripts(parsed: ReadonlyArray<{ file: SourceFile; scrip
 
   const built = [...collections.values()].map(({ decl, file }) => buildCollection(decl, file, report))
   checkCollectionRenames(built, collections, dropped, report)
+  resolveReferences(built, collections, report)
   const ir: SchemaIR = {
     version: 1,
     collections: built.sort((a, b) => compareNames(a.name, b.name)),

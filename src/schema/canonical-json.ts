@@ -47,6 +47,8 @@ function field(f: FieldIR): string {
     ['default', nullable(f.default, defaultIR)],
     ['was', nullable(f.was, str)],
     ['narrowed', String(f.narrowed)],
+    // Only on reference fields: schemas without references keep their bytes.
+    ...(f.ref === undefined ? [] : [['ref', obj([['collection', str(f.ref.collection)], ['on_delete', str(f.ref.on_delete)]])] as [string, string]]),
   ])
 }
 

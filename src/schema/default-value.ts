@@ -20,8 +20,13 @@ export function typeIR(expr: TypeExpr, file: SourceFile, report: Reporter): Type
   return { type: innerType(expr, file, report), optional: false }
 }
 
-function innerType(expr: TypeExpr, file: SourceFile, report: Reporter): FieldType {
-  if (expr.kind === 'list') return { kind: 'list', item: innerType(expr.item, file, report) }
+function innerType(expr: TypeExpr, file: SourceFile, report: Reporter, top = true): FieldType {
+  if (expr.kind === 'list') return { kind: 'list', item: innerType(expr.item, file, report, false) }
+  // A reference's type is its target's primary key, resolved once every collection is built (references.ts).
+  if (expr.kind === 'ref') {
+    if (!top) report.error(file, expr.span, 'a list cannot hold references; refer from the rows of another collection instead')
+    return { kind: 'int' }
+  }
   if (expr.kind !== 'optional') return { kind: expr.kind }
   // Only a whole value may be absent: list items and nested optionals have no IR form.
   report.error(file, expr.span, "only a whole field or parameter type can be optional ('?'), not a list item")

@@ -9,5 +9,5 @@ export { SchemaError, formatSchemaDiagnostic, type SchemaDiagnostic } from './sc
 export type { SourceFile } from './report.js'
 export { typeText } from './field-type.js'
 export { classifyChange, convertValue, type ChangeClass, type Converted, type FieldShape } from './conversion.js'
-export { planMigration, describeStep, blockedByDuplicate, blockedByValue, type MigrationPlan, type MigrationStep } from './migration-plan.js'
+export { planMigration, describeStep, blockedByDuplicate, blockedByDanglingReference, blockedByValue, type MigrationPlan, type MigrationStep } from './migration-plan.js'
 export { loadSchema, SchemaReadError, type LoadedSchema } from './load.js'

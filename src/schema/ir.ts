@@ -25,6 +25,18 @@ export interface FieldIR {
   was: string | null
   /** `narrowed`: the author accepts a narrowing type change. */
   narrowed: boolean
+  /**
+   * `ref users`: the field holds the primary key of a row of `collection` (its type is
+   * that key's). Present only on reference fields, so schemas without references keep
+   * their canonical form and fingerprint.
+   */
+  ref?: ReferenceIR
+}
+
+export interface ReferenceIR {
+  collection: string
+  /** What deleting the referenced row does to this row (docs/language.md "References"). */
+  on_delete: 'refuse' | 'cascade' | 'set_null'
 }
 
 export interface IndexIR {

@@ -35,6 +35,12 @@ export type MigrationStep =
    * same key block the migration (blockedByDuplicate) and nothing is written.
    */
   | { kind: 'build_index'; collection: string; index: string; fields: string[]; unique: boolean }
+  /**
+   * A field became a reference to `target` (or to another collection): every non-null
+   * value must name a row of `target`, else the migration is blocked
+   * (blockedByDanglingReference) and nothing is written. Runs after every other step.
+   */
+  | { kind: 'check_references'; collection: string; field: string; target: string }
 
 export type MigrationPlan = { blocked: null; steps: MigrationStep[] } | { blocked: string; steps: [] }
 
@@ -42,6 +48,7 @@ export function planMigration(from: SchemaIR | null, to: SchemaIR): MigrationPla
   const drops: MigrationStep[] = []
   const renames: MigrationStep[] = []
   const changes: MigrationStep[] = []
+  const references: MigrationStep[] = []
   const blocked: string[] = []
   const old = new Map((from?.collections ?? []).map((c) => [c.name, c]))
   const claimed = new Set<string>()
@@ -64,6 +71,7 @@ export function planMigration(from: SchemaIR | null, to: SchemaIR): MigrationPla
     } else {
       claimed.add(source.name)
       planCollection(source, collection, changes, blocked)
+      references.push(...referenceChecks(source, collection))
     }
   }
 
@@ -74,7 +82,24 @@ export function planMigration(from: SchemaIR | null, to: SchemaIR): MigrationPla
   }
 
   if (blocked.length > 0) return { blocked: blocked.join('; '), steps: [] }
-  return { blocked: null, steps: [...drops, ...renames, ...changes] }
+  return { blocked: null, steps: [...drops, ...renames, ...changes, ...references] }
+}
+
+/** The fields of an existing collection that become references (or refer elsewhere): their rows are checked. */
+function referenceChecks(before: CollectionIR, after: CollectionIR): MigrationStep[] {
+  const steps: MigrationStep[] = []
+  for (const field of after.fields) {
+    if (field.ref === undefined) continue
+    const source = before.fields.find((f) => f.name === (field.was ?? field.name)) ?? before.fields.find((f) => f.name === field.name)
+    if (source?.ref?.collection === field.ref.collection) continue
+    steps.push({ kind: 'check_references', collection: after.name, field: field.name, target: field.ref.collection })
+  }
+  return steps
+}
+
+/** The blocked reason when a row refers to no row of the reference's target. */
+export function blockedByDanglingReference(step: MigrationStep & { kind: 'check_references' }, rowKey: string, value: string): string {
+  return `collection '${step.collection}': field '${step.field}' cannot become a reference to '${step.target}': the row with key ${rowKey} refers to ${value}, which '${step.target}' does not hold (fix or delete such rows first)`
 }
 
 /** Appends the steps (or reasons to block) that turn collection `before` into `after`. */
@@ -194,5 +219,6 @@ export function describeStep(step: MigrationStep): string {
     case 'convert_field': return `convert ${step.collection}.${step.field} from ${typeText(step.from.type, step.from.optional)} to ${typeText(step.to.type, step.to.optional)}${step.check ? ' (checked per row)' : ''}`
     case 'drop_index': return `drop index ${step.collection}.${step.index}`
     case 'build_index': return `build ${step.unique ? 'unique index' : 'index'} ${step.collection}.${step.index} (${step.fields.join(', ')}) from existing rows${step.unique ? ' (checks for duplicates)' : ''}`
+    case 'check_references': return `check that every ${step.collection}.${step.field} names a row of ${step.target}`
   }
 }

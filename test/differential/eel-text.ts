@@ -1,7 +1,7 @@
 // Prints the model (model.ts) as Eel text. Parentheses follow Eel's precedence
 // (src/lang/eel.grammar: neg > * / % > + - > comparisons > not > and > or), so the
 // parser's precedence is exercised too; the generator adds redundant ones on purpose.
-import { collection, fields, type Case, type Expr, type Insert, type Row, type Scalar, type Stage, type Stmt, type Ty } from './model.js'
+import { collection, fields, others, type Returning, type Case, type Expr, type Insert, type Row, type Scalar, type Stage, type Stmt, type Ty } from './model.js'
 
 export interface PrintOptions {
   /** Write non-ASCII characters of strings as \u{…} escapes instead of raw. */
@@ -17,7 +17,7 @@ export function caseText(c: Case, options: PrintOptions = plain): string {
 
 export function stmtText(stmt: Stmt, options: PrintOptions = plain): string {
   if (stmt.kind === 'pipeline') return [collection, ...stmt.stages.map((s) => stageText(s, options))].join(' | ')
-  return `${stmt.kind} ${collection} ${rowsText(stmt, options)}`
+  return `${stmt.kind} ${collection} ${rowsText(stmt, options)}${returningText(stmt.returning)}`
 }
 
 function rowsText(stmt: Insert, options: PrintOptions): string {
@@ -51,9 +51,20 @@ export function stageText(stage: Stage, options: PrintOptions = plain): string {
       return `aggregate ${items}${stage.by.length > 0 ? ` by ${stage.by.join(', ')}` : ''}`
     }
     case 'distinct': return `distinct ${stage.fields.join(', ')}`
-    case 'update': return `update {${stage.set.map((s) => `${s.name}: ${e(s.e)}`).join(', ')}}`
-    case 'delete': return 'delete'
+    case 'update': return `update {${stage.set.map((s) => `${s.name}: ${e(s.e)}`).join(', ')}}${returningText(stage.returning)}`
+    case 'delete': return `delete${returningText(stage.returning)}`
+    case 'lookup': return `lookup ${stage.inner ? 'inner ' : ''}${stage.many ? 'many ' : ''}${stage.name}: ${others} on ${sub(stage.left)} == ${stage.field}`
   }
+}
+
+/** A lookup's left side: parenthesised unless it is a plain field. */
+function sub(e: Expr): string {
+  return e.k === 'field' ? exprText(e) : `(${exprText(e)})`
+}
+
+function returningText(returning: Returning | undefined): string {
+  if (returning === undefined) return ''
+  return returning === '*' ? ' returning *' : ` returning ${returning.join(', ')}`
 }
 
 /** Eel's binding strength of an expression's top operator (higher binds tighter). */
@@ -87,6 +98,9 @@ export function exprText(e: Expr, options: PrintOptions = plain): string {
       return `${sub(e.l, strength(e.l) < p)} ${e.op} ${sub(e.r, strength(e.r) <= p)}`
     }
     case 'call': return `${e.fn}(${e.args.map((a) => exprText(a, options)).join(', ')})`
+    case 'dur': return e.text
+    case 'lkfield': return `${e.lookup}.${e.field}`
+    case 'lkcount': return `len(${e.lookup})`
   }
 }
 

@@ -4,6 +4,7 @@
 // fail unless the case is marked `risky` (the SQL side then predicts the failure)
 // or is a write whose constraint violation SQLite reports too.
 import type { Rng } from './random.js'
+import { conditional, durationExpr, durationLit, guardedDivision, lookupRead, patternAtom, returning, rounding, stringFn, timeAtom, timeExpr, timePart } from './generate-more.js'
 import { fields, isNumeric, primary, type AggFn, type AggItem, type Case, type Col, type CompareOp, type Expr, type Fn, type Insert, type Pipeline, type Row, type Scalar, type Stage, type Stmt, type Ty } from './model.js'
 
 /** Mixed case, accents (composed and not), CJK, astral characters, shared prefixes,
@@ -114,6 +115,7 @@ export class CaseGen {
       case 'string': return r.chance(0.75) ? r.pick(stringPool) : r.pick(probeStrings)
       case 'bool': return r.chance(0.5)
       case 'timestamp': return r.chance(0.8) ? r.pick(timestampPool) : r.pick(probeTimestamps)
+      case 'duration': return r.int(0, 100_000)
     }
   }
 
@@ -144,13 +146,23 @@ export class CaseGen {
     const numCols = cols.filter((c) => (int ? c.ty === 'int' : isNumeric(c.ty)) && small(c))
     if (this.derived) depth = 0
     const strCols = this.colsOf(cols, (ty) => ty === 'string')
+    const base = !this.derived && cols.some((c) => c.name === 'ts')
     const choice = r.weighted<string>([
       ['field', numCols.length > 0 ? 5 : 0], ['lit', 2],
       ['arith', depth > 0 ? 3 : 0], ['div', depth > 0 && !int ? 1 : 0], ['mod', depth > 0 ? 1 : 0],
       ['neg', depth > 0 ? 0.7 : 0], ['abs', depth > 0 ? 0.7 : 0], ['coalesce', depth > 0 ? 1 : 0],
       ['len', depth > 0 && strCols.length > 0 ? 0.7 : 0], ['round', depth > 0 ? 0.5 : 0],
+      ['part', depth > 0 && base ? 0.6 : 0], ['floor', depth > 0 ? 0.4 : 0], ['if', depth > 0 ? 0.5 : 0],
+      ['guard', depth > 0 && base && !int ? 0.3 : 0],
     ])
     switch (choice) {
+      case 'part': return timePart(this)
+      case 'floor': return rounding(this, this.num(cols, depth - 1))
+      case 'if': {
+        const a = this.num(cols, depth - 1, int)
+        return conditional(this, cols, a, this.num(cols, depth - 1, a.ty === 'int'))
+      }
+      case 'guard': return guardedDivision(this, cols)
       case 'field': {
         const c = r.pick(numCols)
         return { k: 'field', name: c.name, ty: c.ty }
@@ -252,8 +264,11 @@ export class CaseGen {
     const choice = r.weighted<string>([
       ['field', strCols.length > 0 ? 5 : 0], ['lit', 2], ['case', depth > 0 ? 1.5 : 0],
       ['coalesce', depth > 0 ? 1 : 0], ['concat', depth > 0 ? 0.7 : 0],
+      ['fn', depth > 0 ? 0.8 : 0], ['if', depth > 0 ? 0.3 : 0],
     ])
     switch (choice) {
+      case 'fn': return stringFn(this, cols, depth)
+      case 'if': return conditional(this, cols, this.str(cols, depth - 1), this.str(cols, depth - 1))
       case 'field': {
         const c = r.pick(strCols)
         return { k: 'field', name: c.name, ty: 'string' }
@@ -286,9 +301,15 @@ export class CaseGen {
       case 'timestamp': {
         // A field, never a literal: an ISO string is an instant only next to a
         // timestamp value; two literals compare as the strings they are.
+        if (!this.derived && cols.some((c) => c.name === 'ts') && this.rng.chance(0.3)) return timeExpr(this)
         const tsCols = this.colsOf(cols, (t) => t === 'timestamp')
         if (tsCols.length === 0) throw new Error('a timestamp expression needs a timestamp column')
         return field(this.rng.pick(tsCols))
+      }
+      case 'duration': {
+        if (!this.derived && cols.some((c) => c.name === 'ts')) return durationExpr(this)
+        const durations = this.colsOf(cols, (t) => t === 'duration')
+        return durations.length > 0 && this.rng.chance(0.7) ? field(this.rng.pick(durations)) : durationLit(this.rng)
       }
     }
   }
@@ -316,8 +337,11 @@ export class CaseGen {
       ['ts', tsCols.length > 0 ? 1.5 : 0], ['num', numCols.length > 0 ? 4 : 0], ['num2', numCols.length > 0 ? 1.5 : 0], ['str', strCols.length > 0 ? 3 : 0],
       ['bool', boolCols.length > 0 ? 1 : 0], ['null', 2], ['in', numCols.length + strCols.length > 0 ? 2 : 0],
       ['bare', boolCols.length > 0 ? 0.5 : 0], ['fn', strCols.length > 0 ? 1 : 0], ['const', 0.15],
+      ['pattern', strCols.length > 0 ? 1 : 0], ['time', !this.derived && cols.some((c) => c.name === 'ts') ? 1 : 0],
     ])
     switch (choice) {
+      case 'pattern': return patternAtom(this, cols)
+      case 'time': return timeAtom(this)
       case 'num': {
         // field op constant, or an expression op constant, either way round.
         this.tags.add('compare')
@@ -479,7 +503,8 @@ export class CaseGen {
         if (!items.some((it) => it.name === c.name)) items.push({ name: c.name, e: field(c), bare: true })
         continue
       }
-      const ty = r.weighted<Ty>([['int', 3], ['float', 2.5], ['string', 2], ['bool', 1]])
+      const timed = !this.derived && cols.some((c) => c.name === 'ts')
+      const ty = r.weighted<Ty>([['int', 3], ['float', 2.5], ['string', 2], ['bool', 1], ['timestamp', timed ? 0.7 : 0], ['duration', timed ? 0.7 : 0]])
       const e = this.valueOf(ty, cols, r.int(1, 3))
       if (ty !== 'bool') this.tags.add(ty === 'string' ? 'string-expr' : 'arithmetic')
       if (e.k === 'call' || JSON.stringify(e).includes('"k":"call"')) this.tags.add('functions')
@@ -497,9 +522,12 @@ export class CaseGen {
     const items: AggItem[] = []
     const n = r.int(1, 4)
     for (let i = 0; i < n; i += 1) {
-      const fn: AggFn = r.weighted<AggFn>([['count', 2], ['sum', 2], ['min', 2], ['max', 2], ['avg', 2]])
+      const fn: AggFn = r.weighted<AggFn>([['count', 2], ['count_distinct', 1.5], ['sum', 2], ['min', 2], ['max', 2], ['avg', 2]])
       let arg: Expr | null
-      if (fn === 'count') arg = r.chance(0.5) ? this.valueOf(r.pick(['int', 'string', 'bool'] as const), cols, 1) : null
+      if (fn === 'count_distinct') {
+        this.tags.add('count_distinct')
+        arg = r.chance(0.7) ? this.fieldOr(cols, () => true, () => this.num(cols, 1)) : this.valueOf(r.pick(['int', 'string', 'bool'] as const), cols, 1)
+      } else if (fn === 'count') arg = r.chance(0.5) ? this.valueOf(r.pick(['int', 'string', 'bool'] as const), cols, 1) : null
       else if (fn === 'sum' || fn === 'avg') arg = r.chance(0.7) ? this.fieldOr(cols, isNumeric, () => this.num(cols, 1)) : this.num(cols, 2)
       else arg = r.chance(0.7) ? this.fieldOr(cols, () => true, () => this.num(cols, 1)) : this.valueOf(r.pick(['int', 'float', 'string', 'bool'] as const), cols, 1)
       items.push({ name: `g${this.#aggregates}_${i}`, fn, arg })
@@ -527,7 +555,7 @@ export class CaseGen {
       case 'aggregate': return [
         ...stage.by.map((b) => cols.find((c) => c.name === b) as Col),
         ...stage.items.map((i): Col => {
-          const ty: Ty = i.fn === 'count' ? 'int' : i.fn === 'avg' ? 'float' : (i.arg as Expr).ty
+          const ty: Ty = i.fn === 'count' || i.fn === 'count_distinct' ? 'int' : i.fn === 'avg' ? 'float' : (i.arg as Expr).ty
           return i.fn === 'avg' || (i.fn === 'sum' && ty === 'float') ? { name: i.name, ty, inexact: true } : { name: i.name, ty }
         }),
       ]
@@ -540,6 +568,7 @@ export class CaseGen {
 
   read(): Pipeline {
     const r = this.rng
+    if (r.chance(0.12)) return lookupRead(this)
     const stages: Stage[] = []
     if (r.chance(0.06) && this.table.ids.length > 0) {
       this.tags.add('get')
@@ -625,7 +654,8 @@ export class CaseGen {
     const names = r.sample(['a', 'b', 'f', 's', 't', 'flag', 'u', 'ts'], r.int(1, 3)).filter((n) => n !== 'u' || r.chance(0.3))
     if (names.length === 0) names.push('a')
     const set = names.map((name) => ({ name, e: this.assignment(name) }))
-    stages.push({ k: 'update', set })
+    const back = returning(this)
+    stages.push(back === undefined ? { k: 'update', set } : { k: 'update', set, returning: back })
     return { kind: 'pipeline', stages }
   }
 
@@ -678,7 +708,8 @@ export class CaseGen {
   delete(): Pipeline {
     this.tags.add('delete')
     const stages = this.chooseRows(true)
-    stages.push({ k: 'delete' })
+    const back = returning(this)
+    stages.push(back === undefined ? { k: 'delete' } : { k: 'delete', returning: back })
     return { kind: 'pipeline', stages }
   }
 
@@ -717,7 +748,8 @@ export class CaseGen {
       this.params[param] = rows
       this.tags.add('param')
     }
-    return { kind, rows, param, explicitNulls: r.chance(0.3) }
+    const back = returning(this)
+    return { kind, rows, param, explicitNulls: r.chance(0.3), ...(back === undefined ? {} : { returning: back }) }
   }
 
   write(): Stmt {

@@ -11,8 +11,8 @@ import type { CollectionIR } from '../../src/schema/ir.js'
 import { diffRows, fromEel, fromSqlRows, show, type Rows } from './compare.js'
 import { caseText, recordText, stmtText, type PrintOptions } from './eel-text.js'
 import { cmp, field, lit, writes } from './generate.js'
-import { collection, fields, primary, type Case, type Col, type Expr, type Pipeline, type Row, type Stage, type Stmt } from './model.js'
-import { insertSql, primaryOrder, readSql, relation, riskConditions, sx, type SqlStore, type TranslateOptions, isSqliteConstraint, writeSql } from './sql.js'
+import { collection, fields, others, primary, type Returning, type Case, type Col, type Expr, type Pipeline, type Row, type Stage, type Stmt } from './model.js'
+import { insertSql, primaryOrder, readSql, relation, returningCols, riskConditions, sx, type SqlStore, type TranslateOptions, isSqliteConstraint, writeSql } from './sql.js'
 
 export type Status = 'pass' | 'fail'
 
@@ -62,6 +62,14 @@ export class Differ {
     } catch (error) {
       return { ok: false, error }
     }
+  }
+
+  /** Puts the rows lookups read in both stores. */
+  async loadOthers(rows: Row[]): Promise<string | null> {
+    const loaded = await this.eel(`insert ${others} $rows`, { rows })
+    if (!loaded.ok) return `loading ${rows.length} others failed in Eel: ${describeError(loaded.error)}`
+    for (const row of rows) this.store.run(`INSERT INTO ${others} (id, k, name, w) VALUES (@id, @k, @name, @w)`, row)
+    return null
   }
 
   /** Puts the same rows in both stores (one Eel commit, via a parameter). */
@@ -148,7 +156,7 @@ export class Differ {
   }
 
   async checkWrites(c: Case, orders: ReadonlyArray<readonly string[]>, eel: EelOutcome): Promise<{ problem: string | null; failedAlike: boolean }> {
-    const expected: Array<{ rows: Rows; cols: Col[] }> = []
+    const expected: Array<{ rows: Rows; cols: Col[]; unordered?: true }> = []
     let refused: unknown = null
     for (const [i, stmt] of c.stmts.entries()) {
       const o = this.translate(orders[i] ?? primaryOrder)
@@ -157,8 +165,14 @@ export class Differ {
           const { sql, cols } = readSql(stmt.stages, o)
           expected.push({ rows: { columns: cols.map((col) => col.name), rows: fromSqlRows(this.store.all(sql, c.params), cols) }, cols })
         } else {
-          const n = this.store.run(stmt.kind === 'pipeline' ? writeSql(stmt.stages, o) : insertSql(stmt), c.params)
-          expected.push({ rows: { columns: ['affected'], rows: [[n]] }, cols: affectedCols })
+          const sql = stmt.kind === 'pipeline' ? writeSql(stmt.stages, o) : insertSql(stmt)
+          const back = stmt.kind === 'pipeline' ? (stmt.stages.at(-1) as { returning?: Returning }).returning : stmt.returning
+          if (back === undefined) {
+            expected.push({ rows: { columns: ['affected'], rows: [[this.store.run(sql, c.params)]] }, cols: affectedCols })
+          } else {
+            const cols = returningCols(back)
+            expected.push({ rows: { columns: cols.map((col) => col.name), rows: fromSqlRows(this.store.all(sql, c.params), cols) }, cols, unordered: true })
+          }
         }
       } catch (err) {
         if (!isSqliteConstraint(err)) throw err
@@ -179,7 +193,8 @@ export class Differ {
     for (const [i, want] of expected.entries()) {
       const got = actual[i]
       if (got === undefined) return { problem: `Eel returned no result for statement ${i + 1}`, failedAlike: false }
-      const problem = diffRows(fromEel(got), want.rows, want.cols)
+      // SQLite does not promise the order of RETURNING rows: those compare as sets.
+      const problem = want.unordered === true ? diffRows(sortedRows(fromEel(got)), sortedRows(want.rows), want.cols) : diffRows(fromEel(got), want.rows, want.cols)
       if (problem !== null) return { problem: `statement ${i + 1}: ${problem}`, failedAlike: false }
     }
     return { problem: await this.tableDiff('after the write'), failedAlike: false }
@@ -238,6 +253,10 @@ const indexAudits: Array<{ index: string; stmt: Pipeline }> = (() => {
     audit('ts', low('ts')),
   ]
 })()
+
+function sortedRows(rows: Rows): Rows {
+  return { columns: rows.columns, rows: [...rows.rows].sort((a, b) => (show(a) < show(b) ? -1 : show(a) > show(b) ? 1 : 0)) }
+}
 
 export function statementResults(result: QueryResult): StatementResult[] {
   return result.results ?? [result]

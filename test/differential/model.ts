@@ -4,7 +4,7 @@
 // translation rules, which are the thing under test.
 
 /** `timestamp` values are ISO-8601 texts in the model, Dates in Eel, ms in SQLite. */
-export type Ty = 'int' | 'float' | 'string' | 'bool' | 'timestamp'
+export type Ty = 'int' | 'float' | 'string' | 'bool' | 'timestamp' | 'duration'
 
 /** A scalar as both stores hold it (booleans are 0/1 in SQLite, converted back). */
 export type Scalar = null | boolean | number | string
@@ -25,6 +25,8 @@ export interface Col {
 export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>='
 export type ArithOp = '+' | '-' | '*' | '/' | '%'
 export type Fn = 'lower' | 'upper' | 'len' | 'abs' | 'coalesce' | 'round' | 'contains' | 'starts_with'
+  | 'if' | 'like' | 'matches' | 'trim' | 'replace' | 'substr' | 'floor' | 'ceil'
+  | 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'weekday' | 'date_trunc' | 'timestamp'
 
 /**
  * `ty` is the type Eel's checker infers (src/query/check-expr.ts); a literal null
@@ -44,8 +46,14 @@ export type Expr =
   | { k: 'call'; fn: Fn; args: Expr[]; ty: Ty }
   /** Redundant parentheses in the Eel text (the SQL side parenthesises everything). */
   | { k: 'paren'; e: Expr; ty: Ty }
+  /** A duration literal (`90s`): milliseconds in both stores. */
+  | { k: 'dur'; ms: number; text: string; ty: 'duration' }
+  /** `lk0.name`: a field of a single lookup's row (generate-more.ts). */
+  | { k: 'lkfield'; lookup: string; field: string; ty: Ty }
+  /** `len(lk0)`: how many rows a `many` lookup found. */
+  | { k: 'lkcount'; lookup: string; ty: 'int' }
 
-export type AggFn = 'count' | 'sum' | 'min' | 'max' | 'avg'
+export type AggFn = 'count' | 'count_distinct' | 'sum' | 'min' | 'max' | 'avg'
 
 export interface AggItem {
   name: string
@@ -70,8 +78,13 @@ export type Stage =
   | { k: 'count' }
   | { k: 'aggregate'; items: AggItem[]; by: string[] }
   | { k: 'distinct'; fields: string[] }
-  | { k: 'update'; set: Array<{ name: string; e: Expr }> }
-  | { k: 'delete' }
+  | { k: 'update'; set: Array<{ name: string; e: Expr }>; returning?: Returning }
+  | { k: 'delete'; returning?: Returning }
+  /** `lookup [inner] [many] name: others on left == field`. */
+  | { k: 'lookup'; name: string; left: Expr; field: string; inner: boolean; many: boolean }
+
+/** `returning *` or the fields named. */
+export type Returning = '*' | string[]
 
 export interface Pipeline {
   kind: 'pipeline'
@@ -85,6 +98,7 @@ export interface Insert {
   param: string | null
   /** Fields written as an explicit `null` rather than left out, per row. */
   explicitNulls: boolean
+  returning?: Returning
 }
 
 export type Stmt = Pipeline | Insert
@@ -136,11 +150,24 @@ collection items {
   index (flag, a),
   index (ts),
 }
+
+# Lookups read it by its primary key (id), an index (k) or a hash table (name, w).
+collection others { id: int primary, k: int?, name: string?, w: float?, index (k) }
 `
 
 export const sqliteSchema = `CREATE TABLE items (
   id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, f REAL, s TEXT, t TEXT, flag INTEGER, u INTEGER UNIQUE, ts INTEGER
-)`
+); CREATE TABLE others (id INTEGER PRIMARY KEY, k INTEGER, name TEXT, w REAL)`
+
+/** The collection lookups read: loaded once per run, never written by the cases. */
+export const others = 'others'
+
+export const otherFields: readonly Col[] = [
+  { name: 'id', ty: 'int' },
+  { name: 'k', ty: 'int' },
+  { name: 'name', ty: 'string' },
+  { name: 'w', ty: 'float' },
+]
 
 export function isNumeric(ty: Ty): boolean {
   return ty === 'int' || ty === 'float'

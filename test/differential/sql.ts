@@ -22,7 +22,8 @@
 // order; `distinct` keeps each combination's first row (MIN(__o)); `aggregate`
 // groups come out in key order. The final SELECT orders by `__o`.
 import { createRequire } from 'node:module'
-import { collection, fields, primary, sqliteSchema, timestampMs, type AggItem, type Col, type Expr, type Insert, type Row, type Scalar, type Stage, type Ty } from './model.js'
+import { collection, fields, primary, sqliteSchema, timestampMs, type AggItem, type Col, type Expr, type Insert, type Returning, type Row, type Scalar, type Stage, type Ty } from './model.js'
+import { callSql, lookupSql, scaledDuration } from './sql-more.js'
 
 export interface TranslateOptions {
   /**
@@ -70,7 +71,8 @@ export function sx(e: Expr, o: TranslateOptions): string {
       const r = sx(e.r, o)
       switch (e.op) {
         case '+': return e.ty === 'string' ? `(${l} || ${r})` : `(${l} + ${r})`
-        case '/': return `(CAST(${l} AS REAL) / ${r})`
+        case '/': return e.ty === 'duration' ? scaledDuration(`(CAST(${l} AS REAL) / ${r})`) : `(CAST(${l} AS REAL) / ${r})`
+        case '*': return e.ty === 'duration' ? scaledDuration(`(${l} * ${r})`) : `(${l} * ${r})`
         case '%': return e.l.ty === 'int' && e.r.ty === 'int' ? `(${l} % ${r})` : `mod(${l}, ${r})`
         default: return `(${l} ${e.op} ${r})`
       }
@@ -87,8 +89,12 @@ export function sx(e: Expr, o: TranslateOptions): string {
         case 'coalesce': return args.length === 1 ? (args[0] as string) : `coalesce(${args.join(', ')})`
         case 'contains': return `COALESCE(instr(${args[0]}, ${args[1]}) > 0, 0)`
         case 'starts_with': return `COALESCE(substr(${args[0]}, 1, length(${args[1]})) = ${args[1]}, 0)`
+        default: return callSql(e, args, (x) => truth(x, o))
       }
     }
+    case 'dur': return String(e.ms)
+    case 'lkfield': return q(`${e.lookup}__${e.field}`)
+    case 'lkcount': return q(`${e.lookup}__n`)
   }
 }
 
@@ -98,7 +104,7 @@ export function truth(e: Expr, o: TranslateOptions): string {
     case 'cmp': case 'logic': case 'not': case 'in': return sx(e, o)
     case 'paren': return truth(e.e, o)
     case 'lit': return e.v === true ? '1' : '0'
-    case 'call': return e.fn === 'contains' || e.fn === 'starts_with' ? sx(e, o) : `(${sx(e, o)} IS 1)`
+    case 'call': return ['contains', 'starts_with', 'like', 'matches'].includes(e.fn) ? sx(e, o) : `(${sx(e, o)} IS 1)`
     // Fields, params and null literals may be null: only true counts.
     default: return `(${sx(e, o)} IS 1)`
   }
@@ -106,11 +112,12 @@ export function truth(e: Expr, o: TranslateOptions): string {
 
 function aggregateSql(item: AggItem, o: TranslateOptions): string {
   if (item.arg === null) return 'COUNT(*)'
+  if (item.fn === 'count_distinct') return `COUNT(DISTINCT ${sx(item.arg, o)})`
   return `${item.fn.toUpperCase()}(${sx(item.arg, o)})`
 }
 
 export function aggregateType(item: AggItem): Ty {
-  if (item.fn === 'count') return 'int'
+  if (item.fn === 'count' || item.fn === 'count_distinct') return 'int'
   if (item.fn === 'avg') return 'float'
   return (item.arg as Expr).ty
 }
@@ -177,6 +184,12 @@ export function relation(stages: readonly Stage[], o: TranslateOptions): Relatio
         cols = stage.fields.map((f) => cols.find((c) => c.name === f) as Col)
         break
       }
+      case 'lookup': {
+        const looked = lookupSql(sql, cols, stage, sx(stage.left, o), alias())
+        sql = looked.sql
+        cols = looked.cols
+        break
+      }
       case 'update': case 'delete':
         throw new Error(`${stage.k} is a sink, not a read stage`)
     }
@@ -194,9 +207,9 @@ export function readSql(stages: readonly Stage[], o: TranslateOptions): Relation
 export function writeSql(stages: readonly Stage[], o: TranslateOptions): string {
   const sink = stages.at(-1)
   const chosen = `${q(primary)} IN (SELECT ${q(primary)} FROM (${relation(stages.slice(0, -1), o).sql}))`
-  if (sink?.k === 'delete') return `DELETE FROM ${collection} WHERE ${chosen}`
+  if (sink?.k === 'delete') return `DELETE FROM ${collection} WHERE ${chosen}${returningSql(sink.returning)}`
   if (sink?.k === 'update') {
-    return `UPDATE ${collection} SET ${sink.set.map((s) => `${q(s.name)} = ${sx(s.e, o)}`).join(', ')} WHERE ${chosen}`
+    return `UPDATE ${collection} SET ${sink.set.map((s) => `${q(s.name)} = ${sx(s.e, o)}`).join(', ')} WHERE ${chosen}${returningSql(sink.returning)}`
   }
   throw new Error('writeSql needs an update or delete sink')
 }
@@ -205,9 +218,19 @@ export function writeSql(stages: readonly Stage[], o: TranslateOptions): string 
 export function insertSql(stmt: Insert): string {
   const values = stmt.rows.map((row) => `(${fields.map((f) => sqlLiteral(row[f.name] ?? null, f.ty)).join(', ')})`)
   const head = `INSERT INTO ${collection} (${fields.map((f) => q(f.name)).join(', ')}) VALUES ${values.join(', ')}`
-  if (stmt.kind === 'insert') return head
+  if (stmt.kind === 'insert') return `${head}${returningSql(stmt.returning)}`
   const set = fields.filter((f) => f.name !== primary).map((f) => `${q(f.name)} = excluded.${q(f.name)}`)
-  return `${head} ON CONFLICT(${q(primary)}) DO UPDATE SET ${set.join(', ')}`
+  return `${head} ON CONFLICT(${q(primary)}) DO UPDATE SET ${set.join(', ')}${returningSql(stmt.returning)}`
+}
+
+function returningSql(returning: Returning | undefined): string {
+  if (returning === undefined) return ''
+  return ` RETURNING ${(returning === '*' ? fields.map((f) => f.name) : returning).map(q).join(', ')}`
+}
+
+/** The columns a write returns. */
+export function returningCols(returning: Returning): Col[] {
+  return returning === '*' ? [...fields] : returning.map((name) => fields.find((f) => f.name === name) as Col)
 }
 
 /** The largest finite double, as SQLite reads it. */
@@ -236,7 +259,19 @@ export function riskConditions(e: Expr, o: TranslateOptions, out: string[] = [])
       return out
     }
     case 'neg': case 'paren': return riskConditions(e.e, o, out)
-    case 'call': for (const a of e.args) riskConditions(a, o, out); return out
+    case 'call': {
+      if (e.fn === 'if') {
+        // Only the branch taken is evaluated: a branch's risk counts where the condition takes it.
+        const [c, yes, no] = e.args as [Expr, Expr, Expr]
+        riskConditions(c, o, out)
+        const taken = truth(c, o)
+        for (const x of riskConditions(yes, o, [])) out.push(`(${taken} AND ${x})`)
+        for (const x of riskConditions(no, o, [])) out.push(`((NOT ${taken}) AND ${x})`)
+        return out
+      }
+      for (const a of e.args) riskConditions(a, o, out)
+      return out
+    }
     case 'cmp': case 'logic': riskConditions(e.l, o, out); riskConditions(e.r, o, out); return out
     case 'not': return riskConditions(e.e, o, out)
     case 'in': riskConditions(e.e, o, out); for (const i of e.items) riskConditions(i, o, out); return out
@@ -278,6 +313,14 @@ export class SqlStore {
     const text = (fn: (s: string) => string) => (s: unknown) => (typeof s === 'string' ? fn(s) : null)
     this.db.function('eel_lower', { deterministic: true }, text((s) => s.toLowerCase()))
     this.db.function('eel_upper', { deterministic: true }, text((s) => s.toUpperCase()))
+    // The reference for matches(): JavaScript's backtracking RegExp (Unicode mode) on
+    // the patterns the generator uses, which it and RE2 read alike.
+    this.db.function('eel_regexp', { deterministic: true }, (p: unknown, s: unknown) => {
+      if (typeof p !== 'string' || typeof s !== 'string') return null
+      // RE2's leading (?i) is JavaScript's i flag.
+      const folded = p.startsWith('(?i)')
+      return new RegExp(folded ? p.slice(4) : p, folded ? 'iu' : 'u').test(s) ? 1 : 0
+    })
   }
 
   /** Rows as arrays; only the parameters the text mentions are bound (booleans as 0/1). */

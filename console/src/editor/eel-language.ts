@@ -10,7 +10,8 @@ const keywords = [
   'call', 'where', 'select', 'sort', 'asc', 'desc', 'skip', 'take', 'count', 'aggregate', 'by',
   'distinct', 'get', 'update', 'delete', 'insert', 'upsert', 'explain', 'atomic', 'collection',
   'was', 'primary', 'unique', 'narrowed', 'index', 'dropped', 'query', 'tenant', 'create',
-  'suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore', 'as',
+  'suspend', 'resume', 'compact', 'fork', 'snapshot', 'restore', 'as', 'returning',
+  'lookup', 'inner', 'many', 'on', 'ref', 'refuse', 'cascade', 'set',
 ]
 
 export const eel_highlighting = styleTags({
@@ -19,6 +20,7 @@ export const eel_highlighting = styleTags({
   Boolean: t.bool,
   Null: t.null,
   Number: t.number,
+  Duration: t.unit,
   String: t.string,
   Comment: t.lineComment,
   Param: t.special(t.variableName),

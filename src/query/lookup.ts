@@ -1,0 +1,130 @@
+// The lookup stage (docs/language.md "Lookups"): each incoming row gains the rows of
+// another collection whose field equals a value of the row. How the other side is read
+// is chosen once per stage and shown in the plan hint:
+//
+// - `primary`: the field is the other collection's primary key: one point read per row;
+// - `index`: an index starts with the field: one prefix range per row;
+// - `hash`: anything else: the other collection is read once into a hash table, whose
+//   encoded rows are bounded by lookup_hash_bytes_max (`lookup_too_large` beyond it).
+//
+// A null value matches nothing (as an SQL join). A single lookup takes the first match
+// in the other collection's primary-key order; `many` takes all of them in that order;
+// `inner` drops the rows with no match. Reads go through the statement's view, so a
+// lookup sees the snapshot (or pin) and the earlier writes of its atomic block.
+import type { Stage, Value } from '../lang/ast.js'
+import type { CollectionIR, IndexIR, SchemaIR } from '../schema/ir.js'
+import { decodeRow, encodeKey } from '../codec/index.js'
+import { rowKeysUnder } from './index-prefix.js'
+import { indexTree, rowsTree, type TxnView } from '../txn/index.js'
+import { checkDeadline, type Row } from './access.js'
+import { QueryError } from './errors.js'
+import { evaluate, type EvalContext } from './evaluate.js'
+import { parseTimestamp } from './timestamp-text.js'
+import type { LookupHint } from './plan.js'
+
+type LookupStage = Stage & { kind: 'lookup' }
+
+
+export interface LookupEnv {
+  view: TxnView
+  tenant: string
+  schema: SchemaIR
+  eval: EvalContext
+  examined: { rows: number }
+  deadline_ms: number
+  /** Encoded bytes a hash lookup may hold (lookup_hash_bytes_max unless a caller lowers it). */
+  hash_bytes_max: number
+}
+
+type Access = { kind: 'primary' } | { kind: 'index'; index: IndexIR } | { kind: 'hash' }
+
+export function lookupCollection(schema: SchemaIR, stage: LookupStage): CollectionIR {
+  const other = schema.collections.find((c) => c.name === stage.collection)
+  if (other === undefined) throw new Error(`lookup of a collection the checker did not find: ${stage.collection}`)
+  return other
+}
+
+function chooseAccess(other: CollectionIR, field: string): Access {
+  if (field === other.primary) return { kind: 'primary' }
+  // The shortest index that starts with the field: fewest entries to read per prefix.
+  const index = other.indexes.filter((i) => i.fields[0] === field).sort((a, b) => a.fields.length - b.fields.length)[0]
+  return index === undefined ? { kind: 'hash' } : { kind: 'index', index }
+}
+
+export function lookupHint(schema: SchemaIR, stage: LookupStage): LookupHint {
+  const other = lookupCollection(schema, stage)
+  const access = chooseAccess(other, stage.field)
+  return { collection: other.name, access: access.kind, ...(access.kind === 'index' ? { index: access.index.name } : {}) }
+}
+
+export async function* lookupRows(rows: AsyncIterable<Row>, stage: LookupStage, env: LookupEnv): AsyncGenerator<Row> {
+  const other = lookupCollection(env.schema, stage)
+  const access = chooseAccess(other, stage.field)
+  const fieldType = other.fields.find((f) => f.name === stage.field)?.type
+  const tree = rowsTree(env.tenant, other.name)
+  const hash = access.kind === 'hash' ? await hashTable(env, other, tree, stage.field) : null
+  for await (const row of rows) {
+    let value = evaluate(stage.left, row, env.eval)
+    if (fieldType?.kind === 'timestamp' && typeof value === 'string') value = parseTimestamp(value) ?? value
+    const found = value === null ? [] : hash !== null ? (hash.get(keyOf(value)) ?? []) : matches(env, access, other, tree, value, stage.many)
+    if (stage.inner && found.length === 0) continue
+    // Rows reaching a stage are the pipeline's own (decoded or built by an earlier
+    // stage), so the column is added in place rather than by copying the row.
+    row[stage.name] = stage.many ? found : (found[0] ?? null)
+    yield row
+  }
+}
+
+const keyOf = (value: Value) => encodeKey([value]).toString('latin1')
+
+/** The matching rows in primary-key order (only the first when `many` is false and the order is the index's). */
+function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: string, value: Value, many: boolean): Row[] {
+  if (access.kind === 'primary') {
+    const stored = env.view.get(tree, encodeKey([value]))
+    if (stored === null) return []
+    env.examined.rows += 1
+    return [decodeRow(stored) as Row]
+  }
+  if (access.kind !== 'index') return []
+  const indexName = indexTree(env.tenant, other.name, access.index.name)
+  // A one-field index lists a value's entries in primary-key order already.
+  const ordered = access.index.fields.length === 1
+  const keys = rowKeysUnder(env.view, indexName, value, ordered && !many ? 1 : Infinity)
+  if (!ordered) keys.sort(Buffer.compare)
+  const wanted = many ? keys : keys.slice(0, 1)
+  return wanted.map((key) => {
+    const stored = env.view.get(tree, key)
+    // An index entry without its row is a bug in index maintenance: say so loudly.
+    if (stored === null) throw new Error(`index ${access.index.name} names a missing row`)
+    env.examined.rows += 1
+    return decodeRow(stored) as Row
+  })
+}
+
+/** The other collection by the encoded value of `field` (rows in primary-key order), within the memory bound. */
+async function hashTable(env: LookupEnv, other: CollectionIR, tree: string, field: string): Promise<Map<string, Row[]>> {
+  const table = new Map<string, Row[]>()
+  let bytes = 0
+  let bounds: { lower?: Buffer; lowerInclusive?: boolean } = {}
+  for (;;) {
+    const batch = env.view.range(tree, { ...bounds, limit: 1000 })
+    for (const [key, stored] of batch) {
+      env.examined.rows += 1
+      const row = decodeRow(stored) as Row
+      const value = row[field] ?? null
+      if (value === null) continue
+      bytes += key.length + stored.length
+      if (bytes > env.hash_bytes_max) {
+        throw new QueryError('lookup_too_large', `lookup on '${other.name}.${field}' would hold more than ${env.hash_bytes_max} bytes of rows in memory; declare index (${field}) in '${other.name}' so each row is looked up by it`)
+      }
+      const id = keyOf(value)
+      const list = table.get(id)
+      if (list === undefined) table.set(id, [row])
+      else list.push(row)
+    }
+    const last = batch.at(-1)
+    if (last === undefined || batch.length < 1000) return table
+    bounds = { lower: last[0], lowerInclusive: false }
+    await checkDeadline(env.deadline_ms)
+  }
+}
