@@ -18,6 +18,7 @@ use crate::overflow::{self, overflow_pages, OverflowChain};
 use crate::page::{self, Page, PageType};
 use crate::page_cache::PageCache;
 use crate::page_file::{PageFile, PageSink, PAGE_FILE_NAME};
+use crate::progress::Progress;
 use crate::space::{SpaceMap, SpaceStats};
 
 /// What a page decodes to, as the layer above defines it: the pager caches it.
@@ -39,6 +40,9 @@ pub struct Pager {
     hits: AtomicU64,
     misses: AtomicU64,
     corruption: Arc<CorruptionLog>,
+    /// How far the running long work has come: every long walk of the core holds the
+    /// pager, so the counter lives here (`progress.rs`).
+    progress: Progress,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,7 +62,12 @@ impl Pager {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             corruption,
+            progress: Progress::default(),
         }
+    }
+
+    pub fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// The allocator tip: slots `0..page_count` exist.
