@@ -176,3 +176,10 @@ export const backup_chunk_bytes = 1024 * 1024
 
 /** Largest manifest a restore reads (docs/format.md, "Backup archive"). */
 export const backup_manifest_bytes_max = 16 * 1024 * 1024
+
+// The command line (docs/operations.md).
+
+/** Lines the query shell keeps in its history file (the oldest go first). */
+export const query_history_lines_max = 1000
+/** Time between redraws of a progress line on a terminal (and polls of the work it shows). */
+export const progress_redraw_ms = 100
