@@ -112,7 +112,7 @@ pub fn verify(report: storage::VerifyReport) -> VerifyInfo {
 }
 
 /// The long work running now (`storage::ProgressReport`): `step` is one of
-/// verify_pages, verify_wal, compact_trees, write_pages, move_pages; `unit` what
+/// verify_pages, verify_space, verify_wal, compact_trees, write_pages, move_pages; `unit` what
 /// `done` and `total` count (pages, bytes, entries).
 #[napi(object)]
 pub struct WorkProgress {

@@ -53,6 +53,7 @@ export interface WatchedProgress {
 /** What each step of the storage core's work is called on the line. */
 const step_names: Record<WorkProgress['step'], string> = {
   verify_pages: 'pages',
+  verify_space: 'space map',
   verify_wal: 'WAL',
   compact_trees: 'rewriting trees',
   write_pages: 'writing pages',

@@ -60,7 +60,7 @@ export interface CompactReport {
  * where the work cannot know it up front, so `done` may pass it), counted in `unit`.
  */
 export interface WorkProgress {
-  step: 'verify_pages' | 'verify_wal' | 'compact_trees' | 'write_pages' | 'move_pages'
+  step: 'verify_pages' | 'verify_space' | 'verify_wal' | 'compact_trees' | 'write_pages' | 'move_pages'
   unit: 'pages' | 'bytes' | 'entries'
   done: number
   total: number

@@ -1,5 +1,5 @@
 //! How far the long work of a database has come: the step running now (a verify's walk
-//! of the pages or of the WAL, the entries a tree compaction rewrites, the pages a
+//! of the pages, its recount of the space map, its read of the WAL, the entries a tree compaction rewrites, the pages a
 //! checkpoint writes or moves) and how much of it is done, in atomics that the work
 //! bumps as it goes and anyone may read at any time without waiting. `tenantdb verify`
 //! and `compact` poll it for their progress line (docs/architecture.md, "Progress").
@@ -25,11 +25,13 @@ pub enum WorkStep {
     WritePages = 4,
     /// A checkpoint writes pages moved down the file (`compact_space`).
     MovePages = 5,
+    /// Verify recounts the references of every page against the space map.
+    VerifySpace = 6,
 }
 
 impl WorkStep {
     fn from_u8(value: u8) -> Option<WorkStep> {
-        [WorkStep::VerifyPages, WorkStep::VerifyWal, WorkStep::CompactTrees, WorkStep::WritePages, WorkStep::MovePages]
+        [WorkStep::VerifyPages, WorkStep::VerifyWal, WorkStep::CompactTrees, WorkStep::WritePages, WorkStep::MovePages, WorkStep::VerifySpace]
             .into_iter()
             .find(|step| *step as u8 == value)
     }
@@ -42,13 +44,14 @@ impl WorkStep {
             WorkStep::CompactTrees => "compact_trees",
             WorkStep::WritePages => "write_pages",
             WorkStep::MovePages => "move_pages",
+            WorkStep::VerifySpace => "verify_space",
         }
     }
 
     /// What `done` and `total` count.
     pub fn unit(self) -> &'static str {
         match self {
-            WorkStep::VerifyPages | WorkStep::WritePages | WorkStep::MovePages => "pages",
+            WorkStep::VerifyPages | WorkStep::WritePages | WorkStep::MovePages | WorkStep::VerifySpace => "pages",
             WorkStep::VerifyWal => "bytes",
             WorkStep::CompactTrees => "entries",
         }
@@ -157,12 +160,12 @@ mod tests {
 
     #[test]
     fn every_step_has_a_name_and_a_unit() {
-        for value in 1..=5u8 {
+        for value in 1..=6u8 {
             let step = WorkStep::from_u8(value).expect("a step");
             assert_eq!(step as u8, value);
             assert!(!step.name().is_empty() && !step.unit().is_empty());
         }
         assert_eq!(WorkStep::from_u8(0), None);
-        assert_eq!(WorkStep::from_u8(6), None);
+        assert_eq!(WorkStep::from_u8(7), None);
     }
 }

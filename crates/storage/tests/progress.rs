@@ -1,6 +1,6 @@
 //! Progress of long work (`Database::progress`, docs/architecture.md "Progress"): a
 //! checkpoint held at its page sync shows every page it wrote of exactly the pages it
-//! reports; a verify, a tree compaction and a compaction's page moves show done of
+//! reports; a verify (pages, space map, WAL), a tree compaction and a compaction's page moves show done of
 //! their total as they run, as another thread polls; and nothing shows once the work
 //! ended. Breaks when a step is not begun, counts past its total, or outlives its work.
 
@@ -90,12 +90,15 @@ fn a_verify_shows_its_pages_then_its_wal_bytes() {
         assert_eq!(reading.total, live, "of the live slots");
         assert!(reading.done <= reading.total, "{reading:?}");
     }
+    for reading in readings.iter().filter(|r| r.step == WorkStep::VerifySpace) {
+        assert!(reading.total == live && reading.done <= reading.total, "{reading:?}: the slots reached of the live ones");
+    }
     let wal_bytes = db.stats().unwrap().wal_bytes;
     for reading in readings.iter().filter(|r| r.step == WorkStep::VerifyWal) {
         assert!(reading.total > 0 && reading.total <= wal_bytes && reading.done <= reading.total, "{reading:?} of {wal_bytes} WAL bytes");
     }
     let steps: HashSet<_> = readings.iter().map(|r| r.step).collect();
-    assert!(steps.iter().all(|s| [WorkStep::VerifyPages, WorkStep::VerifyWal].contains(s)), "only verify's steps: {steps:?}");
+    assert!(steps.iter().all(|s| [WorkStep::VerifyPages, WorkStep::VerifySpace, WorkStep::VerifyWal].contains(s)), "only verify's steps: {steps:?}");
 }
 
 #[test]
