@@ -3,12 +3,14 @@
 // lines, a pipeline continued after a trailing |, a diagnostic that leaves the shell
 // running, the dot commands, tenant operations and switching tenant (reopened at that
 // tenant's schema), Ctrl-C dropping a half-typed statement, and the history kept in
-// TENANTDB_HISTORY (mode 0600) and recalled with the up arrow in the next session.
+// TENANTDB_HISTORY (mode 0600) and recalled with the up arrow in the next session; the
+// same against a running server (--url), and `.schema` with schema files.
 // Run `npm run build:ts` first: the command runs from dist/.
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { Database } from '../src/database/index.js'
+import { spawnCli } from './helpers/spawn-cli.js'
 import { screenLines, terminalSession } from './helpers/terminal.js'
 import { tempDir } from './helpers/temp-dir.js'
 
@@ -68,7 +70,7 @@ t.test('a session in the shell', async (t) => {
   after('default> tenant fork default as staging\n', 'forked default into staging\n')
   after('staging> insert users', ' {id: 4, email: "di@example.com", name: "Di"}\naffected\n--------\n1\n')
   after('staging> .tenant\n', 'staging\n')
-  after('staging> .tenant nobody\n', "unknown_tenant: tenant 'nobody' does not exist\n")
+  after('staging> .tenant nobody\n', "unknown_tenant: no tenant named 'nobody'\n")
   after('staging> users | select name | sort name\n', 'name\nAda\nBo\nCy\nDi\n')
   after('staging> .format yaml\n', "--format must be one of table, json, csv, got 'yaml'\n")
   after('staging> .bogus\n', 'unknown command .bogus; .help lists them\n')
@@ -94,4 +96,45 @@ t.test('a session in the shell', async (t) => {
   last.send('\x04')
   t.equal(await last.exited, 0, 'Ctrl-D leaves')
   t.match(screenLines(last.output()).join('\n'), /count\n-----\n4\n/)
+})
+
+t.test('the shell against a running server, and with schema files', async (t) => {
+  const root = tempDir(t)
+  const dir = join(root, 'db')
+  const token = 'shell-remote-token-0123456789abcdef'
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', 'examples/schema.eel', '--token', token])
+  const [, url] = await server.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)
+  const session = terminalSession(t, ['query', '--url', url as string], { SERVICE_TOKEN: token, TENANTDB_HISTORY: '' })
+  await session.waitFor(/default> $/)
+  for (const line of ['tenant create acme\r', '.tenant acme\r', 'insert users {id: 1, email: "a@acme.test", name: "A"}\r', '.tenants\r', '.collections\r', '.schema\r', '.tenant nobody\r', ctrl_c, 'users | get 1 | select name\r']) await session.type(line)
+  session.send('.exit\r')
+  t.equal(await session.exited, 0, 'exit 0')
+  const screen = screenLines(session.output()).join('\n')
+  t.match(screen, `tenantdb 0.1.0 query: ${url as string}, tenant default.`, 'the greeting names the server')
+  t.match(screen, 'default> tenant create acme\ncreated tenant acme\n')
+  t.match(screen, 'acme> .tenants\nname     state   parent\n-------  ------  ------\nacme     active\ndefault  active\n', 'through GET /tenants')
+  t.match(screen, 'acme> .collections\nname    rows  indexes\n------  ----  ---------------------\norders  0     user\nusers   1     email, status_created\n')
+  t.match(screen, 'acme> .schema\n# file: schema.eel\n# An example schema', 'the server\'s schema files')
+  t.match(screen, "acme> .tenant nobody\nunknown_tenant: no tenant named 'nobody'\n", 'the same words as from a directory')
+  t.match(screen, 'acme> ^C\n(.exit or Ctrl-D to leave)\nacme> users | get 1 | select name\nname\n----\nA\n', 'Ctrl-C on an empty line says how to leave')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+
+  const local = terminalSession(t, ['query', dir, '--schema', 'examples/schema.eel', '--tenant', 'acme'], { TENANTDB_HISTORY: '' })
+  await local.waitFor(/acme> $/)
+  await local.type('.schema\r')
+  local.send('.exit\r')
+  t.equal(await local.exited, 0)
+  t.match(screenLines(local.output()).join('\n'), 'acme> .schema\n# file: schema.eel\n# An example schema', 'with --schema, the files given')
+
+  const bare = spawnCli(t, ['serve', '--dir', join(root, 'bare'), '--port', '0', '--token', token])
+  const [, bareUrl] = await bare.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)
+  const none = terminalSession(t, ['query', '--url', bareUrl as string, '--token', token], { TENANTDB_HISTORY: '' })
+  await none.waitFor(/default> $/)
+  await none.type('.schema\r')
+  none.send('.exit\r')
+  t.equal(await none.exited, 0)
+  t.match(screenLines(none.output()).join('\n'), 'default> .schema\n# the server was started without schema files: tenants have no collections\n')
+  bare.child.kill('SIGTERM')
+  t.equal(await bare.exited, 0)
 })

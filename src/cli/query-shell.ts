@@ -45,10 +45,11 @@ export async function runShell(target: QueryTarget, params: Record<string, Value
   }
   say(`tenantdb ${version} query: ${target.where}, tenant ${target.tenant}. .help for help, .exit to leave.\n`)
   rl.on('SIGINT', () => {
+    // Drop what is typed: the line (Ctrl-U) and the lines before it of the statement.
+    rl.write(null, { ctrl: true, name: 'u' })
+    say('^C\n')
     if (shell.pending.length > 0) shell.pending = []
     else say('(.exit or Ctrl-D to leave)\n')
-    rl.write(null, { ctrl: true, name: 'u' })
-    say('\n')
     prompt()
   })
   prompt()

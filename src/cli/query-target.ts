@@ -105,7 +105,11 @@ export class EmbeddedTarget implements QueryTarget {
   }
 
   async useTenant(tenant: string): Promise<void> {
-    if (!this.#db.tenants().tenants.some((t) => t.name === tenant)) throw new StatementFailure('unknown_tenant', `tenant '${tenant}' does not exist`, undefined, undefined)
+    try {
+      this.#db.tenant(tenant).schema()
+    } catch (err) {
+      throw StatementFailure.of(err)
+    }
     // At the schema files, any tenant; at a tenant's applied schema, reopened at the new one's.
     if (this.#schema.length === 0) {
       await this.#db.close()

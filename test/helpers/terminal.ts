@@ -49,18 +49,21 @@ export interface TerminalSession {
  */
 export function terminalSession(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): TerminalSession {
   const command = [process.execPath, cli_path, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SERVICE_TOKEN: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  // A wide terminal: a line longer than it would be redrawn, prompt and all, as it is typed.
+  const child = spawn('script', ['-qec', `stty cols 500 rows 50; exec ${command}`, '/dev/null'], { env: { ...process.env, SERVICE_TOKEN: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   let out = ''
   child.stdout.on('data', (chunk: Buffer) => { out += chunk })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const prompts = () => (out.match(/> \x1b\[\d+G/g) ?? []).length
+  // The command is ready for more once the last thing it wrote is a fresh prompt on its own line.
+  const ready = () => /\n\x1b\[1G\x1b\[0J[^\n]*> \x1b\[\d+G$/.test(out)
   const waitFor = (pattern: RegExp) => pollUntil(() => pattern.test(plain(out)), () => `${pattern} in:\n${plain(out)}`)
   return {
     async type(text) {
       const before = prompts()
       child.stdin.write(text)
-      await pollUntil(() => prompts() > before || child.exitCode !== null, () => `a prompt after ${JSON.stringify(text)}:\n${plain(out)}`)
+      await pollUntil(() => (prompts() > before && ready()) || child.exitCode !== null, () => `a prompt after ${JSON.stringify(text)}:\n${plain(out)}`)
     },
     send: (text) => { child.stdin.write(text) },
     waitFor,
