@@ -47,6 +47,9 @@ t.test('a session in the shell', async (t) => {
     '.format csv',
     'users | select name | sort name',
     '.format yaml',
+    'tenant suspend staging',
+    '.collections',
+    'tenant resume staging',
     '.bogus',
     '.help',
   ]
@@ -75,6 +78,7 @@ t.test('a session in the shell', async (t) => {
   after('staging> .format yaml\n', "--format must be one of table, json, csv, got 'yaml'\n")
   after('staging> .bogus\n', 'unknown command .bogus; .help lists them\n')
   after('staging> .help\n', 'Type an Eel statement and Enter;')
+  t.match(screen, /staging> \.collections\ntenant_suspended: [^\n]+\nstaging> /, 'a failing dot command prints its error and the shell goes on')
 
   const kept = readFileSync(history, 'utf8').split('\n')
   t.equal(statSync(history).mode & 0o777, 0o600, 'the history file is its owner\'s only')
@@ -126,6 +130,14 @@ t.test('the shell against a running server, and with schema files', async (t) =>
   local.send('.exit\r')
   t.equal(await local.exited, 0)
   t.match(screenLines(local.output()).join('\n'), 'acme> .schema\n# file: schema.eel\n# An example schema', 'with --schema, the files given')
+
+  const nowhere = terminalSession(t, ['query', '--url', 'http://127.0.0.1:1', '--token', token], { TENANTDB_HISTORY: '' })
+  await nowhere.waitFor(/default> $/)
+  await nowhere.type('.tenants\r')
+  await nowhere.type('users | count\r')
+  nowhere.send('.exit\r')
+  t.equal(await nowhere.exited, 0)
+  t.match(screenLines(nowhere.output()).join('\n'), /default> \.tenants\ncannot reach http:\/\/127\.0\.0\.1:1\/api\/v1 \([^\n]*\); is the server running\?\ndefault> users \| count\ncannot reach /, 'a server that cannot be reached: said, and the shell goes on')
 
   const bare = spawnCli(t, ['serve', '--dir', join(root, 'bare'), '--port', '0', '--token', token])
   const [, bareUrl] = await bare.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+\/api\/v1)\n/)

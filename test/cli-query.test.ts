@@ -8,6 +8,8 @@
 // ops route; usage mistakes. Run `npm run build:ts` first: the command runs from dist/.
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
@@ -166,6 +168,7 @@ t.test('usage mistakes are exit 2 with the query usage', async (t) => {
     [['query', '--url', 'ftp://x', '--token', token, 'users'], /is not an http:\/\/ or https:\/\/ URL/],
     [['query', dir, '--tenant', 'Not A Name', 'users'], /--tenant: tenant names are 1 to 63 of a-z/],
     [['query', dir, '-'], /no statement: give one as an argument, or on stdin with -/],
+    [['query', dir, '--bogus', 'users'], /Unknown option '--bogus'/],
   ]
   for (const [args, message] of cases) {
     const done = run(args)
@@ -176,4 +179,17 @@ t.test('usage mistakes are exit 2 with the query usage', async (t) => {
   const notDb = run(['query', tempDir(t), 'users | count'])
   t.equal(notDb.status, 1)
   t.match(notDb.stderr, /is not a tenantdb database directory/, 'nothing is created where there is no database')
+})
+
+t.test('a peer that answers something else than tenantdb', async (t) => {
+  const peer = createServer((_req, res) => {
+    res.writeHead(502, { 'content-type': 'text/plain' })
+    res.end('bad gateway from a proxy')
+  })
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => peer.close())
+  const { port } = peer.address() as AddressInfo
+  const run = spawnCli(t, ['query', '--url', `http://127.0.0.1:${port}`, '--token', token, 'users | count'])
+  t.equal(await run.exited, 1)
+  t.equal(run.stderr(), 'tenantdb: http_502: bad gateway from a proxy\n', 'its status and text, as they came')
 })

@@ -61,6 +61,9 @@ export function terminalSession(t: Test, args: string[], env: NodeJS.ProcessEnv 
   const waitFor = (pattern: RegExp) => pollUntil(() => pattern.test(plain(out)), () => `${pattern} in:\n${plain(out)}`)
   return {
     async type(text) {
+      // At a prompt first: a prompt's bytes can arrive in two reads, and counted half way
+      // the next prompt would be this one.
+      await pollUntil(() => ready() || child.exitCode !== null, () => `a prompt before ${JSON.stringify(text)}:\n${plain(out)}`)
       const before = prompts()
       child.stdin.write(text)
       await pollUntil(() => (prompts() > before && ready()) || child.exitCode !== null, () => `a prompt after ${JSON.stringify(text)}:\n${plain(out)}`)
