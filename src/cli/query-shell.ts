@@ -26,17 +26,12 @@ or after a trailing |. Tenant operations work too (tenant fork default as stagin
   .exit               leave (or Ctrl-D); Ctrl-C drops the statement being typed
 `
 
-export interface ShellStreams {
-  input: NodeJS.ReadableStream
-  output: NodeJS.WritableStream
-}
-
-export async function runShell(target: QueryTarget, params: Record<string, Value>, format: OutputFormat, env: NodeJS.ProcessEnv, io: ShellStreams = { input: process.stdin, output: process.stdout }): Promise<void> {
+export async function runShell(target: QueryTarget, params: Record<string, Value>, format: OutputFormat, env: NodeJS.ProcessEnv): Promise<void> {
   const history = loadHistory(env)
-  const rl = createInterface({ input: io.input, output: io.output, terminal: true, history: history.lines, historySize: query_history_lines_max, removeHistoryDuplicates: true })
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: history.lines, historySize: query_history_lines_max, removeHistoryDuplicates: true })
   rl.on('history', (lines: string[]) => saveHistory(history, lines))
   const say = (text: string) => {
-    io.output.write(text)
+    process.stdout.write(text)
   }
   const shell = { target, format, pending: [] as string[] }
   const prompt = () => {

@@ -81,7 +81,8 @@ export async function serve(argv: string[]): Promise<void> {
 }
 
 // Once, after the banner: without a schema every tenant has no collections, so the
-// first insert of a new user fails with unknown_collection (docs/operations.md).
+// first insert of a new user fails with unknown_collection (docs/operations.md,
+// "Starting the server").
 const no_schema_warning = 'tenantdb: warning: no schema loaded, so tenants have no collections and queries naming one fail with unknown_collection; ' +
   'start it with --schema FILE (or TENANTDB_SCHEMA) to declare them\n'
 
