@@ -4,7 +4,7 @@ export { EelError, formatDiagnostic, type Diagnostic } from './lang/diagnostic.j
 export { QueryError, type QueryErrorCode, type QueryResult, type PlanHint, type PreparedStatement, type ResultRow, type Transaction, type TransactionOptions } from './query/index.js'
 export { TenantError, type TenantErrorCode, type TenantOpRequest, type OpResult, type TenantRecord } from './tenants/index.js'
 export { LsnExpiredError, TailRequestError, type TailEvent, type TailPage, type TailChange } from './cdc/index.js'
-export { EngineError, type EngineErrorCode, type CommitObserver, type CommitOutcome, type CommitSettled, type CommitKind } from './database/index.js'
+export { EngineError, type EngineErrorCode, type WorkProgress, type CommitObserver, type CommitOutcome, type CommitSettled, type CommitKind } from './database/index.js'
 export { restoreArchive, BackupArchiveError, RestoreTargetError, type BackupArchive, type RestoreReport } from './database/index.js'
 export { buildServer, type ServerOptions, type SchemaFile } from './http/index.js'
 export { version } from './version.js'

@@ -271,3 +271,10 @@ export const eel_pattern_cache_entries_max = 256
  * `lookup_too_large`, naming the index that would avoid it.
  */
 export const lookup_hash_bytes_max = 64 * 1024 * 1024
+
+// The command line (docs/operations.md).
+
+/** Lines the query shell keeps in its history file (the oldest go first). */
+export const query_history_lines_max = 1000
+/** Time between redraws of a progress line on a terminal (and polls of the work it shows). */
+export const progress_redraw_ms = 100

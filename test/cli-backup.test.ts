@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { Database } from '../src/database/index.js'
 import { cli_path, spawnCli } from './helpers/spawn-cli.js'
+import { onTerminal } from './helpers/terminal.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 const token = 'cli-backup-token-0123456789abcdef'
@@ -135,20 +136,16 @@ t.test('on a terminal: a progress line with the bytes, the total and a rate, cle
   const db = await Database.open(dir)
   await db.close()
   // script(1) runs the command on a pseudo-terminal, so stdout and stderr are TTYs.
-  const onTerminal = (...args: string[]) => {
-    const command = [process.execPath, cli_path, ...args].map((a) => JSON.stringify(a)).join(' ')
-    return spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8' })
-  }
   const out = join(root, 'a.tar')
-  const backedUp = onTerminal('backup', dir, out)
-  t.equal(backedUp.status, 0, backedUp.stdout)
-  t.match(backedUp.stdout, /backing up LSN \d+: \d+\.\d MiB of \d+\.\d MiB \(\d+%\) at \d+\.\d MiB\/s/, 'the progress line')
-  t.match(backedUp.stdout, /\r\x1b\[K(\r\n)?backed up LSN \d+: \d+ bytes to /, 'cleared before the summary')
-  const restored = onTerminal('restore', out, join(root, 'restored'))
-  t.equal(restored.status, 0, restored.stdout)
-  t.match(restored.stdout, /restoring: \d+\.\d MiB of \d+\.\d MiB \(\d+%\) at/)
-  t.match(restored.stdout, /\r\x1b\[K(\r\n)?restored LSN \d+: /)
-  const toTerminal = onTerminal('backup', dir, '-')
+  const backedUp = onTerminal(['backup', dir, out])
+  t.equal(backedUp.status, 0, backedUp.output)
+  t.match(backedUp.output, /backing up LSN \d+: \d+\.\d MiB of \d+\.\d MiB \(\d+%\) at \d+\.\d MiB\/s/, 'the progress line')
+  t.match(backedUp.output, /\r\x1b\[K(\r\n)?backed up LSN \d+: \d+ bytes to /, 'cleared before the summary')
+  const restored = onTerminal(['restore', out, join(root, 'restored')])
+  t.equal(restored.status, 0, restored.output)
+  t.match(restored.output, /restoring: \d+\.\d MiB of \d+\.\d MiB \(\d+%\) at/)
+  t.match(restored.output, /\r\x1b\[K(\r\n)?restored LSN \d+: /)
+  const toTerminal = onTerminal(['backup', dir, '-'])
   t.equal(toTerminal.status, 2)
-  t.match(toTerminal.stdout, /refusing to write an archive to a terminal/)
+  t.match(toTerminal.output, /refusing to write an archive to a terminal/)
 })

@@ -1,7 +1,6 @@
 // The real `tenantdb compact` and `tenantdb verify` commands on temporary directories
 // (docs/operations.md, "Compacting a tenant", "Verifying a directory"). Run `npm run
 // build:ts` first: the command runs from dist/.
-import { spawnSync } from 'node:child_process'
 import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -114,24 +113,5 @@ t.test('usage errors exit 2', async (t) => {
     t.equal(await run.exited, 2, args.join(' '))
     t.match(run.stderr(), /usage: tenantdb/, args.join(' '))
   }
-})
-
-
-t.test('a terminal gets one status line, cleared when done', async (t) => {
-  // script(1) is in bsdutils, an Essential package of every Debian machine.
-  t.equal(spawnSync('script', ['--version']).error, undefined, 'script(1) is installed')
-  const { dir } = await seeded(t)
-  // script(1) runs the command on a pseudo-terminal, so stderr.isTTY is true.
-  const onTerminal = (...args: string[]) => {
-    const command = [process.execPath, cli_path, ...args].map((a) => JSON.stringify(a)).join(' ')
-    return spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8' })
-  }
-  const verified = onTerminal('verify', dir)
-  t.equal(verified.status, 0, verified.stdout)
-  t.match(verified.stdout, /verifying .*…/, 'the status line')
-  t.match(verified.stdout, /\r\x1b\[K(\r\n)?verified \d+ pages/, 'cleared before the summary')
-  const compacted = onTerminal('compact', dir)
-  t.equal(compacted.status, 0, compacted.stdout)
-  t.match(compacted.stdout, /compacting default…[^]*\r\x1b\[K(\r\n)?compacted: 2 collections/)
 })
 

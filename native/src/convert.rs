@@ -114,6 +114,21 @@ pub fn verify(report: storage::VerifyReport) -> VerifyInfo {
     VerifyInfo { pages: report.pages as f64, entries: report.entries as f64, space: space(report.space), problems: report.problems }
 }
 
+/// The long work running now (`storage::ProgressReport`): `step` is one of
+/// verify_pages, verify_space, verify_wal, compact_trees, write_pages, move_pages; `unit` what
+/// `done` and `total` count (pages, bytes, entries).
+#[napi(object)]
+pub struct WorkProgress {
+    pub step: String,
+    pub unit: String,
+    pub done: f64,
+    pub total: f64,
+}
+
+pub fn progress(report: storage::ProgressReport) -> WorkProgress {
+    WorkProgress { step: report.step.name().into(), unit: report.step.unit().into(), done: report.done as f64, total: report.total as f64 }
+}
+
 #[napi(object)]
 pub struct FrameBatch {
     pub lsns: Vec<i64>,

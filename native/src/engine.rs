@@ -7,7 +7,7 @@ use napi_derive::napi;
 
 use crate::backup::BeginBackup;
 use crate::completions::Completions;
-use crate::convert::{self, EngineStats, OpenOptions};
+use crate::convert::{self, EngineStats, OpenOptions, WorkProgress};
 use crate::error::{to_js, OrThrow};
 use crate::snapshot::Snapshot;
 use crate::tasks;
@@ -118,6 +118,14 @@ impl Engine {
             frames_max: frames_max as usize,
             bytes_max: bytes_max as usize,
         })
+    }
+
+    /// The long work running now (a verify, a tree compaction, a checkpoint) and how
+    /// far it has come, or null. Synchronous: it reads atomics, so it can be polled
+    /// while that work runs on the thread pool.
+    #[napi]
+    pub fn progress(&self) -> Option<WorkProgress> {
+        self.db.progress().map(convert::progress)
     }
 
     /// Counters of the open database. Synchronous: memory and one stat() per file.

@@ -12,7 +12,9 @@ import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { backupDirectory } from '../database/index.js'
+import { envValue } from './env.js'
 import { progress } from './progress.js'
+import { errorBody, request, serverAt, type Server } from './server-client.js'
 import { UsageError } from './usage-error.js'
 import { requireDatabaseDir } from './verify.js'
 
@@ -28,7 +30,7 @@ export async function backup(argv: string[]): Promise<void> {
   const { url, token, dir, out } = parse(argv)
   if (out === '-' && process.stdout.isTTY === true) throw new UsageError('refusing to write an archive to a terminal; name a file, or pipe stdout')
   if (out !== '-' && existsSync(out)) throw new Error(`${out} exists: name a new file (a backup never overwrites one)`)
-  const archive = url !== undefined ? await fromServer(url, token ?? process.env.SERVICE_TOKEN) : await fromDirectory(dir as string)
+  const archive = url !== undefined ? await fromServer(serverAt(url, token, process.env)) : await fromDirectory(dir as string)
   const meter = progress(`backing up LSN ${archive.lsn}`, archive.bytes)
   const counted = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -57,7 +59,9 @@ function parse(argv: string[]): { url?: string; token?: string; dir?: string; ou
   } catch (err) {
     throw new UsageError((err as Error).message)
   }
-  const { values: { url, token }, positionals } = parsed
+  const { values: { token }, positionals } = parsed
+  // While TENANTDB_URL is set, a lone argument is OUT; DIR and OUT back up a directory.
+  const url = parsed.values.url ?? (positionals.length === 1 ? envValue(process.env, 'TENANTDB_URL') : undefined)
   const wanted = url === undefined ? 2 : 1
   if (positionals.length !== wanted || positionals.some((p) => p === '')) {
     throw new UsageError(`${positionals.length < wanted ? 'missing' : 'too many'} arguments; expected: ${synopsis}`)
@@ -74,28 +78,15 @@ async function fromDirectory(dir: string): Promise<Archive> {
   return backupDirectory(dir)
 }
 
-/** The archive a server streams; `url` is its address, with or without /api/v1. */
-async function fromServer(url: string, token: string | undefined): Promise<Archive> {
-  if (token === undefined || token === '') throw new UsageError('--url needs the service token: --token TOKEN, or SERVICE_TOKEN')
-  let endpoint: URL
-  try {
-    endpoint = new URL(url)
-  } catch {
-    throw new UsageError(`--url ${url} is not a URL (e.g. http://127.0.0.1:7070)`)
-  }
-  endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1/backup`
-  const res = await fetch(endpoint, { headers: { authorization: `Bearer ${token}` } })
+/** The archive a server streams (GET /api/v1/backup). */
+async function fromServer(server: Server): Promise<Archive> {
+  const res = await request(server, '/backup')
   if (res.status !== 200 || res.body === null) {
-    const text = await res.text()
-    let reason = text
-    try {
-      reason = (JSON.parse(text) as { error?: string }).error ?? text
-    } catch { /* not the JSON error body: say what came */ }
-    throw new Error(`the server refused the backup (${res.status}): ${reason}`)
+    throw new Error(`the server refused the backup (${res.status}): ${(await errorBody(res)).error}`)
   }
   const bytes = Number(res.headers.get('content-length'))
   const lsn = Number(res.headers.get('x-backup-lsn'))
-  if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(lsn)) throw new Error(`${endpoint.origin} did not answer as a tenantdb backup (no Content-Length or X-Backup-Lsn)`)
+  if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(lsn)) throw new Error(`${server.api} did not answer as a tenantdb backup (no Content-Length or X-Backup-Lsn)`)
   return { lsn, bytes, stream: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>) }
 }
 

@@ -1,9 +1,11 @@
 // `tenantdb compact <dir> [tenant]` (docs/operations.md, "Compacting a tenant"): rewrites one tenant's live rows into
-// fresh pages and prints the ops message (collections, rows, pages, elapsed ms).
+// fresh pages and prints the ops message (collections, rows, pages, elapsed ms), with a
+// progress line on a terminal.
 // A locked directory is exit 2 (main.ts); an unknown tenant is exit 1.
 import { Database } from '../database/index.js'
 import { default_tenant } from '../tenants/index.js'
-import { positionals, requireDatabaseDir, withStatus } from './verify.js'
+import { watchProgress } from './progress.js'
+import { positionals, requireDatabaseDir } from './verify.js'
 
 export async function compact(argv: string[]): Promise<void> {
   const [dir, tenant = default_tenant] = positionals(argv, 'compact <dir> [tenant]', 1, 2)
@@ -11,10 +13,14 @@ export async function compact(argv: string[]): Promise<void> {
   // No schema: compaction works on the tenant's trees, and tenant operations commit
   // without migrating, so an empty schema cannot drop anything.
   const db = await Database.open(dir)
+  const line = watchProgress(`compacting ${tenant}`)
+  let result
   try {
-    const result = await withStatus(`compacting ${tenant}…`, () => db.ops({ op: 'compact', name: tenant }))
-    process.stdout.write(`${result.message}\n`)
+    line.watch(() => db.progress())
+    result = await db.ops({ op: 'compact', name: tenant })
   } finally {
+    line.finish()
     await db.close()
   }
+  process.stdout.write(`${result.message}\n`)
 }

@@ -1,23 +1,39 @@
-// The `tenantdb` command. Exit codes: 0 success, 1 failure, 2 usage or a locked directory.
+// The `tenantdb` command. Exit codes: 0 success, 1 failure, 2 usage, a locked
+// directory or a port in use (UsageError, HeldError).
 import { EngineError } from '../database/index.js'
 import { version } from '../version.js'
 import { backup } from './backup.js'
 import { bench } from './bench.js'
 import { compact } from './compact.js'
+import { HeldError } from './held-error.js'
+import { query } from './query.js'
 import { restore } from './restore.js'
 import { serve } from './serve.js'
 import { token } from './token.js'
-import { usage } from './usage.js'
+import { command_help, overview } from './usage.js'
 import { UsageError } from './usage-error.js'
 import { verify } from './verify.js'
 
-const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, compact, verify, backup, restore, bench, token }
+/** Each command's function; its help text is in usage.ts under the same name. */
+const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, query, compact, verify, backup, restore, token, bench }
+
+/** `--help` or `-h` anywhere before a `--`. */
+function asksForHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')
+}
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(usage)
+  if (command === undefined || command === '--help' || command === '-h') {
+    process.stdout.write(overview())
     if (command === undefined) process.exitCode = 2
+    return
+  }
+  if (command === 'help') {
+    const [topic] = rest
+    if (topic !== undefined && command_help[topic] === undefined) throw new UsageError(`unknown command '${topic}'`)
+    process.stdout.write(topic === undefined ? overview() : (command_help[topic] as { text: string }).text)
     return
   }
   if (command === '--version' || command === '-v') {
@@ -26,15 +42,26 @@ export async function main(argv: string[]): Promise<void> {
   }
   const run = commands[command]
   if (run === undefined) throw new UsageError(`unknown command '${command}'`)
-  await run(rest)
+  if (asksForHelp(rest)) {
+    process.stdout.write(command_help[command]?.text ?? overview())
+    return
+  }
+  try {
+    await run(rest)
+  } catch (err) {
+    if (err instanceof UsageError && err.command === undefined) err.command = command
+    throw err
+  }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError) {
-    process.stderr.write(`tenantdb: ${err.message}\n\n${usage}`)
+    // The command's own usage, or the overview for a mistake before any command.
+    const help = err.command === undefined ? overview() : command_help[err.command]?.text ?? overview()
+    process.stderr.write(`tenantdb: ${err.message}\n\n${help}`)
     process.exit(2)
   }
-  if (err instanceof EngineError && err.code === 'locked') {
+  if ((err instanceof EngineError && err.code === 'locked') || err instanceof HeldError) {
     process.stderr.write(`tenantdb: ${err.message}\n`)
     process.exit(2)
   }

@@ -6,7 +6,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { BackupArchiveError, restoreArchive } from '../database/index.js'
-import { progress } from './progress.js'
+import { progress, watchProgress } from './progress.js'
 import { positionals } from './verify.js'
 
 export async function restore(argv: string[]): Promise<void> {
@@ -14,6 +14,8 @@ export async function restore(argv: string[]): Promise<void> {
   if (archive !== '-' && !existsSync(archive)) throw new Error(`${archive} does not exist`)
   const input = archive === '-' ? process.stdin : createReadStream(archive)
   const meter = progress('restoring', archive === '-' ? undefined : statSync(archive).size)
+  // Once every file is extracted and checked, the restored directory is verified.
+  const checking = watchProgress('verifying the restored directory')
   const counted = Readable.from((async function* () {
     for await (const chunk of input as AsyncIterable<Buffer>) {
       meter.add(chunk.length)
@@ -22,12 +24,18 @@ export async function restore(argv: string[]): Promise<void> {
   })())
   let report
   try {
-    report = await restoreArchive(counted, dir)
+    report = await restoreArchive(counted, dir, {
+      watch: (read) => {
+        meter.finish()
+        checking.watch(read)
+      },
+    })
   } catch (err) {
     if (err instanceof BackupArchiveError) throw new Error(`${err.message}; nothing was restored into ${dir}`)
     throw err
   } finally {
     meter.finish()
+    checking.finish()
   }
   process.stdout.write(`restored LSN ${report.lsn}: ${report.files} files, ${report.bytes} bytes into ${dir}; verified\n`)
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { normaliseHostName, normaliseOrigin } from '../http/origin-policy.js'
 import { checkpoint_wal_bytes_min } from '../limits.js'
 import { parseReplicationOptions, replication_flags, type ReplicationServeOptions } from './serve-replication-options.js'
+import { envValue, flagList } from './env.js'
 import { UsageError } from './usage-error.js'
 
 export interface ServeOptions {
@@ -37,7 +38,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
       args: argv,
       options: {
         dir: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
+        host: { type: 'string' },
         port: { type: 'string' },
         schema: { type: 'string', multiple: true, default: [] },
         token: { type: 'string' },
@@ -55,25 +56,26 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     throw new UsageError((err as Error).message)
   }
   const { values } = parsed
-  const dir = values.dir ?? env.TENANTDB_DIR ?? './data'
+  // Each flag wins over its environment variable (docs/operations.md, "Flags and environment variables").
+  const dir = values.dir ?? envValue(env, 'TENANTDB_DIR') ?? './data'
   return {
     dir,
-    host: values.host,
-    port: parsePort(values.port ?? env.TENANTDB_PORT ?? String(default_port)),
-    schema: values.schema,
+    host: values.host ?? envValue(env, 'TENANTDB_HOST') ?? '127.0.0.1',
+    port: parsePort(values.port ?? envValue(env, 'TENANTDB_PORT') ?? String(default_port)),
+    schema: flagList(values.schema, env, 'TENANTDB_SCHEMA', ':'),
     token: values.token,
-    consoleOrigins: values['console-origin'].map(parseOrigin),
-    allowedHosts: values['allowed-host'].map(parseAllowedHost),
-    checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? env.TENANTDB_CHECKPOINT_WAL_BYTES, checkpoint_wal_bytes_min),
-    tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? env.TENANTDB_TAIL_RETENTION_BYTES, 0),
-    logLevel: parseLogLevel(values['log-level'], env.LOG_LEVEL),
-    replication: parseReplicationOptions(values, dir),
+    consoleOrigins: flagList(values['console-origin'], env, 'TENANTDB_CONSOLE_ORIGIN', ',').map(parseOrigin),
+    allowedHosts: flagList(values['allowed-host'], env, 'TENANTDB_ALLOWED_HOST', ',').map(parseAllowedHost),
+    checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? envValue(env, 'TENANTDB_CHECKPOINT_WAL_BYTES'), checkpoint_wal_bytes_min),
+    tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? envValue(env, 'TENANTDB_TAIL_RETENTION_BYTES'), 0),
+    logLevel: parseLogLevel(values['log-level'], envValue(env, 'LOG_LEVEL')),
+    replication: parseReplicationOptions(replicationValues(values, env), dir),
   }
 }
 
 /** --log-level wins over LOG_LEVEL; an empty LOG_LEVEL is none. */
 function parseLogLevel(flag: string | undefined, env: string | undefined): LogLevel {
-  const [text, source] = flag !== undefined ? [flag, '--log-level'] : env !== undefined && env !== '' ? [env, 'LOG_LEVEL'] : ['info', 'the default']
+  const [text, source] = flag !== undefined ? [flag, '--log-level'] : env !== undefined ? [env, 'LOG_LEVEL'] : ['info', 'the default']
   const level = log_levels.find((l) => l === text)
   if (level === undefined) throw new UsageError(`${source} must be one of ${log_levels.join(', ')}, got '${text}'`)
   return level
@@ -104,4 +106,14 @@ function parsePort(text: string): number {
   const port = Number(text)
   if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`port must be an integer 0-65535, got '${text}'`)
   return port
+}
+
+/** The replication flags, each from its variable when not given (--lease-ms: TENANTDB_LEASE_MS). */
+function replicationValues(values: Partial<Record<keyof typeof replication_flags, string | undefined>>, env: NodeJS.ProcessEnv): Partial<Record<keyof typeof replication_flags, string>> {
+  const out: Partial<Record<keyof typeof replication_flags, string>> = {}
+  for (const flag of Object.keys(replication_flags) as Array<keyof typeof replication_flags>) {
+    const value = values[flag] ?? envValue(env, `TENANTDB_${flag.toUpperCase().replace(/-/g, '_')}`)
+    if (value !== undefined) out[flag] = value
+  }
+  return out
 }

@@ -20,6 +20,8 @@ export interface ReplicatedServeParts {
   /** Opens the directory as a follower. */
   open: () => Promise<Database>
   tokenBanner: (token: ResolvedToken) => string
+  /** Written once after the banner (the warnings serve.ts gives a single server too). */
+  afterBanner: string
 }
 
 export async function serveReplicated(options: ServeOptions, replication: ReplicationServeOptions, parts: ReplicatedServeParts): Promise<void> {
@@ -70,7 +72,7 @@ export async function serveReplicated(options: ServeOptions, replication: Replic
       node.run(replication.advertise ?? `http://${host}:${port}`)
       if (!announced) {
         announced = true
-        process.stderr.write(`tenantdb ${version} serving ${node.db.stats().db_dir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n  cluster: ${replication.cluster} as node ${replication.node} (${replication.mode}, NATS ${replication.servers.join(',')})\n${parts.tokenBanner(token)}`)
+        process.stderr.write(`tenantdb ${version} serving ${node.db.stats().db_dir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n  cluster: ${replication.cluster} as node ${replication.node} (${replication.mode}, NATS ${replication.servers.join(',')})\n${parts.tokenBanner(token)}${parts.afterBanner}`)
       }
       const why = await Promise.race([node.restart, stopped])
       await app.close()

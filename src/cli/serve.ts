@@ -10,6 +10,7 @@ import { SchemaError, SchemaReadError } from '../schema/index.js'
 import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
 import { LogDestination } from './log-destination.js'
+import { checkListenable, listenError } from './port-check.js'
 import { parseServeOptions, type ServeOptions } from './serve-options.js'
 import { serveReplicated } from './serve-replicated.js'
 import { UsageError } from './usage-error.js'
@@ -27,8 +28,10 @@ export async function serve(argv: string[]): Promise<void> {
   // The banner and warnings (stderr) are best effort: an output that fails (a full
   // disk) must not stop the server; the log destination says once that lines are being lost.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+  // Before the directory is opened, and so created: a port in use leaves nothing behind.
+  await checkListenable(options.host, options.port)
   if (options.replication !== null) {
-    return serveReplicated(options, options.replication, { destination: log_destination, open: () => openDatabase(options, true), tokenBanner })
+    return serveReplicated(options, options.replication, { destination: log_destination, open: () => openDatabase(options, true), tokenBanner, afterBanner: options.schema.length === 0 ? no_schema_warning : '' })
   }
   const db = await openDatabase(options)
   try {
@@ -42,7 +45,9 @@ export async function serve(argv: string[]): Promise<void> {
       logger: { level: options.logLevel, stream: log_destination },
     })
     for (const { tenant, reason } of await db.blockedMigrations()) app.log.warn({ tenant, reason }, 'migration blocked')
-    await app.listen({ host: options.host, port: options.port })
+    await app.listen({ host: options.host, port: options.port }).catch((err: unknown) => {
+      throw listenError(err, options.host, options.port)
+    })
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
@@ -72,11 +77,18 @@ export async function serve(argv: string[]): Promise<void> {
     // and a signal before them would kill the process without a clean stop.
     // The banner goes to stderr with the warnings: stdout holds only the JSON log lines.
     process.stderr.write(`tenantdb ${version} serving ${dbDir}\n  url: http://${host}:${port}/api/v1\n  console: http://${host}:${port}/console/\n${tokenBanner(token)}`)
+    if (options.schema.length === 0) process.stderr.write(no_schema_warning)
   } catch (err) {
     await db.close()
     throw err
   }
 }
+
+// Once, after the banner: without a schema every tenant has no collections, so the
+// first insert of a new user fails with unknown_collection (docs/operations.md,
+// "Starting the server").
+const no_schema_warning = 'tenantdb: warning: no schema loaded, so tenants have no collections and queries naming one fail with unknown_collection; ' +
+  'start it with --schema FILE (or TENANTDB_SCHEMA) to declare them\n'
 
 function tokenBanner(token: ResolvedToken): string {
   const lines = []

@@ -6,6 +6,8 @@
 import { parseArgs } from 'node:util'
 import { AccessTokens, Database, type IssuedToken, type IssueRequest, type TokenListing } from '../database/index.js'
 import { token_scopes } from '../tenants/index.js'
+import { envValue } from './env.js'
+import { errorBody, request, serverAt } from './server-client.js'
 import { UsageError } from './usage-error.js'
 import { requireDatabaseDir } from './verify.js'
 
@@ -29,8 +31,9 @@ export const token_usage = `usage: tenantdb token <create|list|revoke> (--url UR
         tails close.
 
   With --url the server does it (URL is its address, with or without /api/v1;
-  the service token comes from --token or SERVICE_TOKEN). With DIR the
-  directory is changed directly; no server may hold it (exit 2).
+  the service token comes from --token or SERVICE_TOKEN; TENANTDB_URL stands
+  for --url when no DIR is given). With DIR the directory is changed directly;
+  no server may hold it (exit 2).
 `
 
 const subcommands = ['create', 'list', 'revoke'] as const
@@ -53,7 +56,7 @@ export async function token(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv
   if (!(subcommands as readonly string[]).includes(sub as string)) throw new UsageError(`unknown token command '${sub}'; expected create, list or revoke (tenantdb token --help)`)
   const args = parse(sub as Subcommand, rest)
-  const target = args.url !== undefined ? server(args.url, args.token ?? process.env.SERVICE_TOKEN) : await directory(args.dir as string)
+  const target = args.url !== undefined ? server(args.url, args.token) : await directory(args.dir as string)
   try {
     await run(sub as Subcommand, target, args)
   } finally {
@@ -96,14 +99,18 @@ function parse(sub: Subcommand, argv: string[]): Args {
   only('name', ['create'])
   only('expires-in', ['create'])
   only('json', ['list'])
-  if (values.url === undefined && values.token !== undefined) throw new UsageError('--token goes with --url')
-  const wanted = (values.url === undefined ? 1 : 0) + (sub === 'revoke' ? 2 : 1)
+  // TENANTDB_URL stands for --url when the arguments name no directory (docs/operations.md,
+  // "Flags and environment variables").
+  const lone = sub === 'revoke' ? 2 : 1
+  const url = values.url ?? (positionals.length === lone ? envValue(process.env, 'TENANTDB_URL') : undefined)
+  if (url === undefined && values.token !== undefined) throw new UsageError('--token goes with --url')
+  const wanted = (url === undefined ? 1 : 0) + lone
   if (positionals.length !== wanted || positionals.some((p) => p === '')) {
     const synopsis = `tenantdb token ${sub} (--url URL | DIR) TENANT${sub === 'revoke' ? ' ID' : ''}`
     throw new UsageError(`${positionals.length < wanted ? 'missing' : 'too many'} arguments; expected: ${synopsis}`)
   }
   const [first, second, third] = positionals as [string, string | undefined, string | undefined]
-  const [dir, tenant, id] = values.url === undefined ? [first, second as string, third] : [undefined, first, second]
+  const [dir, tenant, id] = url === undefined ? [first, second as string, third] : [undefined, first, second]
   if (sub === 'create' && !(token_scopes as readonly string[]).includes(values.scope ?? '')) {
     throw new UsageError(`token create needs --scope read, write or admin${values.scope === undefined ? '' : `, got ${JSON.stringify(values.scope)}`}`)
   }
@@ -113,7 +120,7 @@ function parse(sub: Subcommand, argv: string[]): Args {
     if (!/^\d+$/.test(values['expires-in']) || !Number.isSafeInteger(expiresIn)) throw new UsageError(`--expires-in takes a number of seconds, got ${JSON.stringify(values['expires-in'])}`)
   }
   return {
-    ...(values.url === undefined ? { dir: dir as string } : { url: values.url }),
+    ...(url === undefined ? { dir: dir as string } : { url }),
     ...(values.token === undefined ? {} : { token: values.token }),
     tenant,
     ...(id === undefined ? {} : { id }),
@@ -172,30 +179,14 @@ async function directory(dir: string): Promise<Target> {
 }
 
 function server(url: string, serviceToken: string | undefined): Target {
-  if (serviceToken === undefined || serviceToken === '') throw new UsageError('--url needs the service token: --token TOKEN, or SERVICE_TOKEN')
-  let base: URL
-  try {
-    base = new URL(url)
-  } catch {
-    throw new UsageError(`--url ${url} is not a URL (e.g. http://127.0.0.1:7070)`)
-  }
-  const root = `${base.origin}${base.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`
+  const at = serverAt(url, serviceToken, process.env)
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await fetch(`${root}${path}`, {
+    const res = await request(at, path, {
       method,
-      headers: { authorization: `Bearer ${serviceToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     })
-    const text = await res.text()
-    let parsed: unknown = text
-    try {
-      parsed = JSON.parse(text)
-    } catch { /* not JSON: said below as it came */ }
-    if (!res.ok) {
-      const reason = typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string' ? (parsed as { error: string }).error : text
-      throw new Error(`the server refused (${res.status}): ${reason}`)
-    }
-    return parsed
+    if (!res.ok) throw new Error(`the server refused (${res.status}): ${(await errorBody(res)).error}`)
+    return await res.json()
   }
   const tenantPath = (tenant: string) => `/t/${encodeURIComponent(tenant)}/tokens`
   return {

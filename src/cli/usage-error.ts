@@ -1,4 +1,6 @@
-/** A mistake in how the command was called: printed with the usage, exit code 2. */
+/** A mistake in how the command was called: printed with that command's usage, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError'
+  /** The command whose usage to print (main.ts sets it when the command threw). */
+  command: string | undefined
 }

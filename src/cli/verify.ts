@@ -6,12 +6,19 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { verifyDirectory } from '../database/index.js'
+import { watchProgress } from './progress.js'
 import { UsageError } from './usage-error.js'
 
 export async function verify(argv: string[]): Promise<void> {
   const [dir] = positionals(argv, 'verify <dir>', 1, 1)
   requireDatabaseDir(dir)
-  const report = await withStatus(`verifying ${dir}…`, () => verifyDirectory(dir))
+  const line = watchProgress(`verifying ${dir}`)
+  let report
+  try {
+    report = await verifyDirectory(dir, { watch: (read) => line.watch(read) })
+  } finally {
+    line.finish()
+  }
   if (report.problems.length === 0) {
     const { live, free, pending, releasing } = report.space
     // Reachable and free slots are disjoint and cover the file (docs/format.md, "Space map").
@@ -48,24 +55,4 @@ export function positionals(argv: string[], synopsis: string, min: number, max: 
   if (args.length < min || args.some((a) => a === '')) throw new UsageError(`missing argument; expected: tenantdb ${synopsis}`)
   if (args.length > max) throw new UsageError(`too many arguments; expected: tenantdb ${synopsis}`)
   return args as [string, ...string[]]
-}
-
-/**
- * Shows `text` and the seconds elapsed on one stderr line while `work` runs, then
- * clears it; only on a terminal, so piped and logged output stays clean.
- */
-export async function withStatus<T>(text: string, work: () => Promise<T>): Promise<T> {
-  const stderr = process.stderr
-  if (stderr.isTTY !== true) return work()
-  const started = Date.now()
-  const draw = () => stderr.write(`\r\x1b[K${text} ${Math.floor((Date.now() - started) / 1000)}s`)
-  draw()
-  const timer = setInterval(draw, 1000)
-  timer.unref()
-  try {
-    return await work()
-  } finally {
-    clearInterval(timer)
-    stderr.write('\r\x1b[K')
-  }
 }

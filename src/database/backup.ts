@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream'
 import { BackupArchiveError, extractArchive, writeArchive, type BackupArchive, type Manifest } from '../backup/index.js'
 import { CodedError } from '../coded-error.js'
 import { Engine, EngineError, type EngineBackup } from '../engine/index.js'
+import type { WatchOptions } from './verify.js'
 
 /** The archive of an engine's backup in progress; the archive's end ends it (and runs `after`). */
 export function archiveOf(backup: EngineBackup, after: () => Promise<unknown> = async () => {}): BackupArchive {
@@ -57,7 +58,7 @@ export interface RestoreReport {
  * renamed to `dir`. Any failure removes the sibling: `dir` is left as it was. A
  * damaged or unreadable archive is a BackupArchiveError.
  */
-export async function restoreArchive(archive: Readable, dir: string): Promise<RestoreReport> {
+export async function restoreArchive(archive: Readable, dir: string, options: WatchOptions = {}): Promise<RestoreReport> {
   const target = resolve(dir)
   await requireEmptyOrAbsent(target)
   await mkdir(dirname(target), { recursive: true })
@@ -66,7 +67,7 @@ export async function restoreArchive(archive: Readable, dir: string): Promise<Re
   try {
     await mkdir(join(staging, 'wal'), { mode: 0o700 })
     const manifest = await extractArchive(archive, staging)
-    await checkOpens(staging, manifest)
+    await checkOpens(staging, manifest, options)
     await syncDir(join(staging, 'wal'))
     await syncDir(staging)
     // Onto an absent or empty directory only: one that filled up meanwhile fails here.
@@ -94,7 +95,7 @@ async function requireEmptyOrAbsent(dir: string): Promise<void> {
 }
 
 /** The restored files open, replay to exactly the manifest's LSN, and verify clean. */
-async function checkOpens(dir: string, manifest: Manifest): Promise<void> {
+async function checkOpens(dir: string, manifest: Manifest, options: WatchOptions): Promise<void> {
   const damaged = (what: string) => new BackupArchiveError('archive_damaged', `the archive is damaged: ${what}`)
   let engine: Engine
   try {
@@ -106,6 +107,7 @@ async function checkOpens(dir: string, manifest: Manifest): Promise<void> {
   try {
     const lsn = engine.headLsn()
     if (lsn !== manifest.lsn) throw damaged(`the restored directory opens at LSN ${lsn}, its manifest says ${manifest.lsn}`)
+    options.watch?.(() => engine.progress())
     const { problems } = await engine.verify()
     if (problems.length > 0) throw damaged(`the restored directory fails verify: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`)
   } finally {

@@ -7,13 +7,13 @@
 //   await db.close()
 import type { BackupArchive } from '../backup/index.js'
 import { CommitNotifier } from '../cdc/index.js'
-import { Engine, type CloseReport, type EngineOptions, type EngineStats } from '../engine/index.js'
+import { Engine, type CloseReport, type EngineOptions, type EngineStats, type WorkProgress } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
-import { Migrator } from '../migration/index.js'
+import { appliedSchema, Migrator, type FrozenAt } from '../migration/index.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
-import { default_tenant, listTenants, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
+import { default_tenant, listTenants, opRequestOf, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
 import { Committer, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
 import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
@@ -26,6 +26,13 @@ import { Tenant } from './tenant.js'
 export interface OpenOptions extends EngineOptions {
   /** Schema files (`.eel`), loaded now. */
   schema?: string[]
+  /**
+   * Instead of schema files: the schema this tenant was last migrated to (none if it
+   * never was), and no migration at all: any other tenant at another schema answers
+   * `migration_blocked` (docs/language.md, "Lazy migration"). What `tenantdb query`
+   * opens a directory with when given no `--schema`.
+   */
+  appliedSchemaOf?: string
   /** Time one query may run before `query_timeout` (default query_time_ms_max). */
   queryTimeMsMax?: number
 }
@@ -45,11 +52,10 @@ export class Database {
   /** What replication drives (docs/replication.md). */
   readonly replica: Replica
 
-  private constructor(engine: Engine, schema: LoadedSchema, query_time_ms_max: number) {
+  private constructor(engine: Engine, committer: Committer, schema: LoadedSchema, query_time_ms_max: number, frozen: FrozenAt | undefined) {
     this.schema = schema
-    const committer = new Committer(engine)
     // A tenant with data but no record (written by a QueryRunner without the catalog) is still migrated.
-    const migrator = new Migrator(committer, schema, (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null)
+    const migrator = new Migrator(committer, schema, (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null, frozen)
     const runner = new QueryRunner(committer, schema, {
       ready: (name) => migrator.ready(name),
       checkStatement: (snapshot, name) => requireQueryable(snapshot, name),
@@ -70,11 +76,16 @@ export class Database {
 
   /** Opens (creating if needed) a database directory and loads the schema files. */
   static async open(dir: string, options: OpenOptions = {}): Promise<Database> {
-    const { schema: paths = [], queryTimeMsMax = query_time_ms_max, ...engineOptions } = options
-    const schema = await loadSchema(paths)
+    const { schema: paths = [], appliedSchemaOf, queryTimeMsMax = query_time_ms_max, ...engineOptions } = options
+    if (appliedSchemaOf !== undefined && paths.length > 0) throw new TypeError('open with schema files or appliedSchemaOf, not both')
+    const files = await loadSchema(paths)
     const engine = await Engine.open(dir, engineOptions)
     try {
-      const db = new Database(engine, schema, queryTimeMsMax)
+      const committer = new Committer(engine)
+      const applied = appliedSchemaOf === undefined ? undefined : appliedSchema(new TxnView(committer.head()), appliedSchemaOf)
+      const schema = applied === undefined || applied === null ? files : { ...applied, files: [] }
+      const frozen = appliedSchemaOf === undefined ? undefined : { tenant: appliedSchemaOf, fingerprint: applied?.fingerprint ?? null }
+      const db = new Database(engine, committer, schema, queryTimeMsMax, frozen)
       // A follower commits nothing: its primary made the tenant, or makes it once promoted.
       if (engineOptions.follower !== true) await db.#ensureDefaultTenant()
       return db
@@ -149,20 +160,7 @@ export class Database {
    */
   async run(text: string, params: Record<string, Value> = {}, options: { tenant?: string } = {}): Promise<QueryResult | OpResult> {
     const statement = this.#parts.runner.statements.statement(text)
-    if (statement?.kind === 'tenant_op') {
-      switch (statement.op) {
-        case 'fork':
-          return this.ops({ op: 'fork', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}`, target: statement.target })
-        case 'snapshot':
-          return this.ops({ op: 'snapshot', name: statement.name, target: statement.target })
-        case 'delete':
-          return this.ops({ op: 'delete', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}` })
-        case 'restore':
-          return this.ops({ op: 'restore', name: `${statement.name}@${statement.snapshot}` })
-        default:
-          return this.ops({ op: statement.op, name: statement.name })
-      }
-    }
+    if (statement?.kind === 'tenant_op') return this.ops(opRequestOf(statement))
     if (statement !== undefined && statement.kind !== 'pipeline' && statement.kind !== 'insert' && statement.kind !== 'upsert' && statement.kind !== 'explain' && statement.kind !== 'atomic') {
       throw new EelError([diagnostic(text, statement.span, 'not_allowed_here', 'schema declarations are not allowed here', { hint: 'declare them in a schema file loaded at start' })])
     }
@@ -233,6 +231,16 @@ export class Database {
    */
   async backup(): Promise<BackupArchive> {
     return archiveOf(await this.#parts.engine.beginBackup())
+  }
+
+  /**
+   * The long work running now and how far it has come, or null: a compaction's tree
+   * rewrite (entries), a checkpoint writing or moving pages (pages). Reads counters the
+   * storage core keeps, never waiting: poll it while `ops({op: 'compact'})` runs, for a
+   * progress line (docs/architecture.md, "Progress").
+   */
+  progress(): WorkProgress | null {
+    return this.#parts.engine.progress()
   }
 
   /**

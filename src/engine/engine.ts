@@ -60,6 +60,17 @@ export interface CompactReport {
   page_count: number
 }
 
+/**
+ * A step of long work and how far it has come: `done` of about `total` (an estimate
+ * where the work cannot know it up front, so `done` may pass it), counted in `unit`.
+ */
+export interface WorkProgress {
+  step: 'verify_pages' | 'verify_space' | 'verify_wal' | 'compact_trees' | 'write_pages' | 'move_pages'
+  unit: 'pages' | 'bytes' | 'entries'
+  done: number
+  total: number
+}
+
 export interface CheckpointReport {
   checkpoint_lsn: number
   pages_written: number
@@ -384,6 +395,15 @@ export class Engine {
    */
   verify(): Promise<{ pages: number; entries: number; space: SpaceStats; problems: string[] }> {
     return mapAsync(this.#native.verify())
+  }
+
+  /**
+   * The long work running now and how far it has come, or null: read from atomics,
+   * never waiting, so it can be polled while a verify, a compaction or a checkpoint
+   * runs on the thread pool (docs/architecture.md, "Progress").
+   */
+  progress(): WorkProgress | null {
+    return (this.#native.progress() ?? null) as WorkProgress | null
   }
 
   /** Committed transactions with LSN > `after`, in order, in one bounded batch. */

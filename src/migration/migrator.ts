@@ -21,6 +21,16 @@ export interface MigrationTarget {
 /** Whether `tenant` exists in `snapshot`: a tenant that does not is never migrated. */
 export type TenantExists = (snapshot: Snapshot, tenant: string) => boolean
 
+/**
+ * A migrator that applies nothing (a database opened at a tenant's applied schema,
+ * docs/language.md "Lazy migration"): a tenant is ready when its applied fingerprint is
+ * `fingerprint` (null: never migrated, as that tenant), and blocked otherwise.
+ */
+export interface FrozenAt {
+  tenant: string
+  fingerprint: string | null
+}
+
 export class Migrator {
   readonly #committer: Committer
   readonly #target: MigrationTarget
@@ -29,11 +39,13 @@ export class Migrator {
   /** Tenants whose migration to the loaded schema is blocked, with the reason. */
   readonly #blocked = new Map<string, string>()
   readonly #migrated = new Set<string>()
+  readonly #frozen: FrozenAt | undefined
 
-  constructor(committer: Committer, target: MigrationTarget, exists: TenantExists = () => true) {
+  constructor(committer: Committer, target: MigrationTarget, exists: TenantExists = () => true, frozen?: FrozenAt) {
     this.#committer = committer
     this.#target = target
     this.#exists = exists
+    this.#frozen = frozen
   }
 
   /** Resolves once `tenant` is at the loaded schema; undefined when it is known to be already. */
@@ -108,7 +120,9 @@ export class Migrator {
       const view = new TxnView(snapshot)
       // Migrating a deleted tenant would bring its meta tree back; the statement's own check reports it.
       if (!this.#exists(snapshot, tenant)) return 'absent'
-      if (appliedSchema(view, tenant)?.fingerprint === fingerprint) return 'done'
+      const applied = appliedSchema(view, tenant)?.fingerprint ?? null
+      if (this.#frozen !== undefined) return this.#frozenOutcome(tenant, applied, this.#frozen)
+      if (applied === fingerprint) return 'done'
       const outcome = await migrate(view, tenant, ir, fingerprint, new Date())
       if (outcome.blocked !== null) {
         this.#blocked.set(tenant, outcome.blocked)
@@ -122,5 +136,15 @@ export class Migrator {
     } finally {
       this.#committer.unlease(snapshot)
     }
+  }
+
+  /** Frozen: nothing is applied; a tenant at another schema than the one loaded is blocked. */
+  #frozenOutcome(tenant: string, applied: string | null, frozen: FrozenAt): 'done' | { blocked: string } {
+    if (applied === frozen.fingerprint) return 'done'
+    const at = (fp: string | null) => (fp === null ? 'no schema (never migrated)' : `schema ${fp}`)
+    const blocked = `the database was opened without schema files, at the schema tenant '${frozen.tenant}' was last migrated to (${at(frozen.fingerprint)}), ` +
+      `and tenant '${tenant}' is at ${at(applied)}; nothing is migrated: open it for tenant '${tenant}' (tenantdb query --tenant ${tenant}) or with its schema files (--schema)`
+    this.#blocked.set(tenant, blocked)
+    return { blocked }
   }
 }

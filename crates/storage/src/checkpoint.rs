@@ -44,6 +44,7 @@ use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
 use crate::meta::Meta;
 use crate::page_file::Direct;
 use crate::pager::Pager;
+use crate::progress::{ProgressStep, WorkStep};
 use crate::relocate::{relocate, Copies, Moves};
 use crate::release::release;
 use crate::space::{RangeSet, SpaceMap};
@@ -100,7 +101,8 @@ pub fn checkpoint(pager: &Pager, journal: &Journal, plan: Plan<'_>) -> Result<Pu
         None => (None, None),
     };
     let version = relocated.as_ref().unwrap_or(plan.version);
-    let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), new_pages: HashSet::new() };
+    let step_kind = if plan.moves.is_some() { WorkStep::MovePages } else { WorkStep::WritePages };
+    let mut attempt = Attempt { pager, books: pager.space(), lsn: version.lsn, written: Vec::new(), new_pages: HashSet::new(), step_kind, step: None };
     attempt.books.promote(generation, plan.oldest_reader);
     let result = attempt.run(journal, plan.previous, version, generation, plan.budget, plan.in_place);
     if result.is_err() {
@@ -121,6 +123,9 @@ struct Attempt<'a> {
     written: Vec<Arc<MemNode>>,
     /// Slots this attempt wrote: references to them are counted as they are made.
     new_pages: HashSet<u64>,
+    /// The nodes written of those to write, for a progress line (`progress.rs`).
+    step_kind: WorkStep,
+    step: Option<ProgressStep<'a>>,
 }
 
 impl Attempt<'_> {
@@ -140,6 +145,7 @@ impl Attempt<'_> {
         //    records reach never drops to zero on the way.
         let mut meta = Meta { generation, page_count: 0, checkpoint_lsn: version.lsn, trees: version.trees.clone(), pins: version.pins.clone(), space: None };
         let unwritten = self.count_kept(version);
+        self.step = Some(self.pager.progress().begin(self.step_kind, unwritten));
         let roots: Vec<NodeRef> = [&version.trees.root, &version.pins.root].into_iter().flatten().cloned().collect();
         for root in roots.iter().filter_map(|r| r.disk_loc()) {
             self.books.reference(root.page);
@@ -294,6 +300,9 @@ impl Attempt<'_> {
         assert!(self.new_pages.insert(loc.page), "a checkpoint writes slot {} once", loc.page);
         mem.written.set(loc);
         self.written.push(mem.clone());
+        if let Some(step) = &self.step {
+            step.add(1);
+        }
         Ok(())
     }
 }

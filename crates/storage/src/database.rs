@@ -49,6 +49,7 @@ use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETE
 use crate::meta::Meta;
 use crate::limits::PAGE_BYTES;
 use crate::pager::Pager;
+use crate::progress::{ProgressReport, WorkStep};
 use crate::page_file::PageFile;
 use crate::readers::{OldestRead, Readers};
 use crate::relocate::{rebase, Moves};
@@ -375,17 +376,22 @@ impl Database {
         let inner = &self.inner;
         inner.check_open()?;
         let version = inner.durable.lock().expect("durable lock").clone();
-        let mut check = TreeCheck::default();
-        btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
-        btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
+        let (pages, entries, tree_problems) = {
+            // About the live slots: the walk counts the tree pages among them.
+            let step = inner.pager.progress().begin(WorkStep::VerifyPages, inner.pager.space_stats().live);
+            let mut check = TreeCheck::reporting(&step);
+            btree::verify_tree(&inner.pager, &version.trees, "trees", &mut check);
+            btree::verify_tree(&inner.pager, &version.pins, "pins", &mut check);
+            (check.pages, check.entries, check.problems)
+        };
         let (space, space_problems) = inner.verify_space()?;
-        let wal_problems = inner.wal.verify()?;
+        let wal_problems = inner.wal.verify_reporting(inner.pager.progress())?;
         let mut problems = crate::meta::check_slots(inner.pager.file());
-        problems.extend(check.problems);
+        problems.extend(tree_problems);
         problems.extend(space_problems);
         let wal_count = wal_problems.len();
         problems.extend(wal_problems);
-        Ok(VerifyReport { pages: check.pages, entries: check.entries, wal_problems: wal_count, space, problems })
+        Ok(VerifyReport { pages, entries, wal_problems: wal_count, space, problems })
     }
 
     /// LSN of the newest durable commit (`Stats::current_lsn`), without `stats`'s
@@ -399,6 +405,12 @@ impl Database {
     pub fn oldest_lsn(&self) -> Result<u64> {
         self.inner.check_open()?;
         Ok(self.inner.wal.oldest_lsn())
+    }
+
+    /// The long work running now and how far it has come (`progress.rs`): read from
+    /// atomics, never waiting, so it can be polled while the work runs. Also when closed.
+    pub fn progress(&self) -> Option<ProgressReport> {
+        self.inner.pager.progress().read()
     }
 
     pub fn stats(&self) -> Result<Stats> {

@@ -18,6 +18,7 @@ use crate::overflow::{self, overflow_pages, OverflowChain};
 use crate::page::{self, Page, PageType};
 use crate::page_cache::PageCache;
 use crate::page_file::{PageFile, PageSink, PAGE_FILE_NAME};
+use crate::progress::Progress;
 use crate::space::{SpaceMap, SpaceStats};
 
 /// What a page decodes to, as the layer above defines it: the pager caches it.
@@ -43,6 +44,9 @@ pub struct Pager {
     /// checkpointed yet shows 0 hits and 0 misses however much it reads.
     memory_reads: AtomicU64,
     corruption: Arc<CorruptionLog>,
+    /// How far the running long work has come: every long walk of the core holds the
+    /// pager, so the counter lives here (`progress.rs`).
+    progress: Progress,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -65,7 +69,12 @@ impl Pager {
             misses: AtomicU64::new(0),
             memory_reads: AtomicU64::new(0),
             corruption,
+            progress: Progress::default(),
         }
+    }
+
+    pub fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// The allocator tip: slots `0..page_count` exist.

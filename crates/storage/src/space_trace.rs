@@ -10,18 +10,21 @@ use crate::error::{Error, Result};
 use crate::limits::META_SLOTS;
 use crate::meta::Meta;
 use crate::pager::Pager;
+use crate::progress::{ProgressStep, WorkStep};
 use crate::space::{RangeSet, Ref, SpaceMap};
 use crate::space_chain;
 
 /// What a walk found: every slot reached, with the references to it.
 #[derive(Debug, Default)]
-pub struct Traced {
+pub struct Traced<'a> {
     pub counts: HashMap<u64, u32>,
     /// Corruption met on the way (the walk goes around it).
     pub problems: Vec<String>,
+    /// Counts each slot reached, for a progress line (`progress.rs`).
+    step: Option<&'a ProgressStep<'a>>,
 }
 
-impl Traced {
+impl Traced<'_> {
     /// Counts `target` and, the first time its slot is reached, walks what it holds.
     /// Operating errors (I/O) stop the walk; corruption is noted and gone around.
     fn walk(&mut self, pager: &Pager, target: Ref) -> Result<()> {
@@ -31,6 +34,9 @@ impl Traced {
             *count += 1;
             if *count > 1 {
                 continue;
+            }
+            if let Some(step) = self.step {
+                step.add(1);
             }
             let owned = match target {
                 Ref::Node(loc) => match btree::load_node(pager, loc) {
@@ -108,7 +114,8 @@ pub struct SpaceCheck {
 /// compares: each slot of `META_SLOTS..tip` must be exactly one of in use (with the
 /// count found), free, pending or queued for release.
 pub fn check(pager: &Pager, meta: &Meta, books: &SpaceMap) -> Result<SpaceCheck> {
-    let mut traced = Traced::default();
+    let step = pager.progress().begin(WorkStep::VerifySpace, books.stats().live);
+    let mut traced = Traced { step: Some(&step), ..Traced::default() };
     for target in meta_references(meta) {
         traced.walk(pager, target)?;
     }

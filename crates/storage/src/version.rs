@@ -11,6 +11,7 @@ use crate::commit_payload::CommitPayload;
 use crate::error::{Error, Result};
 use crate::limits::RANGE_BATCH_ENTRIES_MAX;
 use crate::pager::Pager;
+use crate::progress::{ProgressStep, WorkStep};
 
 #[derive(Debug, Clone, Default)]
 pub struct Version {
@@ -41,7 +42,7 @@ impl Version {
         // Paired with the callers (the sync thread, replay at open), which assert the
         // same from their side: a commit's LSN follows the version it applies to.
         assert!(lsn > self.lsn, "LSNs only grow: commit {lsn} applied to a version at {}", self.lsn);
-        let mut next = Working { pager, version: self.clone(), touched: BTreeMap::new(), lsn };
+        let mut next = Working { pager, version: self.clone(), touched: BTreeMap::new(), lsn, compacting: None };
         for op in commit.ops() {
             next.apply(op)?;
         }
@@ -74,6 +75,8 @@ struct Working<'a> {
     version: Version,
     touched: BTreeMap<Vec<u8>, Option<TreeRoot>>,
     lsn: u64,
+    /// The entries this commit's tree compactions read, of those of their trees (`progress.rs`).
+    compacting: Option<ProgressStep<'a>>,
 }
 
 impl Working<'_> {
@@ -142,7 +145,9 @@ impl Working<'_> {
             OpRef::CompactTree { tree } => {
                 let root = self.tree(tree)?;
                 if root.root.is_some() {
-                    let entries = all_entries(pager, &root)?;
+                    let step = self.compacting.get_or_insert_with(|| pager.progress().begin(WorkStep::CompactTrees, 0));
+                    step.add_total(root.count);
+                    let entries = all_entries(pager, &root, step)?;
                     let count = entries.len() as u64;
                     let built = btree::build(entries, lsn);
                     assert_eq!(built.count, count, "a compacted tree holds every entry it was built from");
@@ -178,7 +183,7 @@ impl Working<'_> {
 }
 
 /// Every entry of a tree, in order, read in bounded batches.
-fn all_entries(pager: &Pager, tree: &TreeRoot) -> Result<Vec<(btree::Key, Value)>> {
+fn all_entries(pager: &Pager, tree: &TreeRoot, step: &ProgressStep<'_>) -> Result<Vec<(btree::Key, Value)>> {
     let mut out: Vec<(btree::Key, Value)> = Vec::with_capacity(tree.count as usize);
     loop {
         let lower = match out.last() {
@@ -196,6 +201,7 @@ fn all_entries(pager: &Pager, tree: &TreeRoot) -> Result<Vec<(btree::Key, Value)
         // O(1) per batch: each continues strictly after the last (so the loop ends).
         assert!(out.last().is_none_or(|(last, _)| *last < batch[0].0), "a batch starts after the key it continues from");
         assert!(batch.len() <= RANGE_BATCH_ENTRIES_MAX, "a range read keeps to its limit");
+        step.add(batch.len() as u64);
         out.extend(batch);
     }
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may name modules of its own layer and the layers below.
 /// Every module not listed is in the top layer (it may name anything).
 const LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["byte_reader", "checksum", "corruption_log", "dir_lock", "error", "limits", "vfs"]),
+    ("base", &["byte_reader", "checksum", "corruption_log", "dir_lock", "error", "limits", "progress", "vfs"]),
     ("pages", &["disk_loc", "overflow", "page", "page_cache", "page_file", "pager", "space", "space_chain"]),
     ("trees", &["btree"]),
 ];

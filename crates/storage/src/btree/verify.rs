@@ -10,17 +10,27 @@ use std::collections::HashMap;
 use super::loaded::load;
 use super::node::{Branch, Node, NodeRef, TreeRoot, Value};
 use crate::pager::Pager;
+use crate::progress::ProgressStep;
 
 #[derive(Debug, Default)]
-pub struct TreeCheck {
+pub struct TreeCheck<'a> {
     pub pages: u64,
     pub entries: u64,
     pub problems: Vec<String>,
     /// Entry counts of pages already walked, so shared subtrees are walked once.
     seen: HashMap<u64, u64>,
+    /// Counts each page walked, for a progress line (`progress.rs`).
+    step: Option<&'a ProgressStep<'a>>,
 }
 
-pub fn verify_tree(pager: &Pager, tree: &TreeRoot, name: &str, check: &mut TreeCheck) {
+impl<'a> TreeCheck<'a> {
+    /// A check that counts the pages it walks in `step`.
+    pub fn reporting(step: &'a ProgressStep<'a>) -> TreeCheck<'a> {
+        TreeCheck { step: Some(step), ..TreeCheck::default() }
+    }
+}
+
+pub fn verify_tree(pager: &Pager, tree: &TreeRoot, name: &str, check: &mut TreeCheck<'_>) {
     let Some(root) = &tree.root else {
         if tree.count != 0 {
             check.problems.push(format!("tree {name}: empty but its count is {}", tree.count));
@@ -44,7 +54,7 @@ fn walk(
     level: Option<u8>,
     is_root: bool,
     name: &str,
-    check: &mut TreeCheck,
+    check: &mut TreeCheck<'_>,
 ) -> Option<u64> {
     let page = node.disk_loc().map(|l| l.page);
     if let Some(page) = page {
@@ -62,6 +72,9 @@ fn walk(
     };
     if page.is_some() {
         check.pages += 1;
+        if let Some(step) = check.step {
+            step.add(1);
+        }
     }
     if let Some(expected) = level {
         if loaded.level() != expected {

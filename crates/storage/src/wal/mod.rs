@@ -376,7 +376,12 @@ impl Wal {
     /// damage recovery found (rules 5-7) is a problem too. Returns the problems as
     /// sentences (empty: clean). Modifies nothing; I/O errors are returned as errors.
     pub fn verify(&self) -> Result<Vec<String>> {
-        verify::verify(self)
+        verify::verify(self, None)
+    }
+
+    /// `verify`, counting the bytes it reads in `progress` (`progress.rs`).
+    pub(crate) fn verify_reporting(&self, progress: &crate::progress::Progress) -> Result<Vec<String>> {
+        verify::verify(self, Some(progress))
     }
 
     fn read_state(&self) -> RwLockReadGuard<'_, State> {

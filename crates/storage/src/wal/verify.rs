@@ -8,6 +8,7 @@ use super::frame;
 use super::segment::{is_zero, parse_segment_name, read_all_into, WalDamage};
 use super::Wal;
 use crate::error::{Error, Result};
+use crate::progress::{Progress, WorkStep};
 use crate::vfs::VfsFile;
 
 /// What verify needs of a segment, copied out so no lock is held during I/O.
@@ -21,7 +22,7 @@ struct Snapshot {
     damage: Vec<WalDamage>,
 }
 
-pub fn verify(wal: &Wal) -> Result<Vec<String>> {
+pub fn verify(wal: &Wal, progress: Option<&Progress>) -> Result<Vec<String>> {
     // The listing and the snapshot are taken under the writer mutex, so no append
     // (rotation) or retain is half done between them; it waits for at most one batch.
     // The reading below runs without it.
@@ -74,6 +75,7 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
         }
     }
 
+    let step = progress.map(|p| p.begin(WorkStep::VerifyWal, snapshots.iter().map(|s| s.bytes).sum()));
     let last = snapshots.len().saturating_sub(1);
     // One buffer for every segment (see read_all_into).
     let mut data = Vec::new();
@@ -89,6 +91,9 @@ pub fn verify(wal: &Wal) -> Result<Vec<String>> {
             }
         }
         verify_segment(snapshot, i == last, &mut data, &mut problems)?;
+        if let Some(step) = &step {
+            step.add(snapshot.bytes);
+        }
     }
     Ok(problems)
 }

@@ -1,0 +1,8 @@
+/**
+ * What the command needs is held by another process (a port in use, a directory a
+ * server holds): the message says what to do instead; exit code 2, like a locked
+ * directory (docs/operations.md, "Exit codes of `tenantdb`").
+ */
+export class HeldError extends Error {
+  override name = 'HeldError'
+}
