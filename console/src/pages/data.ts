@@ -11,10 +11,11 @@ import { syntaxDiagnostics } from '../../../src/lang/index.js'
 import { ApiError, describeError } from '../api/client.js'
 import type { CollectionIR, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantEntry, Value } from '../api/types.js'
 import type { Context, Page } from '../context.js'
-import { describeProblem, plainMessage, type EelProblem } from '../editor/eel-lint.js'
+import { plainMessage } from '../editor/eel-lint.js'
 import { eelName } from '../editor/eel-text.js'
 import { FilterEditor } from '../editor/filter-editor.js'
 import { h, replaceChildren } from '../ui/dom.js'
+import { showProblems } from '../ui/problem-list.js'
 import { count } from '../ui/format.js'
 import { notFound } from '../ui/not-found.js'
 import { badge, errorBox, pageHeader, panel } from '../ui/panel.js'
@@ -132,7 +133,7 @@ export function dataPage(ctx: Context, args: string[]): Page {
       parent: filterHost,
       doc: '',
       onApply: () => void applyFilter(),
-      onProblems: (list) => showProblems(problems, list),
+      onProblems: (list) => showProblems(problems, list, (p) => `Column ${p.column}`),
       schema: () => schema.ir,
       collection: () => collection.name,
     })
@@ -283,17 +284,6 @@ export function dataPage(ctx: Context, args: string[]): Page {
       filterEditor?.destroy()
     },
   }
-}
-
-function showProblems(list: HTMLElement, problems: readonly EelProblem[]): void {
-  replaceChildren(list, problems.map((p) => h('li.problem', { dataset: { line: String(p.line), column: String(p.column) } },
-    h('span.problem-pos', null, `Column ${p.column}`),
-    badge(p.code, 'danger'),
-    h('span.problem-text', null, p.message),
-    p.hint === undefined ? null : h('span.problem-hint', null, p.hint),
-    h('span.problem-source', null, p.source === 'server' ? 'from the server' : 'while typing'),
-  )))
-  list.title = problems.map(describeProblem).join('\n')
 }
 
 function failure(error: unknown): HTMLElement {

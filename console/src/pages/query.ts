@@ -6,9 +6,9 @@
 import { ApiError, describeError } from '../api/client.js'
 import type { CollectionEntry, QueryResult, SchemaIR, SnapshotEntry, Value } from '../api/types.js'
 import type { Context, Page } from '../context.js'
-import { describeProblem, type EelProblem } from '../editor/eel-lint.js'
 import { QueryEditor } from '../editor/query-editor.js'
 import { h, replaceChildren } from '../ui/dom.js'
+import { showProblems } from '../ui/problem-list.js'
 import { clearHistory, deleteSaved, queryHistory, remember, savedQueries, saveQuery } from '../state/query-library.js'
 import { openDialog } from '../ui/dialog.js'
 import { download, exportName, toCsv, toJson } from '../ui/export.js'
@@ -62,7 +62,7 @@ export function queryPage(ctx: Context): Page {
     parent: editorHost,
     doc: sessionStorage.getItem(text_key) ?? 'users | take 20',
     onRun: () => void execute(),
-    onProblems: (list) => showProblems(problems, list),
+    onProblems: (list) => showProblems(problems, list, (p) => `Line ${p.line}, column ${p.column}`),
     onChange: (doc) => sessionStorage.setItem(text_key, doc),
     schema: () => schema,
   })
@@ -182,17 +182,6 @@ function parseParams(text: string): Record<string, Value> | string {
   } catch (error) {
     return `Params are not valid JSON: ${(error as Error).message}`
   }
-}
-
-function showProblems(list: HTMLElement, problems: readonly EelProblem[]): void {
-  replaceChildren(list, problems.map((p) => h('li.problem', { dataset: { line: String(p.line), column: String(p.column) } },
-    h('span.problem-pos', null, `Line ${p.line}, column ${p.column}`),
-    badge(p.code, 'danger'),
-    h('span.problem-text', null, p.message),
-    p.hint === undefined ? null : h('span.problem-hint', null, p.hint),
-    h('span.problem-source', null, p.source === 'server' ? 'from the server' : 'while typing'),
-  )))
-  list.title = problems.map(describeProblem).join('\n')
 }
 
 function failure(error: unknown): HTMLElement {
