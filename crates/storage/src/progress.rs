@@ -6,10 +6,12 @@
 //!
 //! One slot per database, holding the step begun last: when two steps overlap (an
 //! automatic checkpoint while a compaction commits), the reader sees the newer one.
-//! The three values are not read as one: a reader may see a count of the step before,
-//! which a display clamps; nothing but a display reads them.
+//! A step begins and ends under a sequence count (a seqlock: odd while it changes), so a
+//! reader never pairs one step's name with another's total; within a step `done` and
+//! `total` move on their own (done may pass an estimated total, which a display clamps).
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 
 /// A kind of long work, with the unit it counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,24 +75,55 @@ pub struct Progress {
     step: AtomicU8,
     done: AtomicU64,
     total: AtomicU64,
-    /// Bumped by every `begin`, so a step that ends clears only itself.
+    /// The seqlock's count: odd while a step begins or ends, so readers retry. A step
+    /// is known by the (even) count its begin left, so one that ends clears only itself.
     epoch: AtomicU64,
+    /// Serialises the writers of `epoch` (beginning and ending steps; counting does not take it).
+    changing: Mutex<()>,
 }
 
 impl Progress {
     /// Begins `step` of about `total`; it runs until the returned guard is dropped.
     pub fn begin(&self, step: WorkStep, total: u64) -> ProgressStep<'_> {
-        let epoch = self.epoch.fetch_add(1, Ordering::AcqRel) + 1;
-        self.done.store(0, Ordering::Relaxed);
-        self.total.store(total, Ordering::Relaxed);
-        self.step.store(step as u8, Ordering::Release);
+        let epoch = self.change(|| {
+            self.done.store(0, Ordering::SeqCst);
+            self.total.store(total, Ordering::SeqCst);
+            self.step.store(step as u8, Ordering::SeqCst);
+        });
         ProgressStep { progress: self, epoch }
     }
 
-    /// The step running now, or None.
+    /// Runs `write` with the count odd, and returns the even count it leaves.
+    fn change(&self, write: impl FnOnce()) -> u64 {
+        let _writer = self.changing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.change_held(write)
+    }
+
+    /// `change`, the writers' lock already held.
+    fn change_held(&self, write: impl FnOnce()) -> u64 {
+        let before = self.epoch.fetch_add(1, Ordering::SeqCst);
+        assert!(before % 2 == 0, "a progress change began inside another");
+        write();
+        let after = self.epoch.fetch_add(1, Ordering::SeqCst) + 1;
+        assert!(after % 2 == 0 && after == before + 2, "a progress change ended inside another");
+        after
+    }
+
+    /// The step running now, or None: its name and total as one step set them.
     pub fn read(&self) -> Option<ProgressReport> {
-        let step = WorkStep::from_u8(self.step.load(Ordering::Acquire))?;
-        Some(ProgressReport { step, done: self.done.load(Ordering::Relaxed), total: self.total.load(Ordering::Relaxed) })
+        loop {
+            let before = self.epoch.load(Ordering::SeqCst);
+            if before % 2 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let step = self.step.load(Ordering::SeqCst);
+            let total = self.total.load(Ordering::SeqCst);
+            let done = self.done.load(Ordering::SeqCst);
+            if self.epoch.load(Ordering::SeqCst) == before {
+                return WorkStep::from_u8(step).map(|step| ProgressReport { step, done, total });
+            }
+        }
     }
 }
 
@@ -123,8 +156,11 @@ impl ProgressStep<'_> {
 
 impl Drop for ProgressStep<'_> {
     fn drop(&mut self) {
-        if self.current() {
-            self.progress.step.store(0, Ordering::Release);
+        let progress = self.progress;
+        let _writer = progress.changing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Under the writers' lock, so no newer step can begin between the check and the clear.
+        if progress.epoch.load(Ordering::SeqCst) == self.epoch {
+            progress.change_held(|| progress.step.store(0, Ordering::SeqCst));
         }
     }
 }
@@ -156,6 +192,36 @@ mod tests {
         assert_eq!(progress.read(), Some(ProgressReport { step: WorkStep::WritePages, done: 2, total: 7 }));
         drop(newer);
         assert_eq!(progress.read(), None);
+    }
+
+    #[test]
+    fn a_reader_never_pairs_one_steps_name_with_anothers_total() {
+        let progress = Progress::default();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let seen = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(Ordering::SeqCst) {
+                    if let Some(report) = progress.read() {
+                        // Each step's total names it: 1000 × its number.
+                        assert_eq!(report.total, 1000 * report.step as u64, "{report:?}");
+                        seen.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            });
+            // Steps begin and end back to back until the reader has read 2 000 of them
+            // (a hang guard bounds the rounds).
+            let mut round = 0u64;
+            while seen.load(Ordering::SeqCst) < 2_000 {
+                round += 1;
+                assert!(round < 50_000_000, "the reader read only {} steps", seen.load(Ordering::SeqCst));
+                let step = if round % 2 == 0 { WorkStep::VerifySpace } else { WorkStep::VerifyWal };
+                let running = progress.begin(step, 1000 * step as u64);
+                running.add(1);
+                drop(running);
+            }
+            stop.store(true, Ordering::SeqCst);
+        });
     }
 
     #[test]
