@@ -4,7 +4,8 @@
 // fingerprint (test/schema-text.test.ts): every member is written, `was`, `narrowed`
 // and `dropped` included; the assigned `id: int primary` of a collection without a
 // primary field is left out, as it was written; indexes are written as `index (…)`,
-// which names them as `field: T unique` does.
+// which names them as `field: T unique` does; a reference as `ref collection` with its
+// `on delete`.
 import { keywords } from '../lang/parse-scan.js'
 import { typeText } from './field-type.js'
 import type { CollectionIR, DefaultIR, FieldIR, JsonValue, QueryIR, SchemaIR } from './ir.js'
@@ -32,8 +33,11 @@ function fieldText(f: FieldIR, primary: boolean): string {
     f.default === null ? null : `= ${defaultText(f.default)}`,
     f.was === null ? null : `was ${nameText(f.was)}`,
     f.narrowed ? 'narrowed' : null,
+    f.ref === undefined ? null : `on delete ${f.ref.on_delete.replace('_', ' ')}`,
   ].filter((m) => m !== null)
-  return [`${nameText(f.name)}: ${typeText(f.type, f.optional)}`, ...modifiers].join(' ')
+  // A reference's type is the referenced key's, so it is written as `ref collection`.
+  const type = f.ref === undefined ? typeText(f.type, f.optional) : `ref ${nameText(f.ref.collection)}${f.optional ? '?' : ''}`
+  return [`${nameText(f.name)}: ${type}`, ...modifiers].join(' ')
 }
 
 function queryText(q: QueryIR): string {
