@@ -78,8 +78,7 @@ t.test(`${cycles} kill -9 of the primary under writes: nothing acknowledged lost
   t.same(new Set(final.map((s) => s?.applied_lsn)).size, 1, `every node at LSN ${status.applied_lsn}`)
   const acked = writers.acked.map((a) => a.id).sort((x, y) => x - y)
   for (const n of nodes) {
-    const rows = (await n.api('/api/v1/t/default/query', { json: { query: 'items | sort id | select id' } })).body.rows as number[][]
-    const ids = rows.map(([id]) => id as number)
+    const ids = await n.ids()
     const held = new Set(ids)
     const lost = acked.filter((id) => !held.has(id))
     t.same(lost, [], `node ${n.name} holds every acknowledged write (${acked.length})`)

@@ -86,7 +86,7 @@ for (const mode of ['sync', 'async'] as const) {
     t.pass(`the old primary rejoined as a follower of ${successor.name}`)
     const head = (await successor.status())?.applied_lsn ?? 0
     await waitForLsn([a, b, c], head)
-    const rows = async (n: ClusterNode) => ((await n.api('/api/v1/t/default/query', { json: { query: 'items | sort id | select id' } })).body.rows as number[][]).map(([id]) => id as number)
+    const rows = (n: ClusterNode) => n.ids()
     const cluster_rows = await rows(successor)
     for (const n of [a, b, c]) t.same(await rows(n), cluster_rows, `node ${n.name} holds the cluster's rows`)
     const held = new Set(cluster_rows)

@@ -55,6 +55,22 @@ export class ClusterNode {
     return api(this.origin, cluster_token)(path, init)
   }
 
+  /**
+   * Every id of `collection`, in order, read in pages (a query answers at most 10 000
+   * rows, docs/api.md): a check of "every acknowledged write" must see them all.
+   */
+  async ids(collection = 'items'): Promise<number[]> {
+    const ids: number[] = []
+    for (;;) {
+      const after = ids.at(-1) ?? Number.MIN_SAFE_INTEGER
+      const res = await this.api('/api/v1/t/default/query', { json: { query: `${collection} | where id > $after | sort id | take 5000 | select id`, params: { after } } })
+      if (res.status !== 200) throw new Error(`node ${this.name}: reading ${collection} answered ${res.status} ${JSON.stringify(res.body)}`)
+      const page = (res.body.rows as number[][]).map(([id]) => id as number)
+      ids.push(...page)
+      if (page.length < 5000) return ids
+    }
+  }
+
   /** Starts the node and waits for its banner (its directory copied or checked, its server listening). */
   async start(): Promise<void> {
     const args = [
