@@ -62,6 +62,40 @@ export class TxnView {
   }
 
   /**
+   * `get` of many keys of one tree, in their order: what this transaction wrote is
+   * answered from its writes, the rest from the snapshot in one engine call.
+   */
+  getMany(tree: string, keys: readonly Buffer[]): Array<Buffer | null> {
+    const out = new Array<Buffer | null>(keys.length).fill(null)
+    const written = this.#trees.get(tree)
+    const source = this.#source(tree)
+    if (source === null) {
+      // Dropped in this transaction: only what it wrote since.
+      if (written !== undefined) keys.forEach((key, i) => { const j = written.find(key); if (j >= 0) out[i] = written.value(j) })
+      return out
+    }
+    if (written === undefined) {
+      const found = this.snapshot.getMany(source, keys)
+      for (let i = 0; i < found.length; i += 1) out[i] = found[i] as Buffer | null
+      return out
+    }
+    const asked: Buffer[] = []
+    const at: number[] = []
+    for (const [i, key] of keys.entries()) {
+      const j = written.find(key)
+      if (j >= 0) out[i] = written.value(j)
+      else {
+        asked.push(key)
+        at.push(i)
+      }
+    }
+    if (this.#emptyInSnapshot(source)) return out
+    const found = this.snapshot.getMany(source, asked)
+    for (let k = 0; k < found.length; k += 1) out[at[k] as number] = found[k] as Buffer | null
+    return out
+  }
+
+  /**
    * Whether `tree` holds `key` (get without the value: a key of a tree empty in the
    * snapshot and not written here costs no allocation and no engine call).
    */
