@@ -130,6 +130,12 @@ export const tail_page_bytes_max = 4 * 1024 * 1024
 export const tail_recent_commits_max = 1024
 export const tail_recent_bytes_max = 4 * 1024 * 1024
 export const tail_recent_commit_bytes_max = 64 * 1024
+/**
+ * How long a live tail waits for the announcement of a commit the engine already holds
+ * durable (its completion is on its way to JavaScript) before it reads that commit from
+ * the WAL instead: the announcement brings its payload, so the common case reads nothing.
+ */
+export const tail_notice_wait_ms = 20
 
 /** Frames one engine read returns at most (the unit of work between event-loop turns). */
 export const tail_read_frames_max = 256

@@ -3,12 +3,15 @@
 // WAL's, a commit skipped or repeated at a gap (a commit made past the committer,
 // a payload too large to keep), memory that grows past the bounds.
 import t from 'tap'
-import { CommitNotifier, pollTail, type TailEvent } from '../src/cdc/index.js'
+import { CommitNotifier, pollTail, subscribe, type TailEvent } from '../src/cdc/index.js'
 import { RecentCommits } from '../src/cdc/recent-commits.js'
 import { tail_recent_bytes_max, tail_recent_commit_bytes_max, tail_recent_commits_max } from '../src/limits.js'
 import { openDatabase } from './helpers/database.js'
 import { pollUntil } from './helpers/poll.js'
 import { internalsOf } from '../src/database/internals.js'
+import { encodeKey, encodeRow } from '../src/codec/index.js'
+import { encodeCommit } from '../src/engine/commit-writer.js'
+import { encodeCommitHeader, rowsTree } from '../src/txn/index.js'
 
 t.test('recent commits: bounded by count and bytes, oldest out first, large payloads never kept', async (t) => {
   const recent = new RecentCommits()
@@ -63,4 +66,63 @@ t.test('the notifier keeps payloads only when given them', async (t) => {
   t.equal(notifier.recent.get(1), undefined)
   t.same(notifier.recent.get(2), Buffer.from('p'))
   t.equal(notifier.latest_lsn, 2)
+})
+
+t.test('a live tail reads no WAL at the head, and still delivers a durable commit no one announces', async (t) => {
+  const { db } = await openDatabase(t, 'collection notes { id: int primary, text: string }')
+  const tenant = db.tenant('default')
+  const engine = internalsOf(db).engine
+  // Reads of the WAL, counted on the real engine.
+  let walReads = 0
+  const readFrames = engine.readFrames.bind(engine)
+  engine.readFrames = (...args: Parameters<typeof readFrames>) => {
+    walReads += 1
+    return readFrames(...args)
+  }
+  await tenant.query('insert notes {id: 1, text: "announced"}')
+  const after = engine.stats().current_lsn
+  // A tenant write made past the committer: durable, its event real, never announced.
+  const row = (id: number, text: string) => ({ op: 'put' as const, tree: rowsTree('default', 'notes'), key: encodeKey([id]), value: encodeRow({ id, text }) })
+  const unannounced = await engine.commit([row(2, 'past the committer')], encodeCommitHeader('default', new Date(), 'write', 'i'))
+  const live: TailEvent[] = []
+  const sub = tenant.subscribe({ after }, (event) => { live.push(event) })
+  t.teardown(() => sub.close())
+  await pollUntil(() => live.length === 1, 'the unannounced commit to be delivered')
+  t.same(live.map((e) => [e.lsn, e.changes[0]?.row]), [[unannounced, { id: 2, text: 'past the committer' }]])
+  t.equal(walReads, 1, 'read from the WAL once its announcement did not come')
+  for (let id = 3; id < 23; id += 1) await tenant.query('insert notes {id: $id, text: "at the head"}', { id })
+  await Promise.all(Array.from({ length: 40 }, (_, i) => tenant.query('insert notes {id: $id, text: "in flight"}', { id: 100 + i })))
+  const head = engine.stats().current_lsn
+  await pollUntil(() => (live.at(-1)?.lsn ?? 0) >= head, 'the tail to reach the head')
+  t.equal(live.length, 61, 'each commit once')
+  t.same(live.map((e) => e.lsn), [...live.map((e) => e.lsn)].sort((a, b) => a - b), 'in LSN order')
+  t.equal(walReads, 1, 'no WAL read for commits announced with their payloads, at the head or in flight')
+})
+
+t.test('a durable commit seen before its announcement is taken from the announcement, not read back from the WAL', async (t) => {
+  const { db } = await openDatabase(t, 'collection notes { id: int primary, text: string }')
+  const engine = internalsOf(db).engine
+  let walReads = 0
+  const readFrames = engine.readFrames.bind(engine)
+  engine.readFrames = (...args: Parameters<typeof readFrames>) => {
+    walReads += 1
+    return readFrames(...args)
+  }
+  const after = engine.headLsn()
+  // A notifier announced to by hand holds open the window between the engine's
+  // publishing a commit and its completion reaching JavaScript.
+  const notifier = new CommitNotifier(after)
+  const ops = [{ op: 'put' as const, tree: rowsTree('default', 'notes'), key: encodeKey([1]), value: encodeRow({ id: 1, text: 'announced late' }) }]
+  const payload = encodeCommit({ meta: encodeCommitHeader('default', new Date(), 'write', 'i'), ops })
+  const lsn = await engine.commitPayload(payload)
+  const live: TailEvent[] = []
+  const sub = subscribe(engine, notifier, 'default', { after }, (event) => { live.push(event) })
+  t.teardown(() => sub.close())
+  // Microtasks only: no timer (the tail's bounded wait included) fires meanwhile.
+  for (let turn = 0; turn < 100 && notifier.waiting === 0; turn += 1) await Promise.resolve()
+  t.equal(notifier.waiting, 1, 'the tail waits for the announcement instead of reading the WAL')
+  notifier.notify(lsn, payload)
+  await pollUntil(() => live.length === 1, 'the announced commit to be delivered')
+  t.same(live.map((e) => [e.lsn, e.changes[0]?.row]), [[lsn, { id: 1, text: 'announced late' }]])
+  t.equal(walReads, 0, 'decoded from the announced payload')
 })

@@ -55,6 +55,37 @@ t.test('CommitWriter writes the hand-written vector Rust\'s encoder writes', asy
   t.same(writer.finish(b('m1')).toString('hex'), vector().toString('hex'))
 })
 
+t.test('CommitWriter: metadata of any size before operations that grew, and offsets that stay true', async (t) => {
+  // Metadata from empty to far past the room kept before the operations (a copy then),
+  // with operations that outgrow the first buffer several times.
+  for (const meta_bytes of [0, 40, 151, 152, 153, 2000, 100_000]) {
+    for (const reserved of [0, meta_bytes]) {
+      const writer = new CommitWriter()
+      const written: Array<{ at: number; key: Buffer; value: Buffer; view: Buffer }> = []
+      for (let i = 0; i < 300; i += 1) {
+        if (i === 1 && reserved > 0) writer.reserve(300 * 40, reserved)
+        const key = b(`key-${i}`)
+        const value = b(`value-${i}-`.repeat(1 + (i % 3)))
+        const at = i % 7 === 6 ? writer.delete('t', key) : writer.put('t', key, value)
+        // A view taken now, before the buffer grows again.
+        const view = Buffer.from(writer.bytes.buffer, writer.bytes.byteOffset + writer.base + at, key.length)
+        written.push({ at, key, value: i % 7 === 6 ? b('') : value, view })
+      }
+      const at = (start: number, len: number) => writer.bytes.subarray(writer.base + start, writer.base + start + len).toString()
+      t.same(written.map((w) => at(w.at, w.key.length)), written.map((w) => w.key.toString()), 'each key is where its offset says, after growth')
+      t.same(written.map((w) => at(w.at + w.key.length + 4, w.value.length)), written.map((w) => w.value.toString()), 'each value follows its key')
+      t.same(written.map((w) => w.view.toString()), written.map((w) => w.key.toString()), 'views taken before growth still hold their keys')
+      const meta = Buffer.alloc(meta_bytes, 0x6d)
+      const payload = writer.finish(meta)
+      const decoded = decodeCommit(payload)
+      t.same(decoded.meta, meta)
+      t.equal(decoded.ops.length, 300)
+      t.same(decoded.ops.map((op) => (op.op === 'put' ? [op.key.toString(), op.value.toString()] : op.op === 'delete' ? [op.key.toString()] : [])),
+        written.map(({ key, value }) => (value.length > 0 ? [key.toString(), value.toString()] : [key.toString()])))
+    }
+  }
+})
+
 t.test('the bytes committed are the bytes of the WAL frame, and read back decoded', async (t) => {
   const dir = tempDir(t)
   const engine = await Engine.open(dir)

@@ -55,6 +55,22 @@ t.test('an unusable path is an io error, not a crash', async (t) => {
   t.equal((err as EngineError).code, 'io')
 })
 
+t.test('getMany: many keys of one tree in one call, in their order, as get reads each', async (t) => {
+  const engine = await Engine.open(tempDir(t))
+  t.teardown(() => engine.close())
+  // Small values, values in overflow pages, an empty one, across a tree of several levels.
+  const value = (i: number) => (i % 97 === 0 ? Buffer.alloc(5000 + i, i % 251) : i % 89 === 0 ? Buffer.alloc(0) : bytes(`value ${i}`))
+  const key = (i: number) => bytes(`key ${String(i).padStart(6, '0')}`)
+  await engine.commit(Array.from({ length: 5000 }, (_, i) => ({ op: 'put' as const, tree: 't', key: key(i * 2), value: value(i * 2) })))
+  const snapshot = engine.snapshot()
+  // Present, absent (odd), repeated, out of order, and one key far past the end.
+  const asked = [7, 0, 9998, 194, 3, 194, 5000, 12345, 178].map(key)
+  t.same(snapshot.getMany('t', asked).map((v) => v?.toString('hex') ?? null), asked.map((k) => snapshot.get('t', k)?.toString('hex') ?? null))
+  t.same(snapshot.getMany('t', []), [])
+  t.same(snapshot.getMany('absent', asked), asked.map(() => null), 'a tree that does not exist holds nothing')
+  t.same(snapshot.getMany('t', [bytes('')]), [null])
+})
+
 t.test('commits are atomic, durable, and visible in later snapshots only', async (t) => {
   const dir = tempDir(t)
   const engine = await Engine.open(dir)

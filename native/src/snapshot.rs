@@ -2,7 +2,9 @@
 //! from memory or the page cache, and a range returns one bounded batch.
 //!
 //! A range batch is one Buffer of entries, each `key_len: u32 LE`, key,
-//! `value_len: u32 LE`, value; `src/engine/` slices it without copying. A diff batch is
+//! `value_len: u32 LE`, value; `src/engine/` slices it without copying. A batched
+//! point read takes its keys as one Buffer of `key_len: u32 LE`, key, and answers one
+//! Buffer of `value_len: u32 LE` (0xFFFFFFFF: absent), value, in the keys' order. A diff batch is
 //! one Buffer of entries, each `key_len: u32`, key, `before_len: u32`, before,
 //! `after_len: u32`, after, where a length of 0xFFFFFFFF means absent.
 
@@ -57,6 +59,20 @@ pub struct DiffBatch {
 }
 
 const ABSENT: u32 = u32::MAX;
+
+/// The keys of a batched read, each `key_len: u32 LE`, key; `None` if the bytes end
+/// inside a length or a key.
+fn packed_keys(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut keys = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (len, tail) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        keys.push(tail.get(..len)?);
+        rest = &tail[len..];
+    }
+    Some(keys)
+}
 
 /// `get_into`'s result: the length copied, or `-2 - length` when `out` is too small.
 fn copy_into(value: &[u8], out: &mut [u8]) -> i64 {
@@ -121,6 +137,25 @@ impl Snapshot {
     pub fn get_into(&self, env: &Env, tree: BufferSlice, key: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
         let value = self.inner(env)?.get(&tree, &key).or_throw(env)?;
         Ok(value.map_or(-1, |value| copy_into(&value, &mut out)))
+    }
+
+    /// The values of many keys of `tree` in one call (see the module comment for both
+    /// layouts): a lookup reads a whole batch of rows' matches without a call per row.
+    #[napi]
+    pub fn get_many(&self, env: &Env, tree: BufferSlice, keys: BufferSlice) -> napi::Result<Buffer> {
+        let keys = packed_keys(&keys).ok_or_else(|| to_js(env, storage::Error::InvalidArgument("malformed batch of keys".into())))?;
+        let mut out = Vec::new();
+        self.inner(env)?
+            .get_each(&tree, keys, &mut |value| match value {
+                Some(value) => {
+                    out.reserve(4 + value.len());
+                    out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+                    out.extend_from_slice(value);
+                }
+                None => out.extend_from_slice(&ABSENT.to_le_bytes()),
+            })
+            .or_throw(env)?;
+        Ok(Buffer::from(out))
     }
 
     /// One batch of entries within the bounds (see the module comment for its layout).

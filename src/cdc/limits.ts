@@ -2,6 +2,7 @@
 export {
   tail_limit_default,
   tail_limit_max,
+  tail_notice_wait_ms,
   tail_page_bytes_max,
   tail_read_bytes_max,
   tail_read_frames_max,

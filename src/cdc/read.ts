@@ -11,6 +11,12 @@ export interface EventsRead {
   events: TailEvent[]
   /** The last LSN examined: pass it as `after` next (it moves past filtered-out frames too). */
   last_lsn: number
+  /**
+   * The read stopped before a durable commit that `recent` does not hold yet and that
+   * was not announced yet (given `announced`): its announcement, with its payload, is
+   * on its way.
+   */
+  unannounced?: true
 }
 
 /**
@@ -47,6 +53,7 @@ export async function readEvents(
   collection: string | undefined,
   limit: number,
   recent?: RecentCommits,
+  announced?: number,
 ): Promise<EventsRead> {
   const events: TailEvent[] = []
   let bytes = 0
@@ -54,7 +61,14 @@ export async function readEvents(
   for (let reads = 0; reads < tail_reads_per_poll_max; reads += 1) {
     let frames: Frame[]
     try {
-      frames = recentFrames(recent, last) ?? await readBatch(engine, last)
+      const kept = recentFrames(recent, last)
+      // At the durable head nothing newer exists: no WAL read (a thread-pool round trip
+      // that would find nothing, once per wake-up of a live tail).
+      if (kept === null && last >= engine.headLsn()) break
+      // Durable but not announced yet (the engine publishes a batch before its
+      // completions reach JavaScript): the caller may wait for it rather than read the WAL.
+      if (kept === null && announced !== undefined && last >= announced) return { events, last_lsn: last, unannounced: true }
+      frames = kept ?? await readBatch(engine, last)
     } catch (err) {
       // Retention overtook this read between two batches: hand back the progress made;
       // the next read from `last` reports the expiry.

@@ -9,6 +9,7 @@ import type { Engine } from '../txn/index.js'
 import { LsnExpiredError } from './errors.js'
 import type { TailEvent } from './event.js'
 import type { CommitNotifier } from './notifier.js'
+import { tail_notice_wait_ms } from './limits.js'
 import { tailLimit } from './poll.js'
 import { readEvents, resolveAfter, type EventsRead } from './read.js'
 
@@ -104,10 +105,14 @@ class LiveTail implements Subscription {
   }
 
   async #run(batch: number): Promise<void> {
+    // Whether to wait for the announcement of a durable commit not announced yet (see
+    // readEvents) rather than read it from the WAL; not again right after such a wait
+    // timed out (a commit made past the committer is never announced).
+    let patient = true
     while (!this.#closed) {
       let read: EventsRead
       try {
-        read = await readEvents(this.engine, this.tenant, this.#last, this.filter.collection, batch, this.notifier.recent)
+        read = await readEvents(this.engine, this.tenant, this.#last, this.filter.collection, batch, this.notifier.recent, patient ? this.notifier.latest_lsn : undefined)
       } catch (err) {
         if (!(err instanceof LsnExpiredError && this.#fromOldest)) throw err
         this.#last = resolveAfter(this.engine)
@@ -115,13 +120,18 @@ class LiveTail implements Subscription {
       }
       for (const event of read.events) {
         if (this.#closed) return
-        await this.onEvent(event)
+        // A handler that finished synchronously costs no turn of the microtask queue.
+        const handled = this.onEvent(event)
+        if (handled !== undefined) await handled
         this.#last = event.lsn
         this.#fromOldest = false
       }
       if (this.#closed) return
       this.#last = read.last_lsn
-      if (this.#last >= this.engine.headLsn()) {
+      patient = true
+      if (read.unannounced === true) {
+        patient = await this.notifier.waitFor(this.#last, { signal: this.#stop.signal, timeout_ms: tail_notice_wait_ms })
+      } else if (this.#last >= this.engine.headLsn()) {
         await this.notifier.waitFor(this.#last, { signal: this.#stop.signal })
       }
     }

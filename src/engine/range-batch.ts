@@ -1,5 +1,6 @@
 // Decodes a range batch from native/src/snapshot.rs: entries of `key_len: u32 LE`,
-// key, `value_len: u32 LE`, value. Keys and values are views into the one Buffer.
+// key, `value_len: u32 LE`, value. Keys and values are views into the one Buffer. The
+// batches of a batched point read (keys in, values out) are encoded and decoded here too.
 
 export type Entry = [key: Buffer, value: Buffer]
 
@@ -44,4 +45,36 @@ export function decodeDiffBatch(batch: Buffer): DiffEntry[] {
     entries.push({ key, before: take(), after: take() })
   }
   return entries
+}
+
+/** The keys of a batched point read: each `key_len: u32 LE`, key. */
+export function encodeKeyBatch(keys: readonly Uint8Array[]): Buffer {
+  let bytes = 0
+  for (const key of keys) bytes += 4 + key.length
+  const out = Buffer.allocUnsafe(bytes)
+  let at = 0
+  for (const key of keys) {
+    at = out.writeUInt32LE(key.length, at)
+    out.set(key, at)
+    at += key.length
+  }
+  return out
+}
+
+/** The answer of a batched point read: `count` values, views into `batch`, null where absent. */
+export function decodeValueBatch(batch: Buffer, count: number): Array<Buffer | null> {
+  const values = new Array<Buffer | null>(count)
+  let at = 0
+  for (let i = 0; i < count; i += 1) {
+    const length = batch.readUInt32LE(at)
+    at += 4
+    if (length === absent) {
+      values[i] = null
+      continue
+    }
+    values[i] = batch.subarray(at, at + length)
+    at += length
+  }
+  if (at !== batch.length) throw new Error(`a batched read answered ${batch.length} bytes for ${count} keys, ${at} expected`)
+  return values
 }

@@ -1,4 +1,4 @@
-import { decodeDiffBatch, decodeRangeBatch, type DiffEntry, type Entry } from './range-batch.js'
+import { decodeDiffBatch, decodeRangeBatch, decodeValueBatch, encodeKeyBatch, type DiffEntry, type Entry } from './range-batch.js'
 import { mapSync } from './engine-error.js'
 import type { NativeSnapshot } from './native.js'
 import { treeNameBytes } from './tree-names.js'
@@ -79,6 +79,16 @@ export class Snapshot {
     // The snapshot is immutable: the second read finds the same value.
     if (again !== exact.length) throw new Error(`snapshot read of ${tree} changed between two reads`)
     return exact
+  }
+
+  /**
+   * The values of `keys` of `tree`, in their order (null where absent), read in one
+   * call: views into one Buffer, valid for as long as they are held.
+   */
+  getMany(tree: string, keys: readonly Uint8Array[]): Array<Buffer | null> {
+    if (keys.length === 0) return []
+    const batch = mapSync(() => this.#native.getMany(utf8(tree), encodeKeyBatch(keys)))
+    return decodeValueBatch(batch, keys.length)
   }
 
   /** One batch of entries within the bounds, in key order (or reverse). */

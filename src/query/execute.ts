@@ -3,7 +3,7 @@
 // engine commit.
 import type { SelectItem, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
-import { lookupHint, lookupRows } from './lookup.js'
+import { batchLookup, lookupHint, lookupRows, type BatchLookup, type LookupEnv } from './lookup.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { returningItems } from './check-returning.js'
@@ -79,6 +79,29 @@ function planFor(collection: CollectionIR, stages: Stage[], ctx: ExecuteContext)
   return lookups.length === 0 ? chosen : { ...chosen, hint: { ...chosen.hint, lookups } }
 }
 
+/** Whether the batch path runs these stages: filters, projections, skips, takes and lookups. */
+function batchStagesOnly(stages: readonly Stage[]): boolean {
+  return stages.every((stage) => pointStagesOnly([stage]) || stage.kind === 'lookup')
+}
+
+/**
+ * The lookup stages made ready, by index, as the streaming stages would make them: the
+ * skip and take counts are evaluated first (stages.ts does so as it builds the chain),
+ * then each lookup from the last to the first, except one a take of 0 follows (the
+ * streaming read never pulls it, so its hash table is never built).
+ */
+async function batchLookups(stages: readonly Stage[], env: LookupEnv): Promise<Map<number, BatchLookup>> {
+  const lookups = new Map<number, BatchLookup>()
+  let takeZero = false
+  const counts = stages.map((stage) => (stage.kind === 'skip' || stage.kind === 'take' ? evaluate(stage.count, {}, env.eval) : null))
+  for (let i = stages.length - 1; i >= 0; i -= 1) {
+    const stage = stages[i] as Stage
+    if (stage.kind === 'take' && counts[i] === 0) takeZero = true
+    if (stage.kind === 'lookup' && !takeZero) lookups.set(i, await batchLookup(stage, env))
+  }
+  return lookups
+}
+
 async function runPipeline(collection: CollectionIR, allStages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
   const chosen = planFor(collection, allStages, ctx)
   // A sort the access path's order stands in for is not run (tree-order.ts).
@@ -89,10 +112,12 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => columns.map((c) => row[c] ?? null))
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
-  if (chosen.access.kind === 'range' && pointStagesOnly(stages)) {
+  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max }
+  if (chosen.access.kind === 'range' && batchStagesOnly(stages)) {
+    const lookups = await batchLookups(stages, env)
     const { rows: out, truncated } = await readBatches({
       view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
-      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000,
+      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000, lookups,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
@@ -106,7 +131,6 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
-  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max }
   flowing.forEach((stage, i) => {
     rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval, (input, lookup) => lookupRows(input, lookup, env))
   })

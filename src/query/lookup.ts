@@ -58,33 +58,84 @@ export function lookupHint(schema: SchemaIR, stage: LookupStage): LookupHint {
 }
 
 export async function* lookupRows(rows: AsyncIterable<Row>, stage: LookupStage, env: LookupEnv): AsyncGenerator<Row> {
+  const lookup = await batchLookup(stage, env)
+  for await (const row of rows) {
+    const value = lookup.value(row)
+    const found = lookup.matches([value], true)[0] as Row[]
+    if (lookup.add(row, found)) yield row
+  }
+}
+
+/**
+ * A lookup stage ready to run, its way of reading chosen (and a hash table built) once:
+ * the streaming stage above runs it a row at a time, the batch path
+ * (batch-pipeline.ts) a batch at a time, so a lookup by primary key reads all of a
+ * batch's matches in one engine call.
+ */
+export interface BatchLookup {
+  stage: LookupStage
+  /** The value a row looks up (the stage's left side, as the field's type reads it). */
+  value(row: Row): Value
+  /**
+   * The matching rows of each value, in order. `count`: add the rows read to the
+   * statement's examined rows (the batch path counts them itself, only for the rows
+   * its read reaches).
+   */
+  matches(values: readonly Value[], count: boolean): Row[][]
+  /** Whether each match is a row read for it (by key or index; a hash table's were read once, before). */
+  readonly reads: boolean
+  /** Adds the matches to `row` as the stage's column; false when an inner lookup drops it. */
+  add(row: Row, found: Row[]): boolean
+}
+
+export async function batchLookup(stage: LookupStage, env: LookupEnv): Promise<BatchLookup> {
   const other = lookupCollection(env.schema, stage)
   const access = chooseAccess(other, stage.field)
   const fieldType = other.fields.find((f) => f.name === stage.field)?.type
   const tree = rowsTree(env.tenant, other.name)
   const hash = access.kind === 'hash' ? await hashTable(env, other, tree, stage.field) : null
-  for await (const row of rows) {
-    let value = evaluate(stage.left, row, env.eval)
-    if (fieldType?.kind === 'timestamp' && typeof value === 'string') value = parseTimestamp(value) ?? value
-    const found = value === null ? [] : hash !== null ? (hash.get(keyOf(value)) ?? []) : matches(env, access, other, tree, value, stage.many)
-    if (stage.inner && found.length === 0) continue
-    // Rows reaching a stage are the pipeline's own (decoded or built by an earlier
-    // stage), so the column is added in place rather than by copying the row.
-    row[stage.name] = stage.many ? found : (found[0] ?? null)
-    yield row
+  const none: Row[] = []
+  return {
+    stage,
+    reads: hash === null,
+    value(row) {
+      const value = evaluate(stage.left, row, env.eval)
+      return fieldType?.kind === 'timestamp' && typeof value === 'string' ? (parseTimestamp(value) ?? value) : value
+    },
+    matches(values, count) {
+      if (hash !== null) return values.map((value) => (value === null ? none : (hash.get(keyOf(value)) ?? none)))
+      if (access.kind === 'primary') return primaryMatches(env, tree, values, count)
+      return values.map((value) => (value === null ? none : matches(env, access, other, tree, value, stage.many, count)))
+    },
+    add(row, found) {
+      if (stage.inner && found.length === 0) return false
+      // Rows reaching a stage are the pipeline's own (decoded or built by an earlier
+      // stage), so the column is added in place rather than by copying the row.
+      row[stage.name] = stage.many ? found : (found[0] ?? null)
+      return true
+    },
   }
+}
+
+/** The rows of `values` as primary keys of `tree`: one batched read for all of them. */
+function primaryMatches(env: LookupEnv, tree: string, values: readonly Value[], count: boolean): Row[][] {
+  const keys: Buffer[] = []
+  for (const value of values) if (value !== null) keys.push(encodeKey([value]))
+  const stored = env.view.getMany(tree, keys)
+  let next = 0
+  return values.map((value) => {
+    if (value === null) return []
+    const found = stored[next++] as Buffer | null
+    if (found === null) return []
+    if (count) env.examined.rows += 1
+    return [decodeRow(found) as Row]
+  })
 }
 
 const keyOf = (value: Value) => encodeKey([value]).toString('latin1')
 
 /** The matching rows in primary-key order (only the first when `many` is false and the order is the index's). */
-function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: string, value: Value, many: boolean): Row[] {
-  if (access.kind === 'primary') {
-    const stored = env.view.get(tree, encodeKey([value]))
-    if (stored === null) return []
-    env.examined.rows += 1
-    return [decodeRow(stored) as Row]
-  }
+function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: string, value: Value, many: boolean, count: boolean): Row[] {
   if (access.kind !== 'index') return []
   const indexName = indexTree(env.tenant, other.name, access.index.name)
   // A one-field index lists a value's entries in primary-key order already.
@@ -96,7 +147,7 @@ function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: stri
     const stored = env.view.get(tree, key)
     // An index entry without its row is a bug in index maintenance: say so loudly.
     if (stored === null) throw new Error(`index ${access.index.name} names a missing row`)
-    env.examined.rows += 1
+    if (count) env.examined.rows += 1
     return decodeRow(stored) as Row
   })
 }

@@ -53,6 +53,8 @@ const flipped: Record<Op, Op> = { '==': '==', '<': '>', '<=': '>=', '>': '<', '>
 
 export function plan(tenant: string, collection: CollectionIR, stages: Stage[], ctx: EvalContext): Plan {
   const { chosen, bounds } = planAccess(tenant, collection, stages, ctx)
+  // Only a sort can be replaced by the tree's order: a point read skips the rest.
+  if (!stages.some((stage) => stage.kind === 'sort')) return chosen
   const equal = new Set(bounds.filter((b) => b.op === '==').map((b) => b.field))
   const ordered = treeOrder(chosen.access, collection, stages, { equal }, (index) => {
     // The whole index when nothing narrows it: the take bounds the read.

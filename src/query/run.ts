@@ -14,7 +14,7 @@ import { TxnView, type Committer, type Snapshot } from '../txn/index.js'
 import type { Checked, CheckedStatement } from './check.js'
 import { Transaction, type TransactionOptions } from './transaction.js'
 import { QueryError } from './errors.js'
-import { execute, type StatementResult } from './execute.js'
+import { execute, type ExecuteContext, type StatementResult } from './execute.js'
 import { PreparedStatement } from './prepared.js'
 import { StatementCache } from './statement-cache.js'
 import type { QueryResult } from './result.js'
@@ -85,8 +85,15 @@ export class QueryRunner {
 
   /** `checker`: a prepared statement's checks, kept per parameter shape (default: check every time). */
   async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}, checker?: (params: Record<string, Value>) => Checked): Promise<QueryResult> {
+    // The hot path of every query: no helper is awaited here (an async helper per step
+    // cost a promise and a microtask each, measurable on a point read: docs/performance.md).
     const started = Date.now()
-    const checked = await this.#prepare(tenant, text, params, checker)
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    // Checked once per parameter shape (check-cache.ts), for queries as for prepared statements.
+    const checked = checker === undefined ? checks.check(statement, this.schema.ir, text, params) : checker(params)
     const writes = isWrite(checked.statement)
     if (writes && options.snapshot !== undefined) {
       throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
@@ -101,10 +108,10 @@ export class QueryRunner {
       // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
       release = writes ? committer.begin(snapshot.lsn) : undefined
       const view = new TxnView(snapshot)
-      const now = options.now ?? new Date(started)
-      const { result, examined } = await this.#execute(tenant, checked, view, started, now, options)
-      const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', now) : undefined
-      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: examined })
+      const context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options)
+      const result = await execute(checked.statement, context)
+      const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', context.eval.now) : undefined
+      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
     } catch (err) {
       throw asQueryError(err)
     } finally {
@@ -155,41 +162,33 @@ export class QueryRunner {
   }
 
   async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions): Promise<QueryResult> {
-    const checked = await this.#prepare(tenant, text, params)
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    const checked = checks.check(statement, this.schema.ir, text, params)
     try {
-      const { result, examined } = await this.#execute(tenant, checked, view, started, new Date(started), options)
-      return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: examined })
+      const context = this.#context(tenant, checked, view, started, new Date(started), options)
+      const result = await execute(checked.statement, context)
+      return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
     } catch (err) {
       throw asQueryError(err)
     }
   }
 
-  /**
-   * Parses (through the cache), makes the tenant ready and checks one statement: once
-   * per parameter shape (check-cache.ts), for queries as for prepared statements.
-   */
-  async #prepare(tenant: string, text: string, params: Record<string, Value>, checker?: (params: Record<string, Value>) => Checked): Promise<Checked> {
-    const { statement, checks } = this.statements.entry(text)
-    refuseDeclarations(statement, text)
-    const ready = this.#gate.ready(tenant)
-    if (ready !== undefined) await ready
-    return checker === undefined ? checks.check(statement, this.schema.ir, text, params) : checker(params)
-  }
-
-  async #execute(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): Promise<{ result: StatementResult; examined: number }> {
-    const examined = { rows: 0 }
-    const result = await execute(checked.statement, {
+  /** What `execute` needs for one checked statement, the same for run and transactions. */
+  #context(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): ExecuteContext {
+    return {
       view,
       schema: this.schema.ir,
       tenant,
       eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
       deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
       rows_max: options.rows_max ?? query_rows_max,
-      examined,
+      examined: { rows: 0 },
       ids: this.#committer.autoIds,
       lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
-    })
-    return { result, examined: examined.rows }
+    }
   }
 }
 

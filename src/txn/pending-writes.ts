@@ -1,15 +1,17 @@
 // The writes a transaction made to one tree, for its own reads (txn-view.ts): the
 // latest put or delete of each key. A bulk insert of a million rows writes a million
-// entries, so they hold no JS object per entry: keys and values are copied into one
-// growing byte arena, entries are rows of typed arrays, and keys are found through an
-// open-addressing hash table over the arena's bytes. (A Map of hex strings to Buffers
-// held three objects and a string per row; the garbage collector then took a third of
-// a bulk insert's time, profiled.)
+// entries, so they hold no JS object per entry, and no copy of the bytes either: each
+// entry is a row of typed arrays holding offsets of its key and value in the commit
+// being written (commit-writer.ts), whose operations already hold those bytes, and
+// keys are found through an open-addressing hash table over them. (A Map of hex
+// strings to Buffers held three objects and a string per row, and the garbage collector
+// then took a third of a bulk insert's time; a byte arena of its own copied every key
+// and value once more, profiled: docs/performance.md.)
 //
 // | array        | entry i                                                  |
 // |--------------|----------------------------------------------------------|
-// | key_at/len   | the key's bytes in the arena                             |
-// | value_at/len | the value's bytes in the arena; value_len -1: a delete   |
+// | key_at/len   | the key's bytes in the commit's operations               |
+// | value_at/len | the value's bytes there; value_len -1: a delete          |
 // | hash         | the key's hash (32-bit FNV-1a), so a resize rehashes nothing |
 // | slots        | entry index + 1, 0 empty; linear probing; at most half full |
 //
@@ -18,16 +20,20 @@
 // is looked up by one comparison with the last key, or by binary search. The first
 // key written out of order builds the table (once), and it is kept from then on.
 //
-// Entries are never removed: a later write of the same key replaces the entry's value
-// (its old bytes stay in the arena until the transaction ends). Arena bytes are never
-// overwritten, so a value handed out as a view of the arena stays valid.
+// Entries are never removed: a later write of the same key replaces the entry's
+// offsets (its old bytes stay in the commit, as operations do). The commit's operation
+// bytes are never overwritten, so a value handed out as a view of them stays valid.
 
-const arena_bytes_initial = 4096
-const entries_initial = 64
+/** Where the bytes are: the commit writer's buffer and where its operations begin (offsets count from there). */
+export interface WrittenBytes {
+  readonly bytes: Buffer
+  readonly base: number
+}
+
+const entries_initial = 8
 
 export class PendingWrites {
-  #arena = Buffer.allocUnsafe(arena_bytes_initial)
-  #arena_at = 0
+  readonly #source: WrittenBytes
   #count = 0
   #key_at = new Float64Array(entries_initial)
   #key_len = new Int32Array(entries_initial)
@@ -37,28 +43,35 @@ export class PendingWrites {
   /** null while the entries are in ascending key order (see above). */
   #slots: Int32Array | null = null
 
+  constructor(source: WrittenBytes) {
+    this.#source = source
+  }
+
   /** Entries (distinct keys) written, deletes included. */
   get size(): number {
     return this.#count
   }
 
-  /** Makes room for `entries` more entries of about `bytes` bytes in all (see TxnView.reserve). */
-  reserve(entries: number, bytes: number): void {
-    if (this.#arena_at + bytes > this.#arena.length) this.#growArena(this.#arena_at + bytes)
+  /** Makes room for `entries` more entries (see TxnView.reserveRows). */
+  reserve(entries: number): void {
     if (this.#count + entries > this.#key_len.length) this.#growEntries(this.#count + entries)
   }
 
-  /** Records a put of `value`, or a delete when null, replacing any earlier write of `key`. */
-  set(key: Uint8Array, value: Uint8Array | null): void {
+  /**
+   * Records a write of `key`, whose bytes the commit holds at `key_at`: a put of the
+   * `value_len` bytes at `value_at`, or a delete when `value_len` is -1. Replaces any
+   * earlier write of `key`.
+   */
+  set(key: Uint8Array, key_at: number, value_at: number, value_len: number): void {
     if (this.#slots === null) {
       const last = this.#count - 1
       if (last < 0 || this.#compareKey(last, key) < 0) {
-        this.#add(key, value, 0)
+        this.#add(key, key_at, value_at, value_len, 0)
         return
       }
       const i = this.#search(key)
       if (i >= 0) {
-        this.#setValue(i, value)
+        this.#setValue(i, value_at, value_len)
         return
       }
       this.#buildTable()
@@ -72,12 +85,12 @@ export class PendingWrites {
       if (held === 0) break
       const i = held - 1
       if (this.#hash[i] === hash && this.#compareKey(i, key) === 0) {
-        this.#setValue(i, value)
+        this.#setValue(i, value_at, value_len)
         return
       }
       slot = (slot + 1) & mask
     }
-    const i = this.#add(key, value, hash)
+    const i = this.#add(key, key_at, value_at, value_len, hash)
     if (this.#count * 2 > slots.length) this.#rehash(slots.length * 2)
     else slots[slot] = i + 1
   }
@@ -130,21 +143,22 @@ export class PendingWrites {
     return i < this.#count && this.#compareKey(i, key) === 0 ? i : -1
   }
 
-  #add(key: Uint8Array, value: Uint8Array | null, hash: number): number {
+  #add(key: Uint8Array, key_at: number, value_at: number, value_len: number, hash: number): number {
     if (this.#count === this.#key_len.length) this.#growEntries()
     const i = this.#count++
     this.#hash[i] = hash
-    this.#key_at[i] = this.#append(key)
+    this.#key_at[i] = key_at
     this.#key_len[i] = key.length
-    this.#setValue(i, value)
+    this.#setValue(i, value_at, value_len)
     return i
   }
 
   /** Leaves key order behind: hashes every entry into a table. */
   #buildTable(): void {
+    const { bytes, base } = this.#source
     for (let i = 0; i < this.#count; i += 1) {
-      const at = this.#key_at[i] as number
-      this.#hash[i] = hashBytes(this.#arena, at, at + (this.#key_len[i] as number))
+      const at = base + (this.#key_at[i] as number)
+      this.#hash[i] = hashBytes(bytes, at, at + (this.#key_len[i] as number))
     }
     let slot_count = entries_initial * 2
     while (slot_count < this.#count * 4) slot_count *= 2
@@ -156,12 +170,12 @@ export class PendingWrites {
     return (this.#value_len[i] as number) < 0
   }
 
-  /** Entry `i`'s key, a view of the arena. */
+  /** Entry `i`'s key, a view of the commit's bytes. */
   key(i: number): Buffer {
     return this.#view(this.#key_at[i] as number, this.#key_len[i] as number)
   }
 
-  /** Entry `i`'s value, a view of the arena, or null for a delete. */
+  /** Entry `i`'s value, a view of the commit's bytes, or null for a delete. */
   value(i: number): Buffer | null {
     const len = this.#value_len[i] as number
     return len < 0 ? null : this.#view(this.#value_at[i] as number, len)
@@ -169,15 +183,14 @@ export class PendingWrites {
 
   /** Entry `i`'s key in hex (conflict keys). */
   keyHex(i: number): string {
-    const at = this.#key_at[i] as number
-    return this.#arena.toString('hex', at, at + (this.#key_len[i] as number))
+    const { bytes, base } = this.#source
+    const at = base + (this.#key_at[i] as number)
+    return bytes.toString('hex', at, at + (this.#key_len[i] as number))
   }
 
-  /** An independent copy (a copied tree starts with its source's writes). */
+  /** An independent copy (a copied tree starts with its source's writes; the bytes are shared, never overwritten). */
   clone(): PendingWrites {
-    const copy = new PendingWrites()
-    copy.#arena = Buffer.from(this.#arena.subarray(0, this.#arena_at))
-    copy.#arena_at = this.#arena_at
+    const copy = new PendingWrites(this.#source)
     copy.#count = this.#count
     copy.#key_at = this.#key_at.slice()
     copy.#key_len = this.#key_len.slice()
@@ -188,20 +201,16 @@ export class PendingWrites {
     return copy
   }
 
-  #setValue(i: number, value: Uint8Array | null): void {
-    if (value === null) {
-      this.#value_len[i] = -1
-      return
-    }
-    this.#value_at[i] = this.#append(value)
-    this.#value_len[i] = value.length
+  #setValue(i: number, value_at: number, value_len: number): void {
+    this.#value_at[i] = value_at
+    this.#value_len[i] = value_len
   }
 
   /** The sign of Buffer.compare(entry i's key, key). */
   #compareKey(i: number, key: Uint8Array): number {
     const len = this.#key_len[i] as number
-    const arena = this.#arena
-    const at = this.#key_at[i] as number
+    const arena = this.#source.bytes
+    const at = this.#source.base + (this.#key_at[i] as number)
     const n = Math.min(len, key.length)
     for (let j = 0; j < n; j += 1) {
       const a = arena[at + j] as number
@@ -212,23 +221,8 @@ export class PendingWrites {
   }
 
   #view(at: number, len: number): Buffer {
-    return Buffer.from(this.#arena.buffer, this.#arena.byteOffset + at, len)
-  }
-
-  /** Copies `bytes` to the end of the arena; returns where they start. */
-  #append(bytes: Uint8Array): number {
-    const at = this.#arena_at
-    const end = at + bytes.length
-    if (end > this.#arena.length) this.#growArena(Math.max(this.#arena.length * 2, end))
-    this.#arena.set(bytes, at)
-    this.#arena_at = end
-    return at
-  }
-
-  #growArena(bytes: number): void {
-    const grown = Buffer.allocUnsafe(bytes)
-    grown.set(this.#arena.subarray(0, this.#arena_at))
-    this.#arena = grown
+    const { bytes, base } = this.#source
+    return Buffer.from(bytes.buffer, bytes.byteOffset + base + at, len)
   }
 
   #growEntries(at_least = 0): void {

@@ -62,6 +62,40 @@ export class TxnView {
   }
 
   /**
+   * `get` of many keys of one tree, in their order: what this transaction wrote is
+   * answered from its writes, the rest from the snapshot in one engine call.
+   */
+  getMany(tree: string, keys: readonly Buffer[]): Array<Buffer | null> {
+    const out = new Array<Buffer | null>(keys.length).fill(null)
+    const written = this.#trees.get(tree)
+    const source = this.#source(tree)
+    if (source === null) {
+      // Dropped in this transaction: only what it wrote since.
+      if (written !== undefined) keys.forEach((key, i) => { const j = written.find(key); if (j >= 0) out[i] = written.value(j) })
+      return out
+    }
+    if (written === undefined) {
+      const found = this.snapshot.getMany(source, keys)
+      for (let i = 0; i < found.length; i += 1) out[i] = found[i] as Buffer | null
+      return out
+    }
+    const asked: Buffer[] = []
+    const at: number[] = []
+    for (const [i, key] of keys.entries()) {
+      const j = written.find(key)
+      if (j >= 0) out[i] = written.value(j)
+      else {
+        asked.push(key)
+        at.push(i)
+      }
+    }
+    if (this.#emptyInSnapshot(source)) return out
+    const found = this.snapshot.getMany(source, asked)
+    for (let k = 0; k < found.length; k += 1) out[at[k] as number] = found[k] as Buffer | null
+    return out
+  }
+
+  /**
    * Whether `tree` holds `key` (get without the value: a key of a tree empty in the
    * snapshot and not written here costs no allocation and no engine call).
    */
@@ -100,8 +134,9 @@ export class TxnView {
   /** Makes `to` a copy of `from` (O(1) in the engine), replacing `to`. */
   copyTree(from: string, to: string): void {
     this.#aliases.set(to, this.#source(from))
-    this.#trees.set(to, this.#trees.get(from)?.clone() ?? new PendingWrites())
-    this.#write().op({ op: 'copy_tree', from, to })
+    const commit = this.#write()
+    this.#trees.set(to, this.#trees.get(from)?.clone() ?? new PendingWrites(commit))
+    commit.op({ op: 'copy_tree', from, to })
   }
 
   /** Operations without an overlay: they take effect when the commit is applied. */
@@ -187,8 +222,7 @@ export class TxnView {
   /** Both are copied: `key` and `value` may be scratch buffers the caller reuses. */
   put(tree: string, key: Uint8Array, value: Uint8Array): void {
     if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
-    this.#write().put(tree, key, value)
-    this.#pending(tree).set(key, value)
+    this.#put(this.#write(), tree, key, value)
   }
 
   /**
@@ -201,8 +235,7 @@ export class TxnView {
   }
 
   delete(tree: string, key: Uint8Array): void {
-    this.#write().delete(tree, key)
-    this.#pending(tree).set(key, null)
+    this.#delete(this.#write(), tree, key)
   }
 
   /**
@@ -212,9 +245,11 @@ export class TxnView {
    * doubling and copying all they hold each time.
    */
   reserveRows(tree: string, rows: number, bytes_per_row: number): void {
-    // Each put adds its tag, the tree's name and three lengths to its key and value.
-    this.#write().reserve(rows * (bytes_per_row + 13 + Buffer.byteLength(tree)))
-    this.#pending(tree).reserve(rows, rows * bytes_per_row)
+    // Each put adds its tag, the tree's name and three lengths to its key and value;
+    // the commit header adds a letter per operation to its fields (commit-header.ts).
+    const name_bytes = Buffer.byteLength(tree)
+    this.#write().reserve(rows * (bytes_per_row + 13 + name_bytes), header_fields_bytes + name_bytes + this.opCount + rows)
+    this.#pending(tree).reserve(rows)
   }
 
   /** A row put into a rows tree, as an insert (`i`) or an update (`u`): the change feed reports it. */
@@ -222,16 +257,24 @@ export class TxnView {
     if (key.length > key_bytes_max || value.length > row_bytes_max) checkTreeEntrySize(tree, key, value)
     const commit = this.#write()
     this.#rowOps.push(commit.count * 4 + row_kind_codes[kind])
-    commit.put(tree, key, value)
-    this.#pending(tree).set(key, value)
+    this.#put(commit, tree, key, value)
   }
 
   /** A row deleted from a rows tree: the change feed reports it. */
   deleteRow(tree: string, key: Uint8Array): void {
     const commit = this.#write()
     this.#rowOps.push(commit.count * 4 + row_kind_codes.d)
-    commit.delete(tree, key)
-    this.#pending(tree).set(key, null)
+    this.#delete(commit, tree, key)
+  }
+
+  /** A put into the commit, which the pending writes of `tree` then point into. */
+  #put(commit: CommitWriter, tree: string, key: Uint8Array, value: Uint8Array): void {
+    const key_at = commit.put(tree, key, value)
+    this.#pending(tree, commit).set(key, key_at, key_at + key.length + 4, value.length)
+  }
+
+  #delete(commit: CommitWriter, tree: string, key: Uint8Array): void {
+    this.#pending(tree, commit).set(key, commit.delete(tree, key), 0, -1)
   }
 
   /**
@@ -346,15 +389,18 @@ export class TxnView {
     return out
   }
 
-  #pending(tree: string): PendingWrites {
+  #pending(tree: string, commit: CommitWriter = this.#write()): PendingWrites {
     let pending = this.#trees.get(tree)
     if (pending === undefined) {
-      pending = new PendingWrites()
+      pending = new PendingWrites(commit)
       this.#trees.set(tree, pending)
     }
     return pending
   }
 }
+
+/** The commit header's bytes besides its `ops` letters and the tenant's name (commit-header.ts), with room to spare. */
+const header_fields_bytes = 160
 
 /** A row change kind as the two low bits of a #rowOps entry, and back to its letter's byte. */
 const row_kind_codes: Readonly<Record<RowChangeKind, number>> = { i: 1, u: 2, d: 3 }

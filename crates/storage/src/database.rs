@@ -317,14 +317,9 @@ impl Database {
         if let Some(cause) = inner.failed() {
             return (pending.done)(Err(Error::FailStopped(cause)));
         }
-        let mut queue = inner.group.queue.lock().expect("commit queue lock");
-        if queue.closing {
-            drop(queue);
-            return (pending.done)(Err(Error::Closed));
+        if let Err(pending) = inner.group.push(pending) {
+            (pending.done)(Err(Error::Closed));
         }
-        queue.pending.push(pending);
-        drop(queue);
-        inner.group.ready.notify_one();
     }
 
     /// Commits and waits until durable. Returns the commit's LSN.
@@ -484,8 +479,7 @@ impl Database {
 
     fn stop_sync_thread(&self) {
         let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return };
-        self.inner.group.queue.lock().expect("commit queue lock").closing = true;
-        self.inner.group.ready.notify_all();
+        self.inner.group.close();
         thread.join().expect("the sync thread does not panic");
     }
 }

@@ -61,6 +61,14 @@ pub const WAL_SEGMENT_FILE_BYTES_MAX: u64 = u32::MAX as u64;
 pub const WAL_BATCH_BYTES_MAX: usize = 1 << 30;
 const _: () = assert!(WAL_BATCH_BYTES_MAX as u64 + WAL_FRAME_PAYLOAD_BYTES_MAX as u64 * 2 <= WAL_SEGMENT_FILE_BYTES_MAX);
 
+/// Longest the sync thread polls for the next commit before it sleeps on the queue's
+/// condition variable, when commits have been arriving within this time of the last
+/// batch's completion (an awaited writer committing one by one): the next commit is then
+/// taken without the futex wake-up and the scheduler's latency of waking an idle thread
+/// (`group_commit.rs`, "Polling before sleeping"). While the thread sleeps, or once the
+/// gap between batches grows past this, no time is spent polling.
+pub const COMMIT_POLL_MICROS_MAX: u64 = 250;
+
 /// Slots one checkpoint releases at least (reading each page once), when references
 /// were dropped; it releases twice the pages it wrote if that is more, so releasing
 /// keeps ahead of churn while a large drop is spread over several checkpoints

@@ -73,6 +73,23 @@ impl Snapshot {
         }
     }
 
+    /// The values of several keys of one tree, each handed to `visit` in the order of
+    /// `keys` (`None`: absent) as it stands in its node: the tree's root is found once,
+    /// and a caller that copies the values into one buffer (the binding's batched read,
+    /// a lookup's keys) allocates nothing per key.
+    pub fn get_each<'k>(&self, tree: &[u8], keys: impl IntoIterator<Item = &'k [u8]>, visit: &mut dyn FnMut(Option<&[u8]>)) -> Result<()> {
+        let root = self.tree(tree)?;
+        let pager = &self.inner.pager;
+        for key in keys {
+            match btree::get(pager, &root, key)? {
+                Some(Value::Bytes(bytes)) => visit(Some(&bytes)),
+                Some(other) => visit(Some(&btree::read_value(pager, &other)?)),
+                None => visit(None),
+            }
+        }
+        Ok(())
+    }
+
     /// Up to `limit` entries within the bounds, ascending or descending.
     pub fn range(
         &self,

@@ -134,9 +134,14 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
       // same refusals (by the tenant, below HTTP), as the poll form of the route.
       const { tenant } = request.params as { tenant: string }
       const { after, collection } = request.query as TailQuery
-      subscription = db.tenant(tenant).subscribe({ after, collection }, async (event: TailEvent) => {
-        socket ??= await ready
-        await deliver(socket, event)
+      // Synchronous once the socket is there, unless the socket holds much unsent data:
+      // an event then costs no promise (the subscription awaits only what it is given).
+      subscription = db.tenant(tenant).subscribe({ after, collection }, (event: TailEvent) => {
+        if (socket !== undefined) return deliver(socket, event)
+        return ready.then((attached) => {
+          socket = attached
+          return deliver(attached, event)
+        })
       })
     } catch (err) {
       const mapped = mapError(err, { query: false })
@@ -152,15 +157,32 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
     pending.set(request, { subscription, arrived: performance.now() - reply.elapsedTime, attach: (s) => attached(s) })
   }
 
-  /** Writes one event; waits for the socket to drain when it holds much unsent data. */
-  async function deliver(socket: TailSocket, event: TailEvent): Promise<void> {
+  /**
+   * Writes one event; when the socket holds much unsent data, returns a promise that
+   * settles once this event is written (or fails when none is within stall_ms_max).
+   */
+  function deliver(socket: TailSocket, event: TailEvent): Promise<void> | undefined {
     if (socket.readyState !== ws_open) throw new SlowConsumer('socket closed')
+    // The write's outcome, kept until someone waits for it (most events nobody does).
+    let outcome: { err: Error | null } | undefined
+    let waiting: ((err: Error | null) => void) | undefined
+    socket.send(JSON.stringify(event), event.lsn, (err) => {
+      const failure = err ?? null
+      if (waiting !== undefined) waiting(failure)
+      else outcome = { err: failure }
+    })
+    if (socket.bufferedAmount > bufferedMax) throw new SlowConsumer(`buffered ${socket.bufferedAmount} bytes`)
+    if (socket.bufferedAmount <= bufferedLow) return undefined
     const sent = new Promise<void>((resolve, reject) => {
-      socket.send(JSON.stringify(event), event.lsn, (err) => (err === undefined || err === null ? resolve() : reject(err)))
+      const settle = (err: Error | null) => (err === null ? resolve() : reject(err))
+      if (outcome !== undefined) settle(outcome.err)
+      else waiting = settle
     })
     sent.catch(() => {})
-    if (socket.bufferedAmount > bufferedMax) throw new SlowConsumer(`buffered ${socket.bufferedAmount} bytes`)
-    if (socket.bufferedAmount <= bufferedLow) return
+    return drained(sent)
+  }
+
+  async function drained(sent: Promise<void>): Promise<void> {
     let timer: NodeJS.Timeout | undefined
     const stalled = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new SlowConsumer(`no progress in ${stallMs} ms`)), stallMs)
