@@ -1,6 +1,6 @@
 //! The backup gate: what keeps the files a backup copies still while it copies them.
 //!
-//! A directory's files change in two ways (`database.rs`, "Directory contents"): WAL
+//! A directory's files change in two ways (`database/`, "Directory contents"): WAL
 //! appends, which only ever write past the newest segment's last durable frame, and
 //! maintenance (a checkpoint, and compaction, which is a run of checkpoints), which
 //! writes the page file and the journal, cuts the page file, and deletes WAL segments.

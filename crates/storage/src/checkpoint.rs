@@ -23,7 +23,7 @@
 //! of every node it wrote and drops its copy: the slots it wrote were free or past the
 //! tip of every record on disk, nothing refers to them, and a later checkpoint writes
 //! those nodes again. A full disk (`Error::StorageFull`) therefore abandons the
-//! checkpoint without stopping the database (`database.rs`); it is retried after a
+//! checkpoint without stopping the database (`database/`); it is retried after a
 //! later batch or at close, and until then the WAL holds every commit since the last
 //! checkpoint.
 //!

@@ -3,7 +3,7 @@
 //! a checkpoint, and its meta record, is first written here and synced; only then are
 //! the page slots written. If that is interrupted, the next open finds a complete
 //! journal newer than the newest valid meta record and writes it again, slots and
-//! record (redo, `database.rs`), so the page file is never left between two versions.
+//! record (redo, `database/`), so the page file is never left between two versions.
 //!
 //! File `checkpoint.journal` in the database directory (little-endian):
 //!

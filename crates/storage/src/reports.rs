@@ -1,5 +1,5 @@
 //! What a database reports to its caller: its statistics, a verify's findings, what a
-//! close and a checkpoint did. Plain data, filled in by `database.rs`.
+//! close and a checkpoint did. Plain data, filled in by `database/`.
 
 use std::path::PathBuf;
 

@@ -39,7 +39,7 @@
 //! 7. Makes it durable: syncs the pages (or finishes the journal, copies its images to
 //!    their slots and syncs), publishes the record naming the chain in both meta slots,
 //!    and cuts the journal to nothing. Only then are the books installed and the file
-//!    truncated to the new tip (`database.rs`).
+//!    truncated to the new tip (`database/`).
 //!
 //! A checkpoint that fails before its record (or journal) is durable leaves the previous
 //! record and books as they were (`checkpoint.rs`, "A failed checkpoint leaves no trace").

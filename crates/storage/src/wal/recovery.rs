@@ -226,7 +226,7 @@ fn scan_segment(
         let header = frame::check(rest);
         if let Some(header) = header.filter(|h| fits(rest, h, offset, lsn, batch_start, resynced)) {
             if lsn > checkpoint_lsn {
-                // Paired with replay (`database.rs`), which asserts each frame follows the last.
+                // Paired with replay (`database/`), which asserts each frame follows the last.
                 assert!(frames.last().is_none_or(|f: &Frame| f.lsn + 1 == lsn), "frames to replay are recovered in LSN order, none skipped");
                 frames.push(Frame {
                     lsn,

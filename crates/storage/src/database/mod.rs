@@ -27,15 +27,18 @@
 //! the WAL drop segments that neither recovery nor tail retention needs. Opening reads the newest valid meta
 //! record, its space map, and replays the frames after its checkpoint LSN.
 
+mod batch_sink;
+mod checkpoint_run;
+mod recovery;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::backup_gate::{BackupGate, MaintenanceHold};
+use crate::backup_gate::BackupGate;
 use crate::btree::{self, TreeCheck};
-use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
 use crate::checkpoint_totals::CheckpointTotals;
 use crate::reports::{CheckpointStats, CloseReport, Stats, VerifyReport};
 use crate::journal::Journal;
@@ -43,22 +46,20 @@ use crate::commit::Commit;
 use crate::commit_payload::CommitPayload;
 use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
-use crate::group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
+use crate::group_commit::{run_sync_thread, Completion, GroupCommit, Pending};
 use crate::histogram::Histogram;
 use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
-use crate::limits::PAGE_BYTES;
 use crate::pager::Pager;
 use crate::progress::{ProgressReport, WorkStep};
 use crate::page_file::PageFile;
-use crate::readers::{OldestRead, Readers};
-use crate::relocate::{rebase, Moves};
+use crate::readers::Readers;
 use crate::snapshot::Snapshot;
-use crate::space::{SpaceMap, SpaceStats};
-use crate::{space_chain, space_trace};
+use crate::space::SpaceMap;
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
 use crate::wal::{Frame, Wal};
+use recovery::{load_space, record, recover_checkpoint};
 
 #[derive(Clone)]
 pub struct Options {
@@ -509,253 +510,8 @@ impl Inner {
         self.lock.lock().expect("dir lock").take();
     }
 
-    fn checkpoint(&self, hold: &MaintenanceHold<'_>) -> Result<CheckpointStats> {
-        self.checkpoint_with(hold, ReleaseBudget::Bounded, None)
-    }
-
     #[cfg(test)]
     pub(crate) fn current_meta(&self) -> Meta {
         self.meta.lock().expect("meta lock").clone()
     }
-
-    /// A checkpoint, under a maintenance hold of the backup gate (`backup_gate.rs`).
-    pub(crate) fn checkpoint_with(&self, hold: &MaintenanceHold<'_>, budget: ReleaseBudget, moves: Option<&Moves>) -> Result<CheckpointStats> {
-        if self.read_only {
-            return Err(Error::ReadOnly("a checkpoint"));
-        }
-        let _serial = self.checkpoint_lock.lock().expect("checkpoint lock");
-        // Paired with the gate's own check where the hold was made.
-        self.gate.assert_no_backup(hold);
-        let started = Instant::now();
-        if let Some(cause) = self.failed() {
-            return Err(Error::FailStopped(cause));
-        }
-        let durable = self.durable.lock().expect("durable lock").clone();
-        let previous = self.meta.lock().expect("meta lock").clone();
-        // The version to write, and whether the slots it frees may take its pages at once
-        // (no reader holds an older version: space/mod.rs, "Writing in place"). The
-        // oldest version a reader holds is written instead of the newest when it is
-        // still newer than the last checkpoint, so that a reader one commit behind (the
-        // usual query in flight) does not keep every checkpoint from writing in place.
-        let (version, in_place) = match self.readers.oldest_read() {
-            None => (durable, true),
-            Some(oldest) if oldest.lsn >= durable.lsn => (durable, true),
-            Some(OldestRead { lsn, version: Some(version) }) if lsn > previous.checkpoint_lsn => (version, true),
-            Some(_) => (durable, false),
-        };
-        // Never in place when pages move: a reader of the version written still reaches
-        // the moved pages' old slots (only head and durable follow the copies), so those
-        // slots must wait for it like any other. Nor while verify walks the current
-        // record's pages (a hold without a version): the slots this checkpoint frees are
-        // among them.
-        let in_place = in_place && moves.is_none() && !self.readers.record_held();
-        let plan = Plan { previous: &previous, version: &version, oldest_reader: self.readers.oldest(), in_place, budget, moves };
-        let journal = self.journal.as_ref().expect("a writable database has its journal");
-        let published = match checkpoint(&self.pager, journal, plan) {
-            Ok(published) => published,
-            // A full disk while writing slots: abandoned, retried later; nothing of the
-            // attempt remains (checkpoint.rs, "A failed checkpoint leaves no trace").
-            Err(err @ Error::StorageFull { .. }) => return Err(err),
-            Err(err) => return Err(self.checkpoint_failed(err)),
-        };
-        let Published { meta, books, pages_written, pages_released, in_place, moved } = published;
-        assert_eq!(meta.generation, previous.generation + 1, "each checkpoint publishes the next generation");
-        assert!(meta.checkpoint_lsn >= previous.checkpoint_lsn, "a checkpoint never goes back in LSN");
-        let page_count = meta.page_count;
-        let generation = meta.generation;
-        let trimmed = page_count < previous.page_count;
-        let previous_checkpoint_lsn = previous.checkpoint_lsn;
-        {
-            // Installed together, so verify sees a record and the books that go with it.
-            let mut current = self.meta.lock().expect("meta lock");
-            self.pager.set_space(books);
-            *current = meta;
-            self.space_damage.lock().expect("space damage lock").take();
-        }
-        // The free tail is cut off only once the record naming the shorter file is
-        // durable. Like any I/O error of a checkpoint but a full disk, a failure here
-        // stops the database (nothing acknowledged is lost: the record is durable).
-        if trimmed {
-            self.pager.file().truncate(page_count * PAGE_BYTES as u64).map_err(|err| self.checkpoint_failed(err))?;
-        }
-        // The versions in memory follow moved pages to their copies, and refer to what
-        // was written by its page from now on.
-        let follow = |version: &Version| match &moved {
-            Some(copies) => swizzle(&rebase(version, copies)),
-            None => swizzle(version),
-        };
-        {
-            let mut head = self.head.lock().expect("head lock");
-            head.version = Arc::new(follow(&head.version));
-        }
-        {
-            let mut durable = self.durable.lock().expect("durable lock");
-            *durable = Arc::new(follow(&durable));
-        }
-        // Only now: a snapshot reads the generation (its epoch) before its version, so
-        // one of the new epoch always has a version that follows the moved pages. One of
-        // the old epoch with a new version only holds more back than it needs.
-        self.generation.store(generation, Ordering::SeqCst);
-        // The WAL keeps every frame after the previous checkpoint too: a crash between
-        // the two slot writes of a publish leaves the previous record in one of them.
-        self.wal.retain(previous_checkpoint_lsn, self.options.tail_retention_bytes).map_err(|err| self.checkpoint_failed(err))?;
-        let stats = CheckpointStats { generation, checkpoint_lsn: version.lsn, pages_written, pages_released, in_place, page_count };
-        self.checkpoints.lock().expect("checkpoints lock").record(&stats, started.elapsed().as_micros() as u64);
-        Ok(stats)
-    }
-
-    /// Any failure other than a full disk: pages or meta may be half written, so carry
-    /// on only after recovery.
-    fn checkpoint_failed(&self, err: Error) -> Error {
-        let cause = format!("checkpoint failed: {err}");
-        self.fail_stop(cause.clone());
-        Error::FailStopped(cause)
-    }
-
-    /// Recounts the space map of the current record against its pages. A reader hold
-    /// of the record's epoch keeps every slot it reaches from being reused meanwhile.
-    fn verify_space(self: &Inner) -> Result<(SpaceStats, Vec<String>)> {
-        let (meta, _hold) = {
-            let meta = self.meta.lock().expect("meta lock");
-            (meta.clone(), self.readers.hold(meta.generation, meta.checkpoint_lsn, None))
-        };
-        let books = match meta.space {
-            Some(first) => match space_chain::load(self.pager.file(), first, meta.page_count) {
-                Ok(books) => books,
-                Err(err) if err.is_corruption() => return Ok((SpaceStats::default(), vec![format!("space map: {}", self.pager.report(err))])),
-                Err(err) => return Err(err),
-            },
-            // A record without a space map (format 1, or a damaged one, not checkpointed
-            // since): the books open rebuilt are the ones to check.
-            None => self.pager.space(),
-        };
-        let mut problems = self.space_damage.lock().expect("space damage lock").iter().cloned().collect::<Vec<_>>();
-        problems.extend(space_trace::check(&self.pager, &meta, &books)?.problems);
-        Ok((books.stats(), problems))
-    }
-}
-
-/// The space map of `meta`: read from its chain, or rebuilt by tracing the live pages
-/// when the record has none (a format-1 directory, a new one) or the chain is damaged.
-/// Damage is recorded as corruption and returned (as a sentence for `verify`); the
-/// rebuilt map is exact, since it is counted from the pages themselves.
-fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<(SpaceMap, Option<String>)> {
-    let mut damage = None;
-    if let Some(first) = meta.space {
-        match space_chain::load(pager.file(), first, meta.page_count) {
-            Ok(map) => return Ok((map, None)),
-            Err(err) if err.is_corruption() => {
-                damage = Some(format!("space map: {}; rebuilt from the pages at open", record(corruption, err)));
-            }
-            Err(err) => return Err(err),
-        }
-    }
-    let (map, _problems) = space_trace::rebuild(pager, meta)?;
-    Ok((map, damage))
-}
-
-impl BatchSink for Inner {
-    fn apply(&self, commit: &CommitPayload, expected: Option<u64>) -> Result<u64> {
-        let mut head = self.head.lock().expect("head lock");
-        let lsn = head.next_lsn;
-        assert_eq!(lsn, head.version.lsn + 1, "the head's next LSN follows its version");
-        if let Some(expected) = expected.filter(|&expected| expected != lsn) {
-            return Err(Error::InvalidArgument(format!("frame {expected} refused: the follower's next LSN is {lsn}")));
-        }
-        let version = head.version.apply(&self.pager, commit, lsn)?;
-        head.version = Arc::new(version);
-        head.next_lsn += 1;
-        assert_eq!(head.next_lsn, head.version.lsn + 1, "the head's next LSN follows its version");
-        Ok(lsn)
-    }
-
-    fn head(&self) -> Arc<Version> {
-        self.head.lock().expect("head lock").version.clone()
-    }
-
-    fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
-        let started = Instant::now();
-        self.wal.append_batch(frames)?;
-        let micros = started.elapsed().as_micros() as u64;
-        self.fsync.lock().expect("fsync lock").record(micros);
-        Ok(micros)
-    }
-
-    fn publish(&self, version: Arc<Version>) {
-        *self.durable.lock().expect("durable lock") = version;
-    }
-
-    fn roll_back(&self) {
-        let durable = self.durable.lock().expect("durable lock").clone();
-        let mut head = self.head.lock().expect("head lock");
-        head.next_lsn = durable.lsn + 1;
-        head.version = durable;
-        assert_eq!(head.next_lsn, self.wal.next_lsn(), "a batch that was not written left the WAL as it was");
-    }
-
-    fn after_batch(&self) {
-        let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
-        let lag = self.wal.bytes_after(checkpoint_lsn);
-        if lag >= self.options.checkpoint_wal_bytes {
-            // Skipped while a backup holds the gate or waits for it: retried after a
-            // later batch. A failure here is already fail-stop (recorded by checkpoint
-            // itself), or a full disk, and then the checkpoint is retried likewise.
-            if let Some(hold) = self.gate.try_automatic() {
-                let _ = self.checkpoint(&hold);
-            }
-        }
-    }
-
-    fn fail_stop(&self, cause: String) {
-        self.failed.lock().expect("failed lock").get_or_insert(cause);
-    }
-
-    fn failed(&self) -> Option<String> {
-        Inner::failed(self)
-    }
-}
-
-/// Records a corruption error in the persisted log and passes it on.
-fn record(log: &CorruptionLog, err: Error) -> Error {
-    let _ = match &err {
-        Error::Corrupted { page, kind } => log.record(format!("page:{page}"), err.file().expect("names its file"), Some(*page), kind.as_str()),
-        Error::WalCorrupted { segment, offset } => {
-            log.record(format!("wal:{segment}@{offset}"), err.file().expect("names its file"), None, "wal_frame")
-        }
-        _ => Ok(()),
-    };
-    err
-}
-
-/// Finishes a checkpoint an interruption left between its journal and its record
-/// (`journal.rs`): a complete journal newer than the newest valid record is written
-/// again, slots and record. Otherwise a slot holding an older record (a crash between
-/// the two writes of a publish, `meta.rs`) gets the newest, so both slots mirror it
-/// again. Read-only, nothing is written: the journal's pages are read in place of the
-/// slots' and its record is the one used.
-fn recover_checkpoint(pages: PageFile, meta: Meta, stale: bool, journal: Option<&Journal>, read_only: bool) -> Result<(PageFile, Meta)> {
-    let complete = match journal {
-        Some(journal) => journal.read()?.filter(|c| c.meta.generation > meta.generation).map(|c| (journal, c)),
-        None => None,
-    };
-    let Some((journal, complete)) = complete else {
-        if stale && !read_only {
-            meta.publish(&pages)?;
-        }
-        return Ok((pages, meta));
-    };
-    if read_only {
-        let mut overlay = std::collections::HashMap::with_capacity(complete.offsets.len());
-        for (&page, &offset) in &complete.offsets {
-            overlay.insert(page, journal.read_slot(offset)?);
-        }
-        return Ok((pages.with_overlay(overlay), complete.meta));
-    }
-    for (&page, &offset) in &complete.offsets {
-        pages.write_slot(page, &journal.read_slot(offset)?)?;
-    }
-    pages.sync()?;
-    complete.meta.publish(&pages)?;
-    journal.clear()?;
-    Ok((pages, complete.meta))
 }

@@ -1,0 +1,73 @@
+//! The database as the sync thread sees it (`group_commit.rs`): commits applied to the
+//! head version, batches written to the WAL, the durable version published, a failed
+//! batch rolled back, and a checkpoint after a batch when the WAL has grown enough.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::Inner;
+use crate::commit_payload::CommitPayload;
+use crate::error::{Error, Result};
+use crate::group_commit::BatchSink;
+use crate::version::Version;
+
+impl BatchSink for Inner {
+    fn apply(&self, commit: &CommitPayload, expected: Option<u64>) -> Result<u64> {
+        let mut head = self.head.lock().expect("head lock");
+        let lsn = head.next_lsn;
+        assert_eq!(lsn, head.version.lsn + 1, "the head's next LSN follows its version");
+        if let Some(expected) = expected.filter(|&expected| expected != lsn) {
+            return Err(Error::InvalidArgument(format!("frame {expected} refused: the follower's next LSN is {lsn}")));
+        }
+        let version = head.version.apply(&self.pager, commit, lsn)?;
+        head.version = Arc::new(version);
+        head.next_lsn += 1;
+        assert_eq!(head.next_lsn, head.version.lsn + 1, "the head's next LSN follows its version");
+        Ok(lsn)
+    }
+
+    fn head(&self) -> Arc<Version> {
+        self.head.lock().expect("head lock").version.clone()
+    }
+
+    fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
+        let started = Instant::now();
+        self.wal.append_batch(frames)?;
+        let micros = started.elapsed().as_micros() as u64;
+        self.fsync.lock().expect("fsync lock").record(micros);
+        Ok(micros)
+    }
+
+    fn publish(&self, version: Arc<Version>) {
+        *self.durable.lock().expect("durable lock") = version;
+    }
+
+    fn roll_back(&self) {
+        let durable = self.durable.lock().expect("durable lock").clone();
+        let mut head = self.head.lock().expect("head lock");
+        head.next_lsn = durable.lsn + 1;
+        head.version = durable;
+        assert_eq!(head.next_lsn, self.wal.next_lsn(), "a batch that was not written left the WAL as it was");
+    }
+
+    fn after_batch(&self) {
+        let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
+        let lag = self.wal.bytes_after(checkpoint_lsn);
+        if lag >= self.options.checkpoint_wal_bytes {
+            // Skipped while a backup holds the gate or waits for it: retried after a
+            // later batch. A failure here is already fail-stop (recorded by checkpoint
+            // itself), or a full disk, and then the checkpoint is retried likewise.
+            if let Some(hold) = self.gate.try_automatic() {
+                let _ = self.checkpoint(&hold);
+            }
+        }
+    }
+
+    fn fail_stop(&self, cause: String) {
+        self.failed.lock().expect("failed lock").get_or_insert(cause);
+    }
+
+    fn failed(&self) -> Option<String> {
+        Inner::failed(self)
+    }
+}
