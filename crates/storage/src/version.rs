@@ -145,8 +145,12 @@ impl Working<'_> {
             OpRef::CompactTree { tree } => {
                 let root = self.tree(tree)?;
                 if root.root.is_some() {
-                    let step = self.compacting.get_or_insert_with(|| pager.progress().begin(WorkStep::CompactTrees, 0));
-                    step.add_total(root.count);
+                    // Begun with the first tree's entries (never a reading of total 0), grown by each later tree's.
+                    match &self.compacting {
+                        Some(step) => step.add_total(root.count),
+                        None => self.compacting = Some(pager.progress().begin(WorkStep::CompactTrees, root.count)),
+                    }
+                    let step = self.compacting.as_ref().expect("begun above");
                     let entries = all_entries(pager, &root, step)?;
                     let count = entries.len() as u64;
                     let built = btree::build(entries, lsn);
