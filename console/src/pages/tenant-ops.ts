@@ -3,7 +3,7 @@
 // dropping a snapshot. What cannot be undone or interrupts clients asks first; delete
 // and drop ask for the name typed.
 import { describeError } from '../api/client.js'
-import type { SnapshotEntry, TenantOp } from '../api/types.js'
+import type { DiffCollection, SnapshotEntry, TenantOp } from '../api/types.js'
 import type { Context } from '../context.js'
 import { h } from '../ui/dom.js'
 import { confirmAction, openDialog } from '../ui/dialog.js'
@@ -74,6 +74,23 @@ export async function forkTenant(ctx: Context, tenant: string, snapshots: readon
   return target
 }
 
+interface LostCount { name: string; added: number; removed: number; changed: number; truncated: boolean }
+
+/**
+ * What a restore to `snapshot` undoes, per collection. One diff of the whole tenant
+ * when it is complete; when it is cut short (the diff's row limit), one per collection,
+ * so that many changes in one collection do not hide another's.
+ */
+async function lostRows(ctx: Context, tenant: string, snapshot: string): Promise<{ counts: LostCount[]; to: number }> {
+  const whole = await ctx.api.diff(tenant, snapshot, 'head')
+  const count = (name: string, c: DiffCollection, truncated: boolean): LostCount => ({ name, added: c.added.length, removed: c.removed.length, changed: c.changed.length, truncated })
+  if (!whole.truncated) return { counts: Object.entries(whole.collections).map(([name, c]) => count(name, c, false)), to: whole.to.lsn }
+  const names = (await ctx.api.collections(tenant)).map((c) => c.name)
+  const each = await Promise.all(names.map((name) => ctx.api.diff(tenant, snapshot, 'head', name)))
+  const counts = each.flatMap((diff) => Object.entries(diff.collections).map(([name, c]) => count(name, c, diff.truncated)))
+  return { counts, to: Math.max(...each.map((diff) => diff.to.lsn), whole.to.lsn) }
+}
+
 /**
  * Restores `tenant` to snapshot `snapshot`, after a dialog that says what the head
  * loses: the rows added, removed and changed since the snapshot (read from a diff of the
@@ -83,16 +100,14 @@ export async function forkTenant(ctx: Context, tenant: string, snapshots: readon
 export async function restoreTenant(ctx: Context, tenant: string, snapshot: SnapshotEntry): Promise<boolean> {
   let lost: Node | string
   try {
-    const diff = await ctx.api.diff(tenant, snapshot.name, 'head')
-    const counts = Object.entries(diff.collections)
-      .map(([name, c]) => ({ name, added: c.added.length, removed: c.removed.length, changed: c.changed.length }))
-      .filter((c) => c.added + c.removed + c.changed > 0)
+    const diff = await lostRows(ctx, tenant, snapshot.name)
+    const counts = diff.counts.filter((c) => c.added + c.removed + c.changed > 0)
     lost = counts.length === 0
-      ? h('p', null, `The head has the same rows as the snapshot (LSN ${snapshot.lsn} → ${diff.to.lsn}): no row is lost.`)
+      ? h('p', null, `The head has the same rows as the snapshot (LSN ${snapshot.lsn} → ${diff.to}): no row is lost.`)
       : h('div', null,
-        h('p', null, `Everything written to ${tenant} after LSN ${snapshot.lsn} leaves the head (it is at LSN ${diff.to.lsn}). Lost from the head:`),
-        h('ul.lost', null, counts.map((c) => h('li', { dataset: { collection: c.name } }, h('code', null, c.name), `: ${c.added} row${c.added === 1 ? '' : 's'} added, ${c.removed} removed, ${c.changed} changed since the snapshot will be undone`))),
-        diff.truncated ? h('p.muted', null, 'More changes than the diff lists: the counts are at least these.') : null)
+        h('p', null, `Everything written to ${tenant} after LSN ${snapshot.lsn} leaves the head (it is at LSN ${diff.to}). Lost from the head:`),
+        h('ul.lost', null, counts.map((c) => h('li', { dataset: { collection: c.name } }, h('code', null, c.name), `: ${c.truncated ? 'at least ' : ''}${c.added} row${c.added === 1 ? '' : 's'} added, ${c.removed} removed, ${c.changed} changed since the snapshot will be undone`))),
+        counts.some((c) => c.truncated) ? h('p.muted', null, 'More changes than one diff lists: the counts marked "at least" are lower bounds.') : null)
   } catch (error) {
     lost = `What changed since the snapshot could not be read (${describeError(error)}): everything written after LSN ${snapshot.lsn} leaves the head.`
   }
