@@ -14,6 +14,7 @@
 // A holder that stops cleanly releases the lease (node id empty, term kept), so a
 // follower takes over at once; terms only grow either way.
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
+import { lease_renewals_per_lease } from '../limits.js'
 import { lease_key } from './names.js'
 import type { NatsLink } from './nats-link.js'
 
@@ -94,21 +95,42 @@ export class Lease {
     }
   }
 
-  /** Renews the held lease: `renewed`, `lost` (another node took it), or `failed` (NATS did not answer; still held, maybe). */
+  /** Renews the held lease: `renewed`, `lost` (another node took it), or `failed` (NATS did not answer, or is away; still held, maybe). */
   async renew(): Promise<'renewed' | 'lost' | 'failed'> {
     const held = this.#held
     if (held === null) return 'lost'
+    if (!this.#link.connected) return 'failed'
+    const outcome = await this.#update(held, held.revision)
+    if (outcome !== 'lost') return outcome
+    // A renewal whose answer came too late may still have been written: the key then holds
+    // this holder's own value at a newer revision. Nobody else writes that value (a taker
+    // names a higher term, a release an empty node), so renew again from that revision.
+    let landed
+    try {
+      landed = await this.#link.kv.get(lease_key)
+    } catch {
+      return 'failed'
+    }
+    if (this.#held !== held) return 'lost'
+    if (landed?.operation === 'PUT' && sameValue(parseValue(landed.value), held.value)) {
+      const adopted = { ...held, revision: landed.revision }
+      this.#held = adopted
+      const again = await this.#update(adopted, landed.revision)
+      if (again !== 'lost') return again
+    }
+    this.#held = null
+    return 'lost'
+  }
+
+  /** One compare-and-set of the held value at `revision`; extends the write window from when it was sent. */
+  async #update(held: { revision: number; value: LeaseValue; writable_until: number }, revision: number): Promise<'renewed' | 'lost' | 'failed'> {
     const sent = performance.now()
     try {
-      const revision = await this.#link.kv.update(lease_key, encodeValue(held.value), held.revision)
-      if (this.#held === held) this.#held = { ...held, revision, writable_until: sent + this.#lease_ms / 2 }
+      const next = await this.#link.kv.update(lease_key, encodeValue(held.value), revision, this.#lease_ms / lease_renewals_per_lease)
+      if (this.#held === held) this.#held = { ...held, revision: next, writable_until: sent + this.#lease_ms / 2 }
       return 'renewed'
     } catch (err) {
-      if (isWrongRevision(err)) {
-        this.#held = null
-        return 'lost'
-      }
-      return 'failed'
+      return isWrongRevision(err) ? 'lost' : 'failed'
     }
   }
 
@@ -132,6 +154,10 @@ export class Lease {
 
 function isWrongRevision(err: unknown): boolean {
   return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+}
+
+function sameValue(a: LeaseValue, b: LeaseValue): boolean {
+  return a.term === b.term && a.node === b.node && a.url === b.url
 }
 
 function encodeValue(value: LeaseValue): Uint8Array {
