@@ -5,7 +5,6 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::btree::{self, Bytes, TreeRoot, Value};
-use crate::database::Inner;
 use crate::error::Result;
 use crate::pager::Pager;
 use crate::readers::ReaderHold;
@@ -27,10 +26,19 @@ pub struct TreeDiff {
     pub after: Option<Bytes>,
 }
 
+/// What a snapshot reads through: the open database's pager, and whether it is still
+/// open. The database implements it; the trait keeps this module below the database's
+/// (no import cycle).
+pub(crate) trait SnapshotSource: Send + Sync {
+    fn pager(&self) -> &Pager;
+    /// `Error::Closed` once the database was closed.
+    fn check_open(&self) -> Result<()>;
+}
+
 /// A consistent, immutable view of the database as of one LSN.
 #[derive(Clone)]
 pub struct Snapshot {
-    inner: Arc<Inner>,
+    inner: Arc<dyn SnapshotSource>,
     version: Arc<Version>,
     /// Keeps the slots this version can reach from being reused while it lives
     /// (`readers.rs`); shared by its clones and by the pinned versions read from it.
@@ -38,7 +46,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    pub(crate) fn new(inner: Arc<Inner>, version: Arc<Version>, hold: Arc<ReaderHold>) -> Snapshot {
+    pub(crate) fn new(inner: Arc<dyn SnapshotSource>, version: Arc<Version>, hold: Arc<ReaderHold>) -> Snapshot {
         Snapshot { inner, version, hold }
     }
 
@@ -61,14 +69,14 @@ impl Snapshot {
 
     fn tree(&self, name: &[u8]) -> Result<TreeRoot> {
         self.check_open()?;
-        self.version.tree(&self.inner.pager, name)
+        self.version.tree(self.inner.pager(), name)
     }
 
     /// The value of `key`: a shared slice of the node (or page) holding it, not a copy.
     pub fn get(&self, tree: &[u8], key: &[u8]) -> Result<Option<Bytes>> {
         let root = self.tree(tree)?;
-        match btree::get(&self.inner.pager, &root, key)? {
-            Some(value) => btree::read_value(&self.inner.pager, &value).map(Some),
+        match btree::get(self.inner.pager(), &root, key)? {
+            Some(value) => btree::read_value(self.inner.pager(), &value).map(Some),
             None => Ok(None),
         }
     }
@@ -79,7 +87,7 @@ impl Snapshot {
     /// a lookup's keys) allocates nothing per key.
     pub fn get_each<'k>(&self, tree: &[u8], keys: impl IntoIterator<Item = &'k [u8]>, visit: &mut dyn FnMut(Option<&[u8]>)) -> Result<()> {
         let root = self.tree(tree)?;
-        let pager = &self.inner.pager;
+        let pager = self.inner.pager();
         for key in keys {
             match btree::get(pager, &root, key)? {
                 Some(Value::Bytes(bytes)) => visit(Some(&bytes)),
@@ -117,7 +125,7 @@ impl Snapshot {
         visit: &mut dyn FnMut(&[u8], &[u8]),
     ) -> Result<usize> {
         let root = self.tree(tree)?;
-        let pager = &self.inner.pager;
+        let pager = self.inner.pager();
         btree::range_each(pager, &root, lower, upper, reverse, limit, &mut |key, value| {
             match value {
                 Value::Bytes(bytes) => visit(key, bytes),
@@ -137,7 +145,7 @@ impl Snapshot {
     /// Like `diff`, between `tree` of this version and `newer_tree` of `newer` (a fork's
     /// tree against its source's: the subtrees they still share are skipped unread).
     pub fn diff_trees(&self, tree: &[u8], newer: &Snapshot, newer_tree: &[u8], limit: usize) -> Result<(Vec<TreeDiff>, bool)> {
-        let pager = &self.inner.pager;
+        let pager = self.inner.pager();
         let (entries, truncated) = btree::diff(pager, &self.tree(tree)?, &newer.tree(newer_tree)?, limit)?;
         let read = |value: &Value| btree::read_value(pager, value);
         let diffs = entries
@@ -158,12 +166,12 @@ impl Snapshot {
     /// Every tree of this version with its entry count and last-change LSN.
     pub fn trees(&self) -> Result<Vec<TreeInfo>> {
         self.check_open()?;
-        list_trees(&self.inner.pager, &self.version.trees)
+        list_trees(self.inner.pager(), &self.version.trees)
     }
 
     pub fn tree_info(&self, name: &[u8]) -> Result<Option<TreeInfo>> {
         self.check_open()?;
-        Ok(match btree::get(&self.inner.pager, &self.version.trees, name)? {
+        Ok(match btree::get(self.inner.pager(), &self.version.trees, name)? {
             Some(Value::Tree(tree)) => Some(TreeInfo { name: name.to_vec(), count: tree.count, lsn: tree.lsn }),
             _ => None,
         })
@@ -172,13 +180,13 @@ impl Snapshot {
     /// Every pin with the LSN it was taken at (`count` is its number of trees).
     pub fn pins(&self) -> Result<Vec<TreeInfo>> {
         self.check_open()?;
-        list_trees(&self.inner.pager, &self.version.pins)
+        list_trees(self.inner.pager(), &self.version.pins)
     }
 
     /// The version saved under pin `name`.
     pub fn pin(&self, name: &[u8]) -> Result<Option<Snapshot>> {
         self.check_open()?;
-        Ok(self.version.pin(&self.inner.pager, name)?.map(|version| Snapshot {
+        Ok(self.version.pin(self.inner.pager(), name)?.map(|version| Snapshot {
             inner: self.inner.clone(),
             version: Arc::new(Version { pins: self.version.pins.clone(), ..version }),
             hold: self.hold.clone(),

@@ -39,8 +39,7 @@ use std::time::Instant;
 
 use crate::backup_gate::BackupGate;
 use crate::btree::{self, TreeCheck};
-use crate::checkpoint_totals::CheckpointTotals;
-use crate::reports::{CheckpointStats, CloseReport, Stats, VerifyReport};
+use crate::reports::{CheckpointStats, CheckpointTotals, CloseReport, Stats, VerifyReport};
 use crate::journal::Journal;
 use crate::commit::Commit;
 use crate::commit_payload::CommitPayload;
@@ -54,7 +53,7 @@ use crate::pager::Pager;
 use crate::progress::{ProgressReport, WorkStep};
 use crate::page_file::PageFile;
 use crate::readers::Readers;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, SnapshotSource};
 use crate::space::SpaceMap;
 use crate::version::Version;
 use crate::vfs::{RealVfs, Vfs};
@@ -493,6 +492,16 @@ impl Drop for Database {
             self.stop_sync_thread();
             self.inner.release();
         }
+    }
+}
+
+impl SnapshotSource for Inner {
+    fn pager(&self) -> &Pager {
+        &self.pager
+    }
+
+    fn check_open(&self) -> Result<()> {
+        Inner::check_open(self)
     }
 }
 
