@@ -1,8 +1,10 @@
 // The row codec: exact round trips (types, -0, Dates, nesting, unicode, field order,
 // 1 MiB rows), refusals on encode, and a decoder that refuses every malformed input
-// with CodecError and accepts only bytes the encoder writes (canonical).
+// with CodecError and accepts only bytes the encoder writes (canonical). decodeRowFields
+// (a lookup's projection) gives exactly the chosen fields of what decodeRow gives, and
+// steps over the others checking their structure.
 import t from 'tap'
-import { CodecError, decodeRow, encodeRow } from '../src/codec/index.js'
+import { CodecError, decodeRow, decodeRowFields, encodeRow } from '../src/codec/index.js'
 import type { Value } from '../src/lang/ast.js'
 
 type Row = Record<string, Value>
@@ -193,6 +195,49 @@ t.test('every truncation of a valid row is refused', async (t) => {
     }
   }
   t.equal(refused, bytes.length)
+})
+
+t.test('decodeRowFields keeps exactly the fields asked for, as decodeRow reads them', async (t) => {
+  const rand = prng(77)
+  const names = ['id', 'name', 'email', 'tags', 'nested', 'created', 'missing']
+  const rows: Row[] = [users_row, { ...users_row, nested: { list: [1.5, -7, 'ü', new Date(-5), [null, { a: 1 }]], x: -0 }, when: new Date(-86_400_000), f: 2 ** 60 }]
+  let compared = 0
+  for (const row of rows) {
+    const bytes = encodeRow(row)
+    const whole = decodeRow(bytes)
+    for (let i = 0; i < 200; i += 1) {
+      const wanted = new Set(names.filter(() => rand() < 0.4))
+      const expected: Row = {}
+      for (const [name, value] of Object.entries(whole)) if (wanted.has(name)) expected[name] = value
+      if (!exactlyEqual(expected, decodeRowFields(bytes, wanted))) t.fail(`fields ${[...wanted].join(',')} of ${JSON.stringify(row)}`)
+      compared += 1
+    }
+    t.same(Object.keys(decodeRowFields(bytes, new Set())), [], 'no field asked: an empty record')
+  }
+  t.equal(compared, 400)
+})
+
+t.test('decodeRowFields refuses a malformed field it steps over', async (t) => {
+  const bytes = encodeRow({ skipped: { list: ['abc', 1.5, -3, new Date(7)] }, kept: 1 })
+  let refused = 0
+  for (let end = 0; end < bytes.length; end += 1) {
+    try {
+      decodeRowFields(bytes.subarray(0, end), new Set(['kept']))
+    } catch (error) {
+      if (error instanceof CodecError) refused += 1
+    }
+  }
+  t.equal(refused, bytes.length, 'every truncation, whichever field it cuts')
+  const tag = Buffer.from(bytes)
+  // The skipped field's value starts after the version, the count and its name (1 + 1 + 1 + 7).
+  tag[10] = 0x7e
+  t.throws(() => decodeRowFields(tag, new Set(['kept'])), /unknown row tag 0x7e/, 'an unknown tag in a skipped field')
+  t.throws(() => decodeRowFields(Buffer.concat([bytes, Buffer.from([0])]), new Set(['kept'])), /trailing bytes/, 'trailing bytes')
+  // A repeated name among the fields read is refused as decodeRow refuses it.
+  const repeated = Buffer.from([0x01, 0x02, 0x01, 0x6b, 0x03, 0x01, 0x01, 0x6b, 0x03, 0x02])
+  t.throws(() => decodeRow(repeated), /repeats field "k"/)
+  t.throws(() => decodeRowFields(repeated, new Set(['k'])), /repeats field "k"/)
+  t.same(decodeRowFields(repeated, new Set(['z'])), {}, 'a repeated name nobody reads is stepped over (documented)')
 })
 
 /** One decode taking this long has run away: a hang guard, see the fuzz test below. */

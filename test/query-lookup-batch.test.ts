@@ -54,6 +54,14 @@ const pipelines = [
   'skip 8 | lookup h: others on name == name | lookup o: others on h.id == id | take 1500 | select id, h: h.id, o: o.name',
   'skip 2101 | lookup o: others on to + 1 == id | lookup inner p: others on o.k == id | select id, p: p.name',
   'skip 2101 | take 0 | lookup h: others on name == name | select id',
+  // The batch path decodes only the fields of the rows found that later stages read
+  // (lookup-fields.ts); the streaming path decodes all: the same rows either way.
+  'lookup o: others on to == id | where o.k > 3 | take 700 | select id, n: o.name',
+  'lookup o: others on to == id | take 50 | select id, o',
+  'lookup o: others on to == id | where o != null | take 50 | select id, n: o.name',
+  'lookup inner o: others on to == id | select id',
+  'lookup many ks: others on to == k | take 60 | select id, ks, n: len(ks)',
+  'lookup o: others on to == id | lookup p: others on o.k == id | take 900 | select id, p: p.name, o: o.id',
 ]
 
 t.test('the batch path gives the streaming path\'s rows, failures and rows examined', async (t) => {

@@ -14,6 +14,75 @@ export function readRow(bytes: Uint8Array): RecordValue {
   return row
 }
 
+/**
+ * readRow, keeping only the fields named in `wanted` (a lookup whose later stages read
+ * two fields of the other collection's rows decodes no more: docs/performance.md, P15).
+ * The fields left out are stepped over: their structure is checked (tags, lengths,
+ * nesting) but their strings are not decoded and their names may repeat, so invalid
+ * UTF-8 or a repeated name in a field nobody reads goes unnoticed. Every field read is
+ * checked as readRow checks it.
+ */
+export function readRowFields(bytes: Uint8Array, wanted: ReadonlySet<string>): RecordValue {
+  const r: Reader = { buf: asBuffer(bytes), at: 0 }
+  if (r.buf.length === 0 || r.buf[0] !== row_format_version) throw new CodecError('unknown row format version')
+  r.at = 1
+  const count = readCount(r)
+  const record: RecordValue = {}
+  for (let i = 0; i < count; i += 1) {
+    const length = readCount(r)
+    const name = decodeName(r.buf, r.at, (r.at += length))
+    if (!wanted.has(name)) {
+      skipValue(r, 0)
+      continue
+    }
+    if (Object.hasOwn(record, name)) throw new CodecError(`row repeats field "${name}"`)
+    if (name === '__proto__') defineField(record, name, readValue(r, 0))
+    else record[name] = readValue(r, 0)
+  }
+  if (r.at !== r.buf.length) throw new CodecError('row has trailing bytes')
+  return record
+}
+
+/** Steps over one value (see readRowFields): as readValue reads, without building it. */
+function skipValue(r: Reader, depth: number): void {
+  if (r.at >= r.buf.length) throw truncated()
+  const tag = r.buf[r.at++] as number
+  switch (tag) {
+    case row_tag.null: case row_tag.false: case row_tag.true: return
+    case row_tag.uint: case row_tag.negint: case row_tag.timestamp: case row_tag.timestamp_neg:
+      readVarint(r)
+      return
+    case row_tag.float:
+      if (r.at + 8 > r.buf.length) throw truncated()
+      r.at += 8
+      return
+    case row_tag.string: {
+      // Not `r.at += readCount(r)`: that adds to r.at as it was before the count was read.
+      const length = readCount(r)
+      r.at += length
+      return
+    }
+    case row_tag.list: {
+      if (depth >= nesting_depth_max) throw tooDeep()
+      const count = readCount(r)
+      for (let i = 0; i < count; i += 1) skipValue(r, depth + 1)
+      return
+    }
+    case row_tag.record: {
+      if (depth >= nesting_depth_max) throw tooDeep()
+      const count = readCount(r)
+      for (let i = 0; i < count; i += 1) {
+        const length = readCount(r)
+        r.at += length
+        skipValue(r, depth + 1)
+      }
+      return
+    }
+    default:
+      throw new CodecError(`unknown row tag 0x${tag.toString(16).padStart(2, '0')}`)
+  }
+}
+
 // Reading a float through a typed-array view beats readDoubleLE's JS implementation
 // (profiled). The view has the platform's byte order; the format is little-endian.
 const float_view = new Float64Array(1)

@@ -65,7 +65,7 @@
 import type { Value } from '../lang/ast.js'
 import { CodecError } from './error.js'
 import { kindOf } from './kind.js'
-import { readRow } from './row-read.js'
+import { readRow, readRowFields } from './row-read.js'
 import { writeRow, writeRowFields } from './row-write.js'
 
 export { writeRowFields as encodeRowFieldsScratch }
@@ -74,6 +74,11 @@ export { writeRowFields as encodeRowFieldsScratch }
 export function encodeRow(row: Record<string, Value>): Buffer {
   if (kindOf(row) !== 'record') throw new CodecError('a row must be a record')
   return writeRow(row)
+}
+
+/** decodeRow keeping only the fields named in `wanted`; the others are stepped over, unchecked inside (row-read.ts). */
+export function decodeRowFields(bytes: Uint8Array, wanted: ReadonlySet<string>): Record<string, Value> {
+  return readRowFields(bytes, wanted)
 }
 
 /** Decodes bytes written by encodeRow; throws CodecError for anything else. */

@@ -4,6 +4,7 @@
 import type { SelectItem, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { batchLookup, lookupHint, lookupRows, type BatchLookup, type LookupEnv } from './lookup.js'
+import { lookupFieldsRead } from './lookup-fields.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { returningItems } from './check-returning.js'
@@ -97,7 +98,7 @@ async function batchLookups(stages: readonly Stage[], env: LookupEnv): Promise<M
   for (let i = stages.length - 1; i >= 0; i -= 1) {
     const stage = stages[i] as Stage
     if (stage.kind === 'take' && counts[i] === 0) takeZero = true
-    if (stage.kind === 'lookup' && !takeZero) lookups.set(i, await batchLookup(stage, env))
+    if (stage.kind === 'lookup' && !takeZero) lookups.set(i, await batchLookup(stage, env, lookupFieldsRead(stages, i)))
   }
   return lookups
 }

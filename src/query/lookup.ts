@@ -13,7 +13,7 @@
 // lookup sees the snapshot (or pin) and the earlier writes of its atomic block.
 import type { Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR, SchemaIR } from '../schema/ir.js'
-import { decodeRow, encodeKey } from '../codec/index.js'
+import { decodeRow, decodeRowFields, encodeKey } from '../codec/index.js'
 import { rowKeysUnder } from './index-prefix.js'
 import { indexTree, rowsTree, type TxnView } from '../txn/index.js'
 import { checkDeadline, type Row } from './access.js'
@@ -58,7 +58,7 @@ export function lookupHint(schema: SchemaIR, stage: LookupStage): LookupHint {
 }
 
 export async function* lookupRows(rows: AsyncIterable<Row>, stage: LookupStage, env: LookupEnv): AsyncGenerator<Row> {
-  const lookup = await batchLookup(stage, env)
+  const lookup = await batchLookup(stage, env, null)
   for await (const row of rows) {
     const value = lookup.value(row)
     const found = lookup.matches([value], true)[0] as Row[]
@@ -88,9 +88,11 @@ export interface BatchLookup {
   add(row: Row, found: Row[]): boolean
 }
 
-export async function batchLookup(stage: LookupStage, env: LookupEnv): Promise<BatchLookup> {
+/** `fields`: the only fields of the rows found that later stages read (lookup-fields.ts); null: all. */
+export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: ReadonlySet<string> | null): Promise<BatchLookup> {
   const other = lookupCollection(env.schema, stage)
   const access = chooseAccess(other, stage.field)
+  const decode = fields === null ? decodeRow : (stored: Buffer) => decodeRowFields(stored, fields)
   const fieldType = other.fields.find((f) => f.name === stage.field)?.type
   const tree = rowsTree(env.tenant, other.name)
   const hash = access.kind === 'hash' ? await hashTable(env, other, tree, stage.field) : null
@@ -104,8 +106,8 @@ export async function batchLookup(stage: LookupStage, env: LookupEnv): Promise<B
     },
     matches(values, count) {
       if (hash !== null) return values.map((value) => (value === null ? none : (hash.get(keyOf(value)) ?? none)))
-      if (access.kind === 'primary') return primaryMatches(env, tree, values, count)
-      return values.map((value) => (value === null ? none : matches(env, access, other, tree, value, stage.many, count)))
+      if (access.kind === 'primary') return primaryMatches(env, tree, values, count, decode)
+      return values.map((value) => (value === null ? none : matches(env, access, other, tree, value, stage.many, count, decode)))
     },
     add(row, found) {
       if (stage.inner && found.length === 0) return false
@@ -118,7 +120,7 @@ export async function batchLookup(stage: LookupStage, env: LookupEnv): Promise<B
 }
 
 /** The rows of `values` as primary keys of `tree`: one batched read for all of them. */
-function primaryMatches(env: LookupEnv, tree: string, values: readonly Value[], count: boolean): Row[][] {
+function primaryMatches(env: LookupEnv, tree: string, values: readonly Value[], count: boolean, decode: (stored: Buffer) => Row): Row[][] {
   const keys: Buffer[] = []
   for (const value of values) if (value !== null) keys.push(encodeKey([value]))
   const stored = env.view.getMany(tree, keys)
@@ -128,14 +130,14 @@ function primaryMatches(env: LookupEnv, tree: string, values: readonly Value[], 
     const found = stored[next++] as Buffer | null
     if (found === null) return []
     if (count) env.examined.rows += 1
-    return [decodeRow(found) as Row]
+    return [decode(found)]
   })
 }
 
 const keyOf = (value: Value) => encodeKey([value]).toString('latin1')
 
 /** The matching rows in primary-key order (only the first when `many` is false and the order is the index's). */
-function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: string, value: Value, many: boolean, count: boolean): Row[] {
+function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: string, value: Value, many: boolean, count: boolean, decode: (stored: Buffer) => Row): Row[] {
   if (access.kind !== 'index') return []
   const indexName = indexTree(env.tenant, other.name, access.index.name)
   // A one-field index lists a value's entries in primary-key order already.
@@ -148,7 +150,7 @@ function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: stri
     // An index entry without its row is a bug in index maintenance: say so loudly.
     if (stored === null) throw new Error(`index ${access.index.name} names a missing row`)
     if (count) env.examined.rows += 1
-    return decodeRow(stored) as Row
+    return decode(stored)
   })
 }
 
