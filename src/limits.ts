@@ -167,7 +167,7 @@ export const tail_ws_ping_ms = 15_000
 
 // The embedded query path (docs/performance.md, P3-P5).
 
-/** Encoded tree names the engine facade keeps for reuse (forgotten wholesale when full). */
+/** Tree names kept for reuse: encoded ones by the engine facade, rows trees' by tenant in txn/layout.ts (each table forgotten wholesale when full). */
 export const tree_name_buffers_max = 4096
 
 /**

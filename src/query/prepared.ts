@@ -109,7 +109,6 @@ export class PreparedStatement {
   }
 
   #read(params: Record<string, Value>, limit: number): ResultRow[] {
-    const started = Date.now()
     const { checked, stages, columns, access, ctx } = this.#plan(params)
     const snapshot = this.#ctx.committer.head()
     this.#ctx.gate.checkStatement(snapshot, this.tenant)
@@ -130,7 +129,7 @@ export class PreparedStatement {
     } else if (access.kind === 'range') {
       const read: BatchRead = {
         view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined,
-        deadline_ms: started + this.#time_ms_max, rows_max: limit, batch: Math.min(1000, limit + 1),
+        deadline_ms: ctx.now.getTime() + this.#time_ms_max, rows_max: limit, batch: Math.min(1000, limit + 1),
       }
       ;({ rows, truncated } = readBatchesSync(read, (row) => shaped(row, columns)))
     } else {

@@ -15,8 +15,30 @@ import type { Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR } from '../schema/ir.js'
 import { encodeKey } from '../codec/index.js'
 import type { Snapshot } from '../engine/index.js'
+import { tree_name_buffers_max } from '../limits.js'
 
-export const rowsTree = (tenant: string, collection: string) => `t/${tenant}/r/${collection}`
+/**
+ * The rows tree of a collection. The same string each time for the same names: a point
+ * read names its tree on every call, and a string made afresh must be hashed again
+ * wherever it is looked up (profiled: docs/performance.md, P3). Bounded, as tenants are not.
+ */
+export function rowsTree(tenant: string, collection: string): string {
+  let names = rows_trees.get(tenant)
+  if (names === undefined) {
+    if (rows_trees.size >= tree_name_buffers_max) rows_trees.clear()
+    names = new Map()
+    rows_trees.set(tenant, names)
+  }
+  let name = names.get(collection)
+  if (name === undefined) {
+    name = `t/${tenant}/r/${collection}`
+    names.set(collection, name)
+  }
+  return name
+}
+
+const rows_trees = new Map<string, Map<string, string>>()
+
 export const indexTree = (tenant: string, collection: string, index: string) => `t/${tenant}/x/${collection}/${index}`
 export const metaTree = (tenant: string) => `t/${tenant}/meta`
 /** Every tree of a tenant starts with this. */
