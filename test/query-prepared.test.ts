@@ -1,12 +1,14 @@
 // Prepared statements (docs/api.md, "Prepared statements"): `get`, `all` and
 // `iterate` answer what `tenant.query` answers for the same text and parameters, on
 // the calling stack; `iterate` streams past query_rows_max and holds one snapshot for
-// its whole life; checked forms are reused only for parameters of the same shape;
+// its whole life; checked forms, and their plans, are reused only for parameters of
+// the same shape;
 // writes, and pipelines the synchronous paths do not serve, are refused with a clear
 // error and change nothing.
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
 import { query_rows_max } from '../src/limits.js'
+import { plan_templates_made } from '../src/query/plan.js'
 import { openDatabase } from './helpers/database.js'
 
 const key = (i: number) => `k${String(i).padStart(6, '0')}`
@@ -80,6 +82,23 @@ t.test('the checked form is reused only for parameters of the same shape', async
   const byN = await kv.prepare('kv | where n == $n')
   t.same(byN.all({ n: 4 }).map((r) => r.k), [key(4)])
   t.throws(() => byN.all({ n: 'x' }), /cannot compare|is int/, 'another type is checked again')
+})
+
+t.test('a statement is planned once per shape of its parameters; only a get\'s key is made per call', async (t) => {
+  const { db } = await openDatabase(t, schema)
+  const kv = db.tenant('default')
+  await kv.query('insert kv $rows', { rows: Array.from({ length: 50 }, (_, i) => ({ k: key(i), n: i, v: null })) })
+  const get = await kv.prepare('kv | get $k')
+  const scan = await kv.prepare('kv | skip $s | take 2 | select k')
+  const before = plan_templates_made.count
+  for (let i = 0; i < 50; i += 1) t.equal(get.get({ k: key(i) })?.n, i)
+  t.equal(get.get({ k: 'absent' }), undefined)
+  t.same(scan.all({ s: 10 }).map((r) => r.k), [key(10), key(11)])
+  t.same(scan.all({ s: 48 }).map((r) => r.k), [key(48), key(49)])
+  t.same([...scan.iterate({ s: 49 })].map((r) => r.k), [key(49)])
+  t.equal(plan_templates_made.count - before, 2, 'one plan for each statement, whatever the values')
+  t.equal(get.get({ k: null }), undefined, 'a null key (another shape) finds nothing')
+  t.equal(plan_templates_made.count - before, 3, 'and is planned once more')
 })
 
 t.test('writes run through run(); what the synchronous paths do not serve is refused with a clear error', async (t) => {

@@ -68,6 +68,35 @@ export function plan(tenant: string, collection: CollectionIR, stages: Stage[], 
   return { hint, access: ordered.access, sorted: ordered.stage }
 }
 
+/** How many plan templates this process made: the way a test sees that a statement was planned once (test/query-prepared.test.ts). */
+export const plan_templates_made = { count: 0 }
+
+/**
+ * A statement's plan as a function of its parameters' values, made once per checked
+ * statement (a prepared statement checks once per shape of its parameters: docs/api.md,
+ * "Prepared statements"). A `get`, and a pipeline that neither starts with `where` nor
+ * sorts, are decided here once, and only a `get`'s key is computed per call. A pipeline
+ * led by `where` chooses its access path on each call: which bound is the tightest, and
+ * whether a bound is null or fails to evaluate, depends on the values themselves.
+ */
+export function planTemplate(tenant: string, collection: CollectionIR, stages: Stage[]): (ctx: EvalContext) => Plan {
+  plan_templates_made.count += 1
+  const first = stages[0]
+  if (stages.some((stage) => stage.kind === 'sort')) return (ctx) => plan(tenant, collection, stages, ctx)
+  if (first?.kind === 'get') {
+    const rows = rowsTree(tenant, collection.name)
+    return (ctx) => {
+      const key = constant(first.key, ctx, collection, collection.primary)
+      return { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: key === undefined ? [] : [encodeKey([key])] } }
+    }
+  }
+  if (first?.kind !== 'where') {
+    const fixed = plan(tenant, collection, stages, { params: {}, now: new Date(0), integerOps: new WeakSet() })
+    return () => ({ hint: { ...fixed.hint }, access: fixed.access })
+  }
+  return (ctx) => plan(tenant, collection, stages, ctx)
+}
+
 function planAccess(tenant: string, collection: CollectionIR, stages: Stage[], ctx: EvalContext): { chosen: Plan; bounds: Bound[] } {
   const rows = rowsTree(tenant, collection.name)
   const first = stages[0]

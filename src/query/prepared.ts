@@ -17,7 +17,7 @@ import type { Checked, CheckedStatement } from './check.js'
 import { CheckCache } from './check-cache.js'
 import type { EvalContext } from './evaluate.js'
 import { QueryError } from './errors.js'
-import { plan } from './plan.js'
+import { planTemplate, type Plan } from './plan.js'
 import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import type { QueryResult } from './result.js'
 import type { SchemaIR } from '../schema/ir.js'
@@ -41,6 +41,8 @@ export class PreparedStatement {
   readonly #ctx: PreparedContext
   readonly #checks: CheckCache
   readonly #time_ms_max: number
+  /** The plan of each checked form (null: not a synchronous read), made on its first read. */
+  readonly #plans = new WeakMap<object, ((ctx: EvalContext) => Plan) | null>()
 
   /** `checks`: the checked forms of `text` (shared with the runner's statement cache). */
   constructor(ctx: PreparedContext, tenant: string, text: string, statement: Statement, checks: CheckCache, time_ms_max = query_time_ms_max) {
@@ -154,8 +156,14 @@ export class PreparedStatement {
       throw new QueryError('not_allowed_here', 'get, all and iterate run reading pipelines; run writes, atomic blocks and explain with run()')
     }
     const ctx: EvalContext = { params: checked.params, now: new Date(), integerOps: checked.integerOps }
-    if (!pointStagesOnly(statement.stages)) throw notSynchronous(statement)
-    const { access } = plan(this.tenant, statement.collection, statement.stages, ctx)
+    // Planned once per checked statement (per shape of the parameters): planTemplate.
+    let planned = this.#plans.get(statement)
+    if (planned === undefined) {
+      planned = pointStagesOnly(statement.stages) ? planTemplate(this.tenant, statement.collection, statement.stages) : null
+      this.#plans.set(statement, planned)
+    }
+    if (planned === null) throw notSynchronous(statement)
+    const { access } = planned(ctx)
     return { checked, stages: statement.stages, columns: statement.output.columns, access, ctx }
   }
 
