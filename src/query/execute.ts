@@ -5,6 +5,7 @@ import type { SelectItem, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { batchLookup, lookupHint, lookupRows, type BatchLookup, type LookupEnv } from './lookup.js'
 import { lookupFieldsRead } from './lookup-fields.js'
+import { withoutAnswered } from './answered.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { returningItems } from './check-returning.js'
@@ -106,7 +107,8 @@ async function batchLookups(stages: readonly Stage[], env: LookupEnv): Promise<M
 async function runPipeline(collection: CollectionIR, allStages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
   const chosen = planFor(collection, allStages, ctx)
   // A sort the access path's order stands in for is not run (tree-order.ts).
-  const stages = chosen.sorted === undefined ? allStages : allStages.filter((_, i) => i !== chosen.sorted)
+  // Nor the conjuncts of a leading where that a primary-key range answers (answered.ts).
+  const stages = withoutAnswered(chosen.sorted === undefined ? allStages : allStages.filter((_, i) => i !== chosen.sorted), chosen.answered)
   if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max

@@ -1,12 +1,14 @@
 // Chooses how a pipeline reads its collection: a primary-key get or range, a
 // secondary-index equality or range, or a scan. Only `where` stages at the head of
 // the pipeline (and a leading `get`) drive the choice; every `where` is still
-// evaluated on the rows read, so the access path only narrows, never decides.
+// evaluated on the rows read, so the access path only narrows, never decides, except
+// the conjuncts a primary-key range answers exactly (`answered`, answered.ts).
 import type { Expr, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR } from '../schema/ir.js'
 import { compareValues, componentRange, encodeKey, type Bound as CodecBound } from '../codec/index.js'
 import { evaluate, parseTimestamp, type EvalContext } from './evaluate.js'
 import { indexTree, rowsTree } from '../txn/index.js'
+import { conjuncts } from './answered.js'
 import { mentionsField } from './mentions-field.js'
 import { treeOrder } from './tree-order.js'
 import type { Access, KeyRange } from './access-path.js'
@@ -34,6 +36,8 @@ export interface Plan {
   access: Access
   /** The sort stage the access path's order stands in for (tree-order.ts): it is not run. */
   sorted?: number
+  /** Conjuncts of the leading `where` stages every row the access reads satisfies (a primary-key range): not evaluated again (answered.ts). */
+  answered?: Expr[]
 }
 
 type Op = '==' | '<' | '<=' | '>' | '>='
@@ -42,6 +46,8 @@ interface Bound {
   field: string
   op: Op
   value: Value
+  /** The conjunct it came from. */
+  expr: Expr
 }
 
 interface Points {
@@ -104,14 +110,14 @@ function planAccess(tenant: string, collection: CollectionIR, stages: Stage[], c
     const key = constant(first.key, ctx, collection, collection.primary)
     return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: key === undefined ? [] : [encodeKey([key])] } }, bounds: [] }
   }
-  const conjuncts: Expr[] = []
+  const leading: Expr[] = []
   for (const stage of stages) {
     if (stage.kind !== 'where') break
-    splitAnd(stage.predicate, conjuncts)
+    conjuncts(stage.predicate, leading)
   }
   const bounds: Bound[] = []
   const points: Points[] = []
-  for (const c of conjuncts) {
+  for (const c of leading) {
     const bound = sargable(c, ctx, collection)
     if (bound !== undefined) bounds.push(bound)
     const list = inList(c, ctx, collection)
@@ -130,9 +136,11 @@ function planAccess(tenant: string, collection: CollectionIR, stages: Stage[], c
   }
   const best = bestIndex(collection, bounds)
   if (best !== undefined && best.equalities > 0) return { chosen: indexPlan(tenant, collection, best), bounds }
-  const primaryRange = rangeFor([], bounds.filter((b) => b.field === primary))
+  const onPrimary = bounds.filter((b) => b.field === primary)
+  const primaryRange = rangeFor([], onPrimary)
   if (primaryRange !== undefined) {
-    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'range', tree: rows, range: primaryRange } }, bounds }
+    const answered = onPrimary.map((b) => b.expr)
+    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'range', tree: rows, range: primaryRange }, answered }, bounds }
   }
   if (best !== undefined) return { chosen: indexPlan(tenant, collection, best), bounds }
   return { chosen: scan, bounds }
@@ -213,15 +221,6 @@ function rangeFor(prefix: Value[], bounds: Bound[]): KeyRange | undefined {
   return { lower: start, lowerInclusive: true, ...(end === null ? {} : { upper: end, upperInclusive: false }) }
 }
 
-function splitAnd(expr: Expr, out: Expr[]): void {
-  if (expr.kind === 'binary' && expr.op === 'and') {
-    splitAnd(expr.left, out)
-    splitAnd(expr.right, out)
-  } else {
-    out.push(expr)
-  }
-}
-
 /** `field op constant` (either way round) on a top-level field, with a non-null constant. */
 function sargable(expr: Expr, ctx: EvalContext, collection: CollectionIR): Bound | undefined {
   if (expr.kind !== 'binary' || !(expr.op in flipped)) return undefined
@@ -233,7 +232,7 @@ function sargable(expr: Expr, ctx: EvalContext, collection: CollectionIR): Bound
   const value = constant(other, ctx, collection, name)
   // Ordering comparisons with null are false; the filter handles them (no range).
   if (value === undefined || (value === null && direction !== '==')) return undefined
-  return { field: name, op: direction, value }
+  return { field: name, op: direction, value, expr }
 }
 
 function inList(expr: Expr, ctx: EvalContext, collection: CollectionIR): Points | undefined {

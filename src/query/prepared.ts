@@ -18,6 +18,7 @@ import { CheckCache } from './check-cache.js'
 import type { EvalContext } from './evaluate.js'
 import { QueryError } from './errors.js'
 import { planTemplate, type Plan } from './plan.js'
+import { withoutAnswered } from './answered.js'
 import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import type { QueryResult } from './result.js'
 import type { SchemaIR } from '../schema/ir.js'
@@ -163,8 +164,8 @@ export class PreparedStatement {
       this.#plans.set(statement, planned)
     }
     if (planned === null) throw notSynchronous(statement)
-    const { access } = planned(ctx)
-    return { checked, stages: statement.stages, columns: statement.output.columns, access, ctx }
+    const { access, answered } = planned(ctx)
+    return { checked, stages: withoutAnswered(statement.stages, answered), columns: statement.output.columns, access, ctx }
   }
 
   #check(params: Record<string, Value>): Checked {
