@@ -4,7 +4,7 @@
 // (a lookup's projection) gives exactly the chosen fields of what decodeRow gives, and
 // steps over the others checking their structure.
 import t from 'tap'
-import { CodecError, decodeRow, decodeRowFields, encodeRow } from '../src/codec/index.js'
+import { CodecError, decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt, encodeRow } from '../src/codec/index.js'
 import type { Value } from '../src/lang/ast.js'
 
 type Row = Record<string, Value>
@@ -298,4 +298,45 @@ t.test('decodeRow accepts a plain Uint8Array and a Buffer slice', async (t) => {
   t.ok(exactlyEqual(users_row, decodeRow(new Uint8Array(bytes))))
   const framed = Buffer.concat([Buffer.from([9, 9, 9]), bytes, Buffer.from([7])])
   t.ok(exactlyEqual(users_row, decodeRow(framed.subarray(3, 3 + bytes.length))))
+})
+
+t.test('decodeRowAt and decodeRowFieldsAt read a row where it lies in a larger buffer', async (t) => {
+  const bytes = encodeRow(users_row)
+  const framed = Buffer.concat([Buffer.from([9, 9, 9]), bytes, Buffer.from([7, 7])])
+  t.ok(exactlyEqual(users_row, decodeRowAt(framed, 3, 3 + bytes.length)))
+  t.same(decodeRowFieldsAt(framed, 3, 3 + bytes.length, new Set(['email', 'id'])), { id: users_row.id, email: users_row.email })
+  // The row's end is its own, not the buffer's: one byte more is trailing, one less truncated.
+  t.throws(() => decodeRowAt(framed, 3, 4 + bytes.length), /trailing bytes/)
+  t.throws(() => decodeRowAt(framed, 3, 2 + bytes.length), CodecError)
+  t.throws(() => decodeRowFieldsAt(framed, 3, 4 + bytes.length, new Set(['id'])), /trailing bytes/)
+  t.throws(() => decodeRowFieldsAt(framed, 3, 2 + bytes.length, new Set(['id'])), CodecError)
+  t.throws(() => decodeRowAt(framed, 3, 3), /unknown row format version/, 'an empty range')
+})
+
+t.test('strings of every short length round-trip, ASCII or not (the short-string decoder)', async (t) => {
+  let checked = 0
+  for (let n = 1; n <= 20; n += 1) {
+    const ascii = Array.from({ length: n }, (_, i) => String.fromCharCode(0x20 + ((i * 7) % 95))).join('')
+    for (const text of [ascii, ascii.slice(0, -1) + '\u00e9', '\u0000'.repeat(n), ascii.slice(0, -1) + '\u007f']) {
+      const row = { [`k${text}`]: text, s: text }
+      const back = decodeRow(encodeRow(row))
+      if (back.s !== text || back[`k${text}`] !== text) t.fail(`length ${n}: ${JSON.stringify(text)}`)
+      checked += 1
+    }
+  }
+  t.equal(checked, 80)
+})
+
+t.test('decodeRowFields tells the wanted names by their bytes', async (t) => {
+  // Names that share a prefix, multi-byte names, and the empty name.
+  const row: Row = { a: 1, ab: 2, abc: 3, é: 4, 日本: 5, '': 6, 'a\u0000': 7 }
+  const bytes = encodeRow(row)
+  for (const wanted of [['a'], ['ab'], ['abc', 'a'], ['é'], ['日本', ''], ['a\u0000'], ['b', 'abcd', 'e']]) {
+    const expected: Row = {}
+    for (const name of wanted) if (Object.hasOwn(row, name)) expected[name] = row[name] as Value
+    t.same(decodeRowFields(bytes, new Set(wanted)), expected, JSON.stringify(wanted))
+  }
+  // A name that is not well-formed UTF-16 has no bytes of its own: it matches no stored
+  // name, not even one holding U+FFFD, which its UTF-8 form would write.
+  t.same(decodeRowFields(encodeRow({ '\ufffd': 1 }), new Set(['\ud800'])), {})
 })

@@ -6,11 +6,19 @@ import { row_format_version, row_tag, tooDeep } from './row-format.js'
 import { asBuffer, decodeName, decodeUtf8 } from './utf8.js'
 
 export function readRow(bytes: Uint8Array): RecordValue {
-  const r: Reader = { buf: asBuffer(bytes), at: 0 }
-  if (r.buf.length === 0 || r.buf[0] !== row_format_version) throw new CodecError('unknown row format version')
-  r.at = 1
+  return readRowAt(asBuffer(bytes), 0, bytes.length)
+}
+
+/**
+ * readRow of bytes [from, to) of `buf`: a row inside a batch is read where it lies,
+ * without a Buffer view of its own (src/engine/range-batch.ts, LookupBatch).
+ */
+export function readRowAt(buf: Buffer, from: number, to: number): RecordValue {
+  const r: Reader = { buf, at: from, end: to }
+  if (from >= to || buf[from] !== row_format_version) throw new CodecError('unknown row format version')
+  r.at = from + 1
   const row = readFields(r, 0)
-  if (r.at !== r.buf.length) throw new CodecError('row has trailing bytes')
+  if (r.at !== r.end) throw new CodecError('row has trailing bytes')
   return row
 }
 
@@ -23,15 +31,23 @@ export function readRow(bytes: Uint8Array): RecordValue {
  * checked as readRow checks it.
  */
 export function readRowFields(bytes: Uint8Array, wanted: ReadonlySet<string>): RecordValue {
-  const r: Reader = { buf: asBuffer(bytes), at: 0 }
-  if (r.buf.length === 0 || r.buf[0] !== row_format_version) throw new CodecError('unknown row format version')
-  r.at = 1
+  return readRowFieldsAt(asBuffer(bytes), 0, bytes.length, wanted)
+}
+
+/** readRowFields of bytes [from, to) of `buf` (as readRowAt). */
+export function readRowFieldsAt(buf: Buffer, from: number, to: number, wanted: ReadonlySet<string>): RecordValue {
+  const r: Reader = { buf, at: from, end: to }
+  if (from >= to || buf[from] !== row_format_version) throw new CodecError('unknown row format version')
+  r.at = from + 1
+  const names = wantedNames(wanted)
   const count = readCount(r)
   const record: RecordValue = {}
   for (let i = 0; i < count; i += 1) {
     const length = readCount(r)
-    const name = decodeName(r.buf, r.at, (r.at += length))
-    if (!wanted.has(name)) {
+    // A wanted name is told by its bytes: no name is decoded, and none looked up in a Set.
+    const name = wantedAt(names, r.buf, r.at, length)
+    r.at += length
+    if (name === null) {
       skipValue(r, 0)
       continue
     }
@@ -39,13 +55,44 @@ export function readRowFields(bytes: Uint8Array, wanted: ReadonlySet<string>): R
     if (name === '__proto__') defineField(record, name, readValue(r, 0))
     else record[name] = readValue(r, 0)
   }
-  if (r.at !== r.buf.length) throw new CodecError('row has trailing bytes')
+  if (r.at !== r.end) throw new CodecError('row has trailing bytes')
   return record
+}
+
+interface WantedName {
+  name: string
+  bytes: Buffer
+}
+
+/** The UTF-8 bytes of each wanted name, made once per set (a query makes its set once). */
+const wanted_names = new WeakMap<ReadonlySet<string>, WantedName[]>()
+
+function wantedNames(wanted: ReadonlySet<string>): WantedName[] {
+  let names = wanted_names.get(wanted)
+  if (names === undefined) {
+    // A name that is not well-formed UTF-16 has no UTF-8 bytes of its own (Buffer.from
+    // would write U+FFFD): no stored name can be it.
+    names = [...wanted].map((name) => ({ name, bytes: Buffer.from(name, 'utf8') })).filter(({ name, bytes }) => bytes.toString('utf8') === name)
+    wanted_names.set(wanted, names)
+  }
+  return names
+}
+
+/** The wanted name whose bytes are [at, at + length) of `buf`, or null. */
+function wantedAt(names: readonly WantedName[], buf: Buffer, at: number, length: number): string | null {
+  for (let n = 0; n < names.length; n += 1) {
+    const { name, bytes } = names[n] as WantedName
+    if (bytes.length !== length) continue
+    let i = 0
+    while (i < length && bytes[i] === buf[at + i]) i += 1
+    if (i === length) return name
+  }
+  return null
 }
 
 /** Steps over one value (see readRowFields): as readValue reads, without building it. */
 function skipValue(r: Reader, depth: number): void {
-  if (r.at >= r.buf.length) throw truncated()
+  if (r.at >= r.end) throw truncated()
   const tag = r.buf[r.at++] as number
   switch (tag) {
     case row_tag.null: case row_tag.false: case row_tag.true: return
@@ -53,7 +100,7 @@ function skipValue(r: Reader, depth: number): void {
       readVarint(r)
       return
     case row_tag.float:
-      if (r.at + 8 > r.buf.length) throw truncated()
+      if (r.at + 8 > r.end) throw truncated()
       r.at += 8
       return
     case row_tag.string: {
@@ -92,6 +139,8 @@ const native_little_endian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 
 interface Reader {
   buf: Buffer
   at: number
+  /** Where the row ends in `buf` (a row may lie inside a larger batch). */
+  end: number
 }
 
 function truncated(): CodecError {
@@ -100,13 +149,13 @@ function truncated(): CodecError {
 
 function readVarint(r: Reader): number {
   const buf = r.buf
-  if (r.at >= buf.length) throw truncated()
+  if (r.at >= r.end) throw truncated()
   let b = buf[r.at++] as number
   if (b < 0x80) return b
   let n = b & 0x7f
   let scale = 0x80
   for (let i = 1; i < 8; i += 1) {
-    if (r.at >= buf.length) throw truncated()
+    if (r.at >= r.end) throw truncated()
     b = buf[r.at++] as number
     n += (b & 0x7f) * scale
     if (b < 0x80) {
@@ -122,7 +171,7 @@ function readVarint(r: Reader): number {
 /** A count of items, each at least one byte: more than the bytes left cannot be right. */
 function readCount(r: Reader): number {
   const n = readVarint(r)
-  if (n > r.buf.length - r.at) throw truncated()
+  if (n > r.end - r.at) throw truncated()
   return n
 }
 
@@ -147,7 +196,7 @@ function readFields(r: Reader, depth: number): RecordValue {
 }
 
 function readValue(r: Reader, depth: number): Value {
-  if (r.at >= r.buf.length) throw truncated()
+  if (r.at >= r.end) throw truncated()
   const tag = r.buf[r.at++] as number
   switch (tag) {
     case row_tag.null: return null
@@ -160,7 +209,7 @@ function readValue(r: Reader, depth: number): Value {
       return -n
     }
     case row_tag.float: {
-      if (r.at + 8 > r.buf.length) throw truncated()
+      if (r.at + 8 > r.end) throw truncated()
       for (let i = 0; i < 8; i += 1) float_bytes[native_little_endian ? i : 7 - i] = r.buf[r.at + i] as number
       const x = float_view[0] as number
       r.at += 8

@@ -65,7 +65,7 @@
 import type { Value } from '../lang/ast.js'
 import { CodecError } from './error.js'
 import { kindOf } from './kind.js'
-import { readRow, readRowFields } from './row-read.js'
+import { readRow, readRowAt, readRowFields, readRowFieldsAt } from './row-read.js'
 import { writeRow, writeRowFields } from './row-write.js'
 
 export { writeRowFields as encodeRowFieldsScratch }
@@ -84,4 +84,14 @@ export function decodeRowFields(bytes: Uint8Array, wanted: ReadonlySet<string>):
 /** Decodes bytes written by encodeRow; throws CodecError for anything else. */
 export function decodeRow(bytes: Uint8Array): Record<string, Value> {
   return readRow(bytes)
+}
+
+/** decodeRow of bytes [from, to) of `buf`, read where they lie (a row inside a batch). */
+export function decodeRowAt(buf: Buffer, from: number, to: number): Record<string, Value> {
+  return readRowAt(buf, from, to)
+}
+
+/** decodeRowFields of bytes [from, to) of `buf`. */
+export function decodeRowFieldsAt(buf: Buffer, from: number, to: number, wanted: ReadonlySet<string>): Record<string, Value> {
+  return readRowFieldsAt(buf, from, to, wanted)
 }

@@ -1,6 +1,7 @@
 // Decodes a range batch from native/src/snapshot.rs: entries of `key_len: u32 LE`,
 // key, `value_len: u32 LE`, value. Keys and values are views into the one Buffer. The
-// batches of a batched point read (keys in, values out) are encoded and decoded here too.
+// batches of a batched point read (keys in, values out) and of a range with lookups are
+// encoded and decoded here too.
 
 export type Entry = [key: Buffer, value: Buffer]
 
@@ -77,4 +78,46 @@ export function decodeValueBatch(batch: Buffer, count: number): Array<Buffer | n
   }
   if (at !== batch.length) throw new Error(`a batched read answered ${batch.length} bytes for ${count} keys, ${at} expected`)
   return values
+}
+
+/**
+ * A range with lookups (native/src/snapshot.rs): `count` entries whose bytes stay in
+ * `buf`, located by `at` rather than by a Buffer view each (a view costs more than
+ * reading a short row): entry i's key is [at[6i], at[6i+1]), its value
+ * [at[6i+2], at[6i+3]), its match [at[6i+4], at[6i+5]), the match's start
+ * `lookup_absent` when it has none.
+ */
+export interface LookupBatch {
+  buf: Buffer
+  count: number
+  at: Uint32Array
+}
+
+/** The start of an absent match in LookupBatch.at (never an offset: the batch is under 4 GiB). */
+export const lookup_absent = absent
+
+/** Decodes a range with lookups: a header of `entry_count: u32 LE`, `matches_at: u32 LE`, the entries, then a match per entry. */
+export function decodeLookupBatch(buf: Buffer): LookupBatch {
+  const count = buf.readUInt32LE(0)
+  const at = new Uint32Array(count * 6)
+  let entry = 8
+  let match = buf.readUInt32LE(4)
+  for (let i = 0; i < count; i += 1) {
+    const keyLength = buf.readUInt32LE(entry)
+    at[6 * i] = entry + 4
+    at[6 * i + 1] = entry += 4 + keyLength
+    const valueLength = buf.readUInt32LE(entry)
+    at[6 * i + 2] = entry + 4
+    at[6 * i + 3] = entry += 4 + valueLength
+    const matchLength = buf.readUInt32LE(match)
+    match += 4
+    if (matchLength === absent) {
+      at[6 * i + 4] = absent
+      continue
+    }
+    at[6 * i + 4] = match
+    at[6 * i + 5] = match += matchLength
+  }
+  if (entry !== buf.readUInt32LE(4) || match !== buf.length) throw new Error(`a range with lookups of ${buf.length} bytes did not end where its ${count} entries and matches do`)
+  return { buf, count, at }
 }

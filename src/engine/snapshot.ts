@@ -1,4 +1,4 @@
-import { decodeDiffBatch, decodeRangeBatch, decodeValueBatch, encodeKeyBatch, type DiffEntry, type Entry } from './range-batch.js'
+import { decodeDiffBatch, decodeLookupBatch, decodeRangeBatch, decodeValueBatch, encodeKeyBatch, type DiffEntry, type Entry, type LookupBatch } from './range-batch.js'
 import { mapSync } from './engine-error.js'
 import type { NativeSnapshot } from './native.js'
 import { treeNameBytes } from './tree-names.js'
@@ -93,15 +93,17 @@ export class Snapshot {
 
   /** One batch of entries within the bounds, in key order (or reverse). */
   range(tree: string, options: RangeOptions): Entry[] {
-    const native = {
-      limit: options.limit,
-      ...(options.lower !== undefined && { lower: Buffer.from(options.lower) }),
-      ...(options.lowerInclusive !== undefined && { lowerInclusive: options.lowerInclusive }),
-      ...(options.upper !== undefined && { upper: Buffer.from(options.upper) }),
-      ...(options.upperInclusive !== undefined && { upperInclusive: options.upperInclusive }),
-      ...(options.reverse !== undefined && { reverse: options.reverse }),
-    }
-    return decodeRangeBatch(mapSync(() => this.#native.range(utf8(tree), native)))
+    return decodeRangeBatch(mapSync(() => this.#native.range(utf8(tree), nativeRange(options))))
+  }
+
+  /**
+   * `range`, and for each entry the value of `other` under the one-value key that field
+   * `field` of the entry's row holds (absent when the row has no such field, or it is
+   * null, a list or a record): a lookup by primary key straight after a range read, in
+   * one engine call (src/query/lookup.ts says when it is used).
+   */
+  rangeLookup(tree: string, options: RangeOptions, field: string, other: string): LookupBatch {
+    return decodeLookupBatch(mapSync(() => this.#native.rangeLookup(utf8(tree), nativeRange(options), Buffer.from(field), utf8(other))))
   }
 
   /** Every entry within the bounds, batch by batch (`batch` entries per crossing). */
@@ -155,6 +157,17 @@ export class Snapshot {
   pin(name: string): Snapshot | null {
     const pinned = mapSync(() => this.#native.pin(utf8(name)))
     return pinned === null || pinned === undefined ? null : new Snapshot(pinned)
+  }
+}
+
+function nativeRange(options: RangeOptions) {
+  return {
+    limit: options.limit,
+    ...(options.lower !== undefined && { lower: Buffer.from(options.lower) }),
+    ...(options.lowerInclusive !== undefined && { lowerInclusive: options.lowerInclusive }),
+    ...(options.upper !== undefined && { upper: Buffer.from(options.upper) }),
+    ...(options.upperInclusive !== undefined && { upperInclusive: options.upperInclusive }),
+    ...(options.reverse !== undefined && { reverse: options.reverse }),
   }
 }
 

@@ -6,17 +6,20 @@
 // between batches the loop yields to the event loop and checks the deadline, as
 // access.ts does. The semantics are stages.ts's, row for row.
 import type { Stage, Value } from '../lang/ast.js'
-import { decodeRow } from '../codec/index.js'
+import { decodeRow, decodeRowAt } from '../codec/index.js'
 import { checkDeadline, type Row } from './access.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import type { BatchLookup } from './lookup.js'
 import type { KeyRange } from './plan.js'
-import type { Entry, TxnView } from '../txn/index.js'
+import { lookup_absent, type Entry, type TxnView } from '../txn/index.js'
 
 export interface BatchRead {
-  /** A transaction view, or a snapshot read as it is. */
-  view: Pick<TxnView, 'range'>
+  /**
+   * A transaction view, or a snapshot read as it is; with rangeLookup, a lookup by
+   * primary key as the first stage is read with the range (BatchLookup.nativeField).
+   */
+  view: Pick<TxnView, 'range'> & Partial<Pick<TxnView, 'rangeLookup'>>
   tree: string
   range: KeyRange
   /** Read in descending key order. */
@@ -40,11 +43,24 @@ export interface BatchRead {
  */
 export const batch_pipeline_runs = { count: 0 }
 
+/**
+ * How many batches this process read with their first stage's lookup in one engine
+ * call (Snapshot.rangeLookup): the same kind of count, for the same reason
+ * (test/query-lookup-native.test.ts).
+ */
+export const native_lookup_batches = { count: 0 }
+
 /** The output rows (at most rows_max) and whether more matched. */
 export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; truncated: boolean }> {
   batch_pipeline_runs.count += 1
   const out: Value[][] = []
-  for (const state of batchSteps(read, out, (row) => read.columns.map((c) => row[c] ?? null))) {
+  const { columns } = read
+  const shape = (row: Row): Value[] => {
+    const values = new Array<Value>(columns.length)
+    for (let j = 0; j < columns.length; j += 1) values[j] = row[columns[j] as string] ?? null
+    return values
+  }
+  for (const state of batchSteps(read, out, shape, selectColumns(read))) {
     if (state !== 'next') return { rows: out, truncated: state === 'truncated' }
     await checkDeadline(read.deadline_ms)
   }
@@ -86,7 +102,27 @@ export function* streamBatches<T>(read: Omit<BatchRead, 'rows_max' | 'deadline_m
  * The reading loop itself: each step reads one batch into `out` (shaped by `shape`)
  * and says whether the read is `done`, `truncated` at rows_max, or goes on (`next`).
  */
-function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T): Generator<'next' | 'done' | 'truncated'> {
+/**
+ * When the last stage is a select of exactly the output columns, in their order: the
+ * output row of a row, made by the select's expressions, with no record in between.
+ */
+function selectColumns(read: BatchRead): ((row: Row) => Value[]) | null {
+  const last = read.stages.at(-1)
+  if (last?.kind !== 'select' || last.items.length !== read.columns.length || last.items.some((item, j) => item.name !== read.columns[j])) return null
+  const { items } = last
+  const ctx = read.eval
+  return (row) => {
+    const values = new Array<Value>(items.length)
+    for (let j = 0; j < items.length; j += 1) values[j] = evaluate((items[j] as (typeof items)[number]).expr, row, ctx) ?? null
+    return values
+  }
+}
+
+/**
+ * `fused`: selectColumns' output row, for a shape that makes the columns; runRows then
+ * leaves the last stage (that select) to it.
+ */
+function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused: ((row: Row) => T) | null = null): Generator<'next' | 'done' | 'truncated'> {
   const { view, tree, stages, eval: ctx } = read
   const startExamined = read.examined.rows
   // How many rows each skip has dropped and each take has passed so far.
@@ -103,22 +139,47 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T): Gene
     else if (stage.kind === 'take') { needed = skipped + (limits[i] as number); break }
     else if (stage.kind !== 'select') break
   }
-  const batch: Batch<T> = { read, counts, limits, out, shape }
+  const batch: Batch<T> = { read, counts, limits, out, shape, fused }
+  const first = read.lookups?.get(0)
+  const join = stages[0]?.kind === 'lookup' && first !== undefined && first.nativeField !== null && view.rangeLookup !== undefined ? first : null
+  // Without lookups, or with only one whose matches come with the rows, each row goes
+  // through all the stages at once (runRows); else segment by segment (runBatch).
+  const lookupsAfter = stages.some((stage, i) => stage.kind === 'lookup' && i > 0)
+  const run = (rows: BatchRows): 'next' | 'done' | 'truncated' => (lookupsAfter || (stages[0]?.kind === 'lookup' && rows.joined === null) ? runBatch(batch, rows) : runRows(batch, rows))
   for (;;) {
     const request = Math.min(read.batch, Math.max(needed - (read.examined.rows - startExamined), 1))
-    const entries = view.range(tree, { ...bounds, limit: request, reverse: read.reverse === true })
-    const state = runBatch(batch, entries)
+    const options = { ...bounds, limit: request, reverse: read.reverse === true }
+    // With its lookup, when the view allows (it has not written either tree).
+    const joined = join === null ? null : (view.rangeLookup as TxnView['rangeLookup'])(tree, options, join.nativeField as string, join.tree)
+    let state: 'next' | 'done' | 'truncated'
+    let got: number
+    let last: Buffer | undefined
+    if (joined !== null && join !== null) {
+      native_lookup_batches.count += 1
+      const { buf, at } = joined
+      state = run({
+        count: joined.count,
+        row: (k) => decodeRowAt(buf, at[6 * k + 2] as number, at[6 * k + 3] as number) as Row,
+        joined: (k) => (at[6 * k + 4] === lookup_absent ? [] : [join.decodeAt(buf, at[6 * k + 4] as number, at[6 * k + 5] as number)]),
+      })
+      got = joined.count
+      last = got === 0 ? undefined : buf.subarray(at[6 * (got - 1)], at[6 * (got - 1) + 1])
+    } else {
+      const entries = view.range(tree, options)
+      state = run({ count: entries.length, row: (k) => decodeRow((entries[k] as Entry)[1]) as Row, joined: null })
+      got = entries.length
+      last = entries.at(-1)?.[0]
+    }
     if (state !== 'next') {
       yield state
       return
     }
     if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
-    const last = entries.at(-1)
-    if (last === undefined || entries.length < request) {
+    if (last === undefined || got < request) {
       yield 'done'
       return
     }
-    bounds = read.reverse === true ? { ...bounds, upper: last[0], upperInclusive: false } : { ...bounds, lower: last[0], lowerInclusive: false }
+    bounds = read.reverse === true ? { ...bounds, upper: last, upperInclusive: false } : { ...bounds, lower: last, lowerInclusive: false }
     yield 'next'
   }
 }
@@ -129,6 +190,93 @@ interface Batch<T> {
   limits: number[]
   out: T[]
   shape: (row: Row) => T
+  /** The shape of a row before its last stage, a select of the columns (selectColumns), or null. */
+  fused: ((row: Row) => T) | null
+}
+
+/** One batch of rows read: how many, each decoded when reached, and the first stage's lookup matches when they were read with them. */
+interface BatchRows {
+  count: number
+  row(k: number): Row
+  joined: ((k: number) => Row[]) | null
+}
+
+/**
+ * Runs one batch of rows through the stages a row at a time, each row through all of
+ * them before the next (no arrays of rows between stages): for stages without lookups,
+ * or whose only lookup is the first stage and came with the rows (BatchRows.joined).
+ * The outcome is runBatch's, which stages.ts's is.
+ */
+function runRows<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'truncated' {
+  const { read, out, shape, fused } = batch
+  const { stages } = read
+  const joined = source.joined
+  const lookup = joined === null ? undefined : read.lookups?.get(0)
+  if (joined !== null && lookup === undefined) throw new Error('rows came with lookups that no stage asked for')
+  const step: RowStep = { row: {}, passed: true, done: false }
+  let examined = 0
+  let state: 'next' | 'done' | 'truncated' = 'next'
+  for (let k = 0; k < source.count; k += 1) {
+    // A failure is the query's at once: no earlier row stopped the read.
+    step.row = source.row(k)
+    step.passed = true
+    step.done = false
+    examined += 1
+    if (lookup !== undefined) {
+      const matches = (joined as (k: number) => Row[])(k)
+      examined += matches.length
+      step.passed = lookup.add(step.row, matches)
+    }
+    runStages(batch, step, lookup === undefined ? 0 : 1, fused === null ? stages.length : stages.length - 1)
+    if (step.passed) {
+      if (out.length === read.rows_max) {
+        state = 'truncated'
+        break
+      }
+      out.push(fused === null ? shape(step.row) : fused(step.row))
+    }
+    if (step.done) {
+      state = 'done'
+      break
+    }
+  }
+  read.examined.rows += examined
+  return state
+}
+
+/** A row going through stages: replaced by a select, dropped (not passed), or the last a take lets through (done). */
+interface RowStep {
+  row: Row
+  passed: boolean
+  done: boolean
+}
+
+/** Runs stages [from, to) of the read on `step.row`, until one drops it. */
+function runStages<T>(batch: Batch<T>, step: RowStep, from: number, to: number): void {
+  const { read, counts, limits } = batch
+  const { stages, eval: ctx } = read
+  for (let s = from; s < to && step.passed; s += 1) {
+    const stage = stages[s] as Stage
+    switch (stage.kind) {
+      case 'where': step.passed = evaluate(stage.predicate, step.row, ctx) === true; break
+      case 'select': {
+        const projected: Row = {}
+        for (let j = 0; j < stage.items.length; j += 1) {
+          const item = stage.items[j] as (typeof stage.items)[number]
+          projected[item.name] = evaluate(item.expr, step.row, ctx)
+        }
+        step.row = projected
+        break
+      }
+      case 'skip': step.passed = (counts[s] as number)++ >= (limits[s] as number); break
+      case 'take':
+        counts[s] = (counts[s] as number) + 1
+        // The row that reaches the limit still passes; nothing after it can.
+        if (counts[s] === limits[s]) step.done = true
+        break
+      default: break // get is an access path, never in a range read
+    }
+  }
 }
 
 /**
@@ -140,15 +288,16 @@ interface Batch<T> {
  * earlier row stops the read first (a later segment's take or the result's bound),
  * and the rows examined are those the row-at-a-time read would have read.
  */
-function runBatch<T>(batch: Batch<T>, entries: readonly Entry[]): 'next' | 'done' | 'truncated' {
-  const { read, counts, limits, out, shape } = batch
-  const { stages, eval: ctx } = read
+function runBatch<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'truncated' {
+  const { read, out, shape } = batch
+  const { stages } = read
+  const step: RowStep = { row: {}, passed: true, done: false }
   // The last entry the row-at-a-time read would reach: a take reached, or the bound of the result.
-  let stop = entries.length - 1
+  let stop = source.count - 1
   let state: 'next' | 'done' | 'truncated' = 'next'
   let failure: { error: unknown; at: number } | null = null
   // Rows read by lookups, by the entry they were read for.
-  const lookedUp: number[] = []
+  const lookedUp = read.lookups === undefined || read.lookups.size === 0 ? null : new Uint32Array(source.count)
   let rows: Row[] = []
   let at: number[] = []
   let from = 0
@@ -160,36 +309,20 @@ function runBatch<T>(batch: Batch<T>, entries: readonly Entry[]): 'next' | 'done
     const passedRows: Row[] = []
     const passedAt: number[] = []
     const values: Value[] = []
-    const count = first ? entries.length : rows.length
+    const count = first ? source.count : rows.length
+    // The first stage is a lookup whose matches came with the rows.
+    const joined = first && to === 0 ? source.joined : null
     for (let k = 0; k < count; k += 1) {
       const i = first ? k : (at[k] as number)
       if (i > stop) break
-      let passed = true
-      let done = false
       try {
-        let row = first ? decodeRow((entries[k] as Entry)[1]) as Row : rows[k] as Row
-        for (let s = from; s < to && passed; s += 1) {
-          const stage = stages[s] as Stage
-          switch (stage.kind) {
-            case 'where': passed = evaluate(stage.predicate, row, ctx) === true; break
-            case 'select': {
-              const projected: Row = {}
-              for (const item of stage.items) projected[item.name] = evaluate(item.expr, row, ctx)
-              row = projected
-              break
-            }
-            case 'skip': passed = (counts[s] as number)++ >= (limits[s] as number); break
-            case 'take':
-              counts[s] = (counts[s] as number) + 1
-              // The row that reaches the limit still passes; nothing after it can.
-              if (counts[s] === limits[s]) done = true
-              break
-            default: break // get is an access path, never in a range read
-          }
-        }
-        if (passed) {
-          if (lookup !== undefined) values.push(lookup.value(row))
-          passedRows.push(row)
+        step.row = first ? source.row(k) : rows[k] as Row
+        step.passed = true
+        step.done = false
+        runStages(batch, step, from, to)
+        if (step.passed) {
+          if (lookup !== undefined && joined === null) values.push(lookup.value(step.row))
+          passedRows.push(step.row)
           passedAt.push(i)
         }
       } catch (error) {
@@ -197,7 +330,7 @@ function runBatch<T>(batch: Batch<T>, entries: readonly Entry[]): 'next' | 'done
         failure = { error, at: i }
         break
       }
-      if (done) {
+      if (step.done) {
         stop = i
         state = 'done'
         break
@@ -206,13 +339,14 @@ function runBatch<T>(batch: Batch<T>, entries: readonly Entry[]): 'next' | 'done
     rows = passedRows
     at = passedAt
     if (lookup === undefined) break
-    const found = lookup.matches(values, false)
+    const found = joined === null ? lookup.matches(values, false) : at.map((i) => joined(i))
     const kept: Row[] = []
     const keptAt: number[] = []
-    for (const [k, row] of rows.entries()) {
+    for (let k = 0; k < rows.length; k += 1) {
+      const row = rows[k] as Row
       const matches = found[k] as Row[]
       const i = at[k] as number
-      if (lookup.reads) lookedUp[i] = (lookedUp[i] ?? 0) + matches.length
+      if (lookup.reads && lookedUp !== null) lookedUp[i] = (lookedUp[i] as number) + matches.length
       if (lookup.add(row, matches)) {
         kept.push(row)
         keptAt.push(i)
@@ -222,7 +356,8 @@ function runBatch<T>(batch: Batch<T>, entries: readonly Entry[]): 'next' | 'done
     at = keptAt
     from = to + 1
   }
-  for (const [k, row] of rows.entries()) {
+  for (let k = 0; k < rows.length; k += 1) {
+    const row = rows[k] as Row
     const i = at[k] as number
     if (i > stop) break
     if (out.length === read.rows_max) {
@@ -234,9 +369,9 @@ function runBatch<T>(batch: Batch<T>, entries: readonly Entry[]): 'next' | 'done
   }
   // A failure at a row the read reaches is the query's; one past a stop never happened.
   if (failure !== null && failure.at <= stop) throw failure.error
-  const reached = Math.min(stop, entries.length - 1)
+  const reached = Math.min(stop, source.count - 1)
   let examined = reached + 1
-  for (let i = 0; i <= reached; i += 1) examined += lookedUp[i] ?? 0
+  if (lookedUp !== null) for (let i = 0; i <= reached; i += 1) examined += lookedUp[i] as number
   read.examined.rows += examined
   return state
 }

@@ -38,7 +38,8 @@ export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
     case 'record':
       return Object.fromEntries(expr.fields.map((f) => [f.name, evaluate(f.value, row, ctx)]))
     case 'field':
-      return readPath(row, expr.path)
+      // A row is a record: a one-name path needs none of readPath's checks.
+      return expr.path.length === 1 ? (row[expr.path[0] as string] ?? null) : readPath(row, expr.path)
     case 'param':
       return ctx.params[expr.name] ?? null
     case 'unary': {

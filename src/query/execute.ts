@@ -92,14 +92,15 @@ function batchStagesOnly(stages: readonly Stage[]): boolean {
  * then each lookup from the last to the first, except one a take of 0 follows (the
  * streaming read never pulls it, so its hash table is never built).
  */
-async function batchLookups(stages: readonly Stage[], env: LookupEnv): Promise<Map<number, BatchLookup>> {
+async function batchLookups(stages: readonly Stage[], env: LookupEnv, collection: CollectionIR): Promise<Map<number, BatchLookup>> {
   const lookups = new Map<number, BatchLookup>()
   let takeZero = false
   const counts = stages.map((stage) => (stage.kind === 'skip' || stage.kind === 'take' ? evaluate(stage.count, {}, env.eval) : null))
   for (let i = stages.length - 1; i >= 0; i -= 1) {
     const stage = stages[i] as Stage
     if (stage.kind === 'take' && counts[i] === 0) takeZero = true
-    if (stage.kind === 'lookup' && !takeZero) lookups.set(i, await batchLookup(stage, env, lookupFieldsRead(stages, i)))
+    // The first stage's rows come straight from the collection's tree (BatchLookup.nativeField).
+    if (stage.kind === 'lookup' && !takeZero) lookups.set(i, await batchLookup(stage, env, lookupFieldsRead(stages, i), i === 0 ? collection : null))
   }
   return lookups
 }
@@ -117,7 +118,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
   }
   const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max }
   if (chosen.access.kind === 'range' && batchStagesOnly(stages)) {
-    const lookups = await batchLookups(stages, env)
+    const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({
       view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
       examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000, lookups,

@@ -13,7 +13,7 @@
 // lookup sees the snapshot (or pin) and the earlier writes of its atomic block.
 import type { Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, IndexIR, SchemaIR } from '../schema/ir.js'
-import { decodeRow, decodeRowFields, encodeKey } from '../codec/index.js'
+import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt, encodeKey } from '../codec/index.js'
 import { rowKeysUnder } from './index-prefix.js'
 import { indexTree, rowsTree, type TxnView } from '../txn/index.js'
 import { checkDeadline, type Row } from './access.js'
@@ -86,13 +86,46 @@ export interface BatchLookup {
   readonly reads: boolean
   /** Adds the matches to `row` as the stage's column; false when an inner lookup drops it. */
   add(row: Row, found: Row[]): boolean
+  /**
+   * The field of the incoming rows that the storage core can look up itself, in the
+   * range read that brings them (Snapshot.rangeLookup, the rows tree `tree`): see
+   * nativeLookupField. Null: the lookup reads through `matches`.
+   */
+  readonly nativeField: string | null
+  /** The other collection's rows tree. */
+  readonly tree: string
+  /** A matched row as `matches` decodes it, read where it lies in `buf`. */
+  decodeAt(buf: Buffer, from: number, to: number): Row
 }
 
-/** `fields`: the only fields of the rows found that later stages read (lookup-fields.ts); null: all. */
-export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: ReadonlySet<string> | null): Promise<BatchLookup> {
+/**
+ * The field whose stored value the storage core can turn into the other collection's
+ * key as `value` would (rowkey::field_key: scalars only), or null. Only for a lookup by
+ * primary key whose rows come straight from `incoming`'s rows tree (the first stage of
+ * a range read), whose left side is a declared field of those rows of a scalar type
+ * other than json. A string field looked up in a timestamp key is parsed by `value`
+ * first, so it stays with `matches`.
+ */
+function nativeLookupField(stage: LookupStage, other: CollectionIR, incoming: CollectionIR | null): string | null {
+  if (incoming === null || stage.field !== other.primary || stage.left.kind !== 'field' || stage.left.path.length !== 1) return null
+  const name = stage.left.path[0] as string
+  const type = incoming.fields.find((f) => f.name === name)?.type.kind
+  const keyType = other.fields.find((f) => f.name === other.primary)?.type.kind
+  if (type === undefined || type === 'json' || type === 'list') return null
+  if (type === 'string' && keyType === 'timestamp') return null
+  return name
+}
+
+/**
+ * `fields`: the only fields of the rows found that later stages read (lookup-fields.ts);
+ * null: all. `incoming`: the collection whose rows reach the stage straight from its
+ * rows tree (the lookup is a range read's first stage), else null.
+ */
+export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: ReadonlySet<string> | null, incoming: CollectionIR | null = null): Promise<BatchLookup> {
   const other = lookupCollection(env.schema, stage)
   const access = chooseAccess(other, stage.field)
   const decode = fields === null ? decodeRow : (stored: Buffer) => decodeRowFields(stored, fields)
+  const decodeAt = fields === null ? decodeRowAt : (buf: Buffer, from: number, to: number) => decodeRowFieldsAt(buf, from, to, fields)
   const fieldType = other.fields.find((f) => f.name === stage.field)?.type
   const tree = rowsTree(env.tenant, other.name)
   const hash = access.kind === 'hash' ? await hashTable(env, other, tree, stage.field) : null
@@ -100,6 +133,9 @@ export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: Re
   return {
     stage,
     reads: hash === null,
+    nativeField: nativeLookupField(stage, other, incoming),
+    tree,
+    decodeAt,
     value(row) {
       const value = evaluate(stage.left, row, env.eval)
       return fieldType?.kind === 'timestamp' && typeof value === 'string' ? (parseTimestamp(value) ?? value) : value

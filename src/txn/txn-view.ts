@@ -7,7 +7,7 @@
 // makes them: a row write names its kind (insert, update, delete) as it is written,
 // so the commit header's letters stand at the very operations they describe; the
 // keys a transaction claims, conflicts on or depends on are added through methods.
-import { CommitWriter, type Entry, type RangeOptions, type Snapshot } from '../engine/index.js'
+import { CommitWriter, type Entry, type LookupBatch, type RangeOptions, type Snapshot } from '../engine/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
 import { op_kind_other, type RestoredFrom, type RowChangeKind } from './commit-header.js'
 import { checkTreeEntrySize } from './entry-size.js'
@@ -333,6 +333,22 @@ export class TxnView {
    * One batch of entries within the bounds, merging this transaction's writes into
    * the snapshot's entries in key order.
    */
+  /**
+   * `range` of `tree` with each entry's match in `other` under the key in field `field`
+   * of its row, in one engine call (Snapshot.rangeLookup), when this transaction has
+   * written neither tree; null when it has (the caller then reads and looks up through
+   * `range` and `getMany`, which merge its writes).
+   */
+  rangeLookup(tree: string, options: RangeOptions, field: string, other: string): LookupBatch | null {
+    const pending = this.#trees.get(tree)
+    const pendingOther = this.#trees.get(other)
+    if ((pending !== undefined && pending.size > 0) || (pendingOther !== undefined && pendingOther.size > 0)) return null
+    const source = this.#source(tree)
+    const otherSource = this.#source(other)
+    if (source === null || otherSource === null) return null
+    return this.snapshot.rangeLookup(source, options, field, otherSource)
+  }
+
   range(tree: string, options: RangeOptions): Entry[] {
     const source = this.#source(tree)
     const committed = (bounds: RangeOptions): Entry[] => (source === null ? [] : this.snapshot.range(source, bounds))
