@@ -176,6 +176,14 @@ export const tree_name_buffers_max = 4096
  */
 export const read_buffer_bytes = 64 * 1024
 
+/**
+ * Size of the buffer a range with lookups (Snapshot.rangeLookup) is written into, and
+ * the largest one kept for the next batch: a larger batch costs a second read into a
+ * buffer of its exact size, kept only up to the second figure.
+ */
+export const lookup_buffer_bytes = 256 * 1024
+export const lookup_buffer_bytes_kept_max = 16 * 1024 * 1024
+
 /** Tenant records remembered per snapshot (names asked for need not exist). */
 export const tenant_records_per_snapshot_max = 1024
 

@@ -196,3 +196,27 @@ t.test('a transaction that wrote either tree reads through its own writes, not n
   t.ok(native_lookup_batches.count > before, 'a block that wrote nothing reads natively')
   t.same(r.results?.[0]?.rows, steps[1]?.[1])
 })
+
+t.test('batches larger than the shared lookup buffer, and queries reading natively side by side', async (t) => {
+  const { q } = await harness(t, `
+    collection users { id: int primary, name: string }
+    collection posts { id: int primary, author: int, body: string }
+  `)
+  await q('insert users $rows', { rows: Array.from({ length: 300 }, (_, id) => ({ id, name: `user ${id}`.padEnd(id % 7 === 0 ? 3000 : 10, '.') })) })
+  // 2500 posts: bodies of 600 bytes make a batch of 1000 bigger than the 256 KiB buffer
+  // (lookup_buffer_bytes), and every 97th body of 40 KiB and every 7th user's name of
+  // 3000 bytes make them bigger still: each batch is read again into a larger buffer.
+  const posts = Array.from({ length: 2500 }, (_, id) => ({ id, author: (id * 31) % 350, body: String(id).padEnd(id % 97 === 0 ? 40_000 : 600, 'x') }))
+  for (let at = 0; at < posts.length; at += 500) await q('insert posts $rows', { rows: posts.slice(at, at + 500) })
+  const text = 'posts | lookup u: users on author == id | select id, b: body, n: u.name'
+  const expected = posts.map((p) => [p.id, p.body, p.author < 300 ? `user ${p.author}`.padEnd(p.author % 7 === 0 ? 3000 : 10, '.') : null])
+  const before = native_lookup_batches.count
+  t.same((await q(text)).rows, expected, 'every batch read whole, through a larger buffer')
+  t.equal(native_lookup_batches.count - before, 3)
+  // Readers that interleave between batches each get their own rows: a batch's bytes
+  // are the next batch's buffer, so each is decoded before any other read.
+  const together = await Promise.all([q(text), q('posts | lookup u: users on author == id | where id % 2 == 1 | select id, n: u.name'), q(text)])
+  t.same(together[0]?.rows, expected)
+  t.same(together[1]?.rows, expected.filter((row) => (row[0] as number) % 2 === 1).map((row) => [row[0], row[2]]))
+  t.same(together[2]?.rows, expected)
+})

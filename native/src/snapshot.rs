@@ -9,7 +9,8 @@
 //! `after_len: u32`, after, where a length of 0xFFFFFFFF means absent. A range with
 //! lookups is a range batch, then one `match_len: u32` (0xFFFFFFFF: absent), match per
 //! entry in the same order, after a header of `entry_count: u32 LE`,
-//! `matches_at: u32 LE` (the byte offset of the first match).
+//! `matches_at: u32 LE` (the byte offset of the first match), written into a buffer
+//! the caller passes and reuses.
 
 use std::ops::Bound;
 
@@ -75,6 +76,42 @@ fn packed_keys(bytes: &[u8]) -> Option<Vec<&[u8]>> {
         rest = &tail[len..];
     }
     Some(keys)
+}
+
+/// Writes into the caller's buffer as far as it holds, and counts every byte: once a
+/// write does not fit, none after it does (`at` only grows), so the buffer is either
+/// complete or known to be too small.
+struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl SliceWriter<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(slot) = self.buf.get_mut(self.at..self.at + bytes.len()) {
+            slot.copy_from_slice(bytes);
+        }
+        self.at += bytes.len();
+    }
+
+    /// One entry, as push_entry lays it out.
+    fn entry(&mut self, key: &[u8], value: &[u8]) {
+        self.put(&(key.len() as u32).to_le_bytes());
+        self.put(key);
+        self.put(&(value.len() as u32).to_le_bytes());
+        self.put(value);
+    }
+
+    /// One match, as push_match lays it out.
+    fn matched(&mut self, value: Option<&[u8]>) {
+        match value {
+            Some(value) => {
+                self.put(&(value.len() as u32).to_le_bytes());
+                self.put(value);
+            }
+            None => self.put(&ABSENT.to_le_bytes()),
+        }
+    }
 }
 
 /// One entry of a range batch.
@@ -177,27 +214,28 @@ impl Snapshot {
     /// field `field` of the entry's row names (`rowkey::field_key`; none: absent), in
     /// one call: a lookup by primary key straight after a range read
     /// (src/query/lookup.ts) costs no key encoding and no second crossing per batch.
+    /// Written into `out` (reused by the caller: a fresh buffer per batch cost page
+    /// faults and a finalizer each, profiled); returns the bytes the batch takes, and
+    /// when that is more than `out` holds, `out` is left incomplete and the caller asks
+    /// again with room enough (the snapshot answers the same).
     #[napi]
-    pub fn range_lookup(&self, env: &Env, tree: Buffer, options: RangeOptions, field: BufferSlice, other: BufferSlice) -> napi::Result<Buffer> {
+    pub fn range_lookup_into(&self, env: &Env, tree: BufferSlice, options: RangeOptions, field: BufferSlice, other: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
         let lower = bound(&options.lower, options.lower_inclusive);
         let upper = bound(&options.upper, options.upper_inclusive);
         let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
         let snapshot = self.inner(env)?;
-        // Room for a batch of short rows and their matches at once: growing by doubling
-        // copied the batch again and again (profiled).
-        let mut out = Vec::with_capacity(8 + limit.min(1000) * 128);
-        out.extend_from_slice(&[0; 8]);
+        let mut writer = SliceWriter { buf: &mut out, at: 8 };
         let mut key_bytes = Vec::new();
         let mut key_ends = Vec::with_capacity(limit);
         let count = snapshot
             .range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| {
-                push_entry(&mut out, key, value);
+                writer.entry(key, value);
                 // No key: an empty one, which no rows tree holds, reads as absent.
                 rowkey::field_key(value, &field, &mut key_bytes);
                 key_ends.push(key_bytes.len());
             })
             .or_throw(env)?;
-        let matches_at = out.len();
+        let matches_at = writer.at;
         let mut start = 0;
         let keys: Vec<&[u8]> = key_ends
             .iter()
@@ -207,11 +245,15 @@ impl Snapshot {
                 key
             })
             .collect();
-        snapshot.get_each(&other, &keys, &mut |value| push_match(&mut out, value)).or_throw(env)?;
+        snapshot.get_each(&other, &keys, &mut |value| writer.matched(value)).or_throw(env)?;
         let header = |n: usize| u32::try_from(n).map_err(|_| to_js(env, storage::Error::InvalidArgument("a range with lookups over 4 GiB; ask for fewer entries".into())));
-        out[..4].copy_from_slice(&header(count)?.to_le_bytes());
-        out[4..8].copy_from_slice(&header(matches_at)?.to_le_bytes());
-        Ok(Buffer::from(out))
+        let (count, matches_at) = (header(count)?, header(matches_at)?);
+        let total = writer.at;
+        if let Some(head) = writer.buf.get_mut(..8) {
+            head[..4].copy_from_slice(&count.to_le_bytes());
+            head[4..].copy_from_slice(&matches_at.to_le_bytes());
+        }
+        Ok(total as i64)
     }
 
     /// One batch of entries within the bounds (see the module comment for its layout).

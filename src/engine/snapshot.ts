@@ -2,7 +2,7 @@ import { decodeDiffBatch, decodeLookupBatch, decodeRangeBatch, decodeValueBatch,
 import { mapSync } from './engine-error.js'
 import type { NativeSnapshot } from './native.js'
 import { treeNameBytes } from './tree-names.js'
-import { read_buffer_bytes } from '../limits.js'
+import { lookup_buffer_bytes, lookup_buffer_bytes_kept_max, read_buffer_bytes } from '../limits.js'
 
 export interface RangeOptions {
   lower?: Uint8Array
@@ -31,6 +31,12 @@ const utf8 = treeNameBytes
  * its value out before returning).
  */
 const readBuffer = Buffer.allocUnsafeSlow(read_buffer_bytes)
+
+/**
+ * The buffer ranges with lookups are written into (shared: each batch is decoded
+ * before the next is read; grown up to lookup_buffer_bytes_kept_max).
+ */
+let lookupBuffer = Buffer.allocUnsafeSlow(lookup_buffer_bytes)
 
 /** What `getInto` returns for an absent key; below it, `-2 - length` for a value too large. */
 const absent = -1
@@ -100,10 +106,22 @@ export class Snapshot {
    * `range`, and for each entry the value of `other` under the one-value key that field
    * `field` of the entry's row holds (absent when the row has no such field, or it is
    * null, a list or a record): a lookup by primary key straight after a range read, in
-   * one engine call (src/query/lookup.ts says when it is used).
+   * one engine call (src/query/lookup.ts says when it is used). The batch's bytes are
+   * a shared buffer's, valid until the next rangeLookup: decode it first.
    */
   rangeLookup(tree: string, options: RangeOptions, field: string, other: string): LookupBatch {
-    return decodeLookupBatch(mapSync(() => this.#native.rangeLookup(utf8(tree), nativeRange(options), Buffer.from(field), utf8(other))))
+    const args = [utf8(tree), nativeRange(options), Buffer.from(field), utf8(other)] as const
+    let out = lookupBuffer
+    let length = mapSync(() => this.#native.rangeLookupInto(...args, out))
+    if (length > out.length) {
+      out = Buffer.allocUnsafeSlow(length)
+      if (length <= lookup_buffer_bytes_kept_max) lookupBuffer = out
+      const again = mapSync(() => this.#native.rangeLookupInto(...args, out))
+      // The snapshot is immutable: the second read writes the same bytes.
+      if (again !== length) throw new Error(`a range with lookups of ${tree} changed between two reads`)
+      length = again
+    }
+    return decodeLookupBatch(out.subarray(0, length))
   }
 
   /** Every entry within the bounds, batch by batch (`batch` entries per crossing). */

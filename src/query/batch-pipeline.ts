@@ -163,7 +163,8 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
         joined: (k) => (at[6 * k + 4] === lookup_absent ? [] : [join.decodeAt(buf, at[6 * k + 4] as number, at[6 * k + 5] as number)]),
       })
       got = joined.count
-      last = got === 0 ? undefined : buf.subarray(at[6 * (got - 1)], at[6 * (got - 1) + 1])
+      // A copy: the batch's buffer is the next batch's (Snapshot.rangeLookup).
+      last = got === 0 ? undefined : Buffer.from(buf.subarray(at[6 * (got - 1)], at[6 * (got - 1) + 1]))
     } else {
       const entries = view.range(tree, options)
       state = run({ count: entries.length, row: (k) => decodeRow((entries[k] as Entry)[1]) as Row, joined: null })
