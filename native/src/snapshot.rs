@@ -84,6 +84,8 @@ fn packed_keys(bytes: &[u8]) -> Option<Vec<&[u8]>> {
 struct SliceWriter<'a> {
     buf: &'a mut [u8],
     at: usize,
+    /// Entries written so far.
+    entries: usize,
 }
 
 impl SliceWriter<'_> {
@@ -96,6 +98,7 @@ impl SliceWriter<'_> {
 
     /// One entry, as push_entry lays it out.
     fn entry(&mut self, key: &[u8], value: &[u8]) {
+        self.entries += 1;
         self.put(&(key.len() as u32).to_le_bytes());
         self.put(key);
         self.put(&(value.len() as u32).to_le_bytes());
@@ -224,15 +227,18 @@ impl Snapshot {
         let upper = bound(&options.upper, options.upper_inclusive);
         let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
         let snapshot = self.inner(env)?;
-        let mut writer = SliceWriter { buf: &mut out, at: 8 };
+        let mut writer = SliceWriter { buf: &mut out, at: 8, entries: 0 };
         let mut key_bytes = Vec::new();
         let mut key_ends = Vec::with_capacity(limit);
+        // The entry each key is of: a row without a key (no such field, null) is not looked up.
+        let mut keyed = Vec::with_capacity(limit);
         let count = snapshot
             .range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| {
+                if rowkey::field_key(value, &field, &mut key_bytes) {
+                    key_ends.push(key_bytes.len());
+                    keyed.push(writer.entries);
+                }
                 writer.entry(key, value);
-                // No key: an empty one, which no rows tree holds, reads as absent.
-                rowkey::field_key(value, &field, &mut key_bytes);
-                key_ends.push(key_bytes.len());
             })
             .or_throw(env)?;
         let matches_at = writer.at;
@@ -245,7 +251,21 @@ impl Snapshot {
                 key
             })
             .collect();
-        snapshot.get_each(&other, &keys, &mut |value| writer.matched(value)).or_throw(env)?;
+        // Matches in entry order: the entries without a key before each keyed one are absent.
+        let (mut next, mut asked) = (0, 0);
+        snapshot
+            .get_each(&other, &keys, &mut |value| {
+                for _ in next..keyed[asked] {
+                    writer.matched(None);
+                }
+                writer.matched(value);
+                next = keyed[asked] + 1;
+                asked += 1;
+            })
+            .or_throw(env)?;
+        for _ in next..count {
+            writer.matched(None);
+        }
         let header = |n: usize| u32::try_from(n).map_err(|_| to_js(env, storage::Error::InvalidArgument("a range with lookups over 4 GiB; ask for fewer entries".into())));
         let (count, matches_at) = (header(count)?, header(matches_at)?);
         let total = writer.at;

@@ -85,22 +85,19 @@ impl Snapshot {
     /// `keys` (`None`: absent) as it stands in its node: the tree's root is found once,
     /// and a caller that copies the values into one buffer (the binding's batched read,
     /// a lookup's keys) allocates nothing per key. The keys are searched in key order,
-    /// whatever order they come in: neighbouring keys share the upper nodes of their
-    /// paths, which are then still in the CPU's caches (docs/performance.md, P15).
+    /// whatever order they come in, each node on their paths once for all the keys
+    /// under it (`btree::get_sorted`; docs/performance.md, P15).
     pub fn get_each(&self, tree: &[u8], keys: &[&[u8]], visit: &mut dyn FnMut(Option<&[u8]>)) -> Result<()> {
         let root = self.tree(tree)?;
         let pager = self.inner.pager();
         let mut found: Vec<Option<Value>> = vec![None; keys.len()];
         if keys.is_sorted() {
-            for (slot, key) in found.iter_mut().zip(keys) {
-                *slot = btree::get(pager, &root, key)?;
-            }
+            btree::get_sorted(pager, &root, keys, &mut |i, value| found[i] = value.cloned())?;
         } else {
             let mut order: Vec<usize> = (0..keys.len()).collect();
             order.sort_unstable_by(|&a, &b| keys[a].cmp(keys[b]));
-            for i in order {
-                found[i] = btree::get(pager, &root, keys[i])?;
-            }
+            let sorted: Vec<&[u8]> = order.iter().map(|&i| keys[i]).collect();
+            btree::get_sorted(pager, &root, &sorted, &mut |j, value| found[order[j]] = value.cloned())?;
         }
         for value in &found {
             match value {

@@ -10,6 +10,7 @@
 mod bulk;
 mod cursor;
 mod diff;
+mod get_sorted;
 mod keys;
 mod loaded;
 mod node;
@@ -24,6 +25,7 @@ mod verify;
 pub use bulk::build;
 pub use cursor::{range, range_each};
 pub use diff::{diff, DiffEntry};
+pub use get_sorted::get_sorted;
 
 pub use loaded::load;
 pub use node::{Branch, Bytes, Key, Leaf, MemNode, Node, NodeRef, TreeRoot, Value};
