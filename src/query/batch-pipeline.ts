@@ -6,11 +6,12 @@
 // between batches the loop yields to the event loop and checks the deadline, as
 // access.ts does. The semantics are stages.ts's, row for row.
 import type { Stage, Value } from '../lang/ast.js'
-import { decodeRow, decodeRowAt } from '../codec/index.js'
+import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt } from '../codec/index.js'
 import { checkDeadline, type Row } from './access.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import type { BatchLookup } from './lookup.js'
+import { rowFieldsRead } from './lookup-fields.js'
 import type { KeyRange } from './plan.js'
 import { lookup_absent, type Entry, type TxnView } from '../txn/index.js'
 
@@ -145,6 +146,11 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
   // Without lookups, or with only one whose matches come with the rows, each row goes
   // through all the stages at once (runRows); else segment by segment (runBatch).
   const lookupsAfter = stages.some((stage, i) => stage.kind === 'lookup' && i > 0)
+  // The fields of each row the stages read: the others are stepped over, not decoded.
+  // A batch read with its lookup needs no lookup field; one read without it (the
+  // transaction wrote either tree) does.
+  const wantedJoined = join === null ? null : rowFieldsRead(stages, true)
+  const wanted = rowFieldsRead(stages, false)
   const run = (rows: BatchRows): 'next' | 'done' | 'truncated' => (lookupsAfter || (stages[0]?.kind === 'lookup' && rows.joined === null) ? runBatch(batch, rows) : runRows(batch, rows))
   for (;;) {
     const request = Math.min(read.batch, Math.max(needed - (read.examined.rows - startExamined), 1))
@@ -159,15 +165,18 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       const { buf, at } = joined
       state = run({
         count: joined.count,
-        row: (k) => decodeRowAt(buf, at[6 * k + 2] as number, at[6 * k + 3] as number) as Row,
-        joined: (k) => (at[6 * k + 4] === lookup_absent ? [] : [join.decodeAt(buf, at[6 * k + 4] as number, at[6 * k + 5] as number)]),
+        row: wantedJoined === null
+          ? (k) => decodeRowAt(buf, at[6 * k + 2] as number, at[6 * k + 3] as number) as Row
+          : (k) => decodeRowFieldsAt(buf, at[6 * k + 2] as number, at[6 * k + 3] as number, wantedJoined) as Row,
+        joined: (k) => (at[6 * k + 4] === lookup_absent ? null : join.decodeAt(buf, at[6 * k + 4] as number, at[6 * k + 5] as number)),
       })
       got = joined.count
       // A copy: the batch's buffer is the next batch's (Snapshot.rangeLookup).
       last = got === 0 ? undefined : Buffer.from(buf.subarray(at[6 * (got - 1)], at[6 * (got - 1) + 1]))
     } else {
       const entries = view.range(tree, options)
-      state = run({ count: entries.length, row: (k) => decodeRow((entries[k] as Entry)[1]) as Row, joined: null })
+      const row = wanted === null ? (k: number) => decodeRow((entries[k] as Entry)[1]) as Row : (k: number) => decodeRowFields((entries[k] as Entry)[1], wanted) as Row
+      state = run({ count: entries.length, row, joined: null })
       got = entries.length
       last = entries.at(-1)?.[0]
     }
@@ -199,7 +208,8 @@ interface Batch<T> {
 interface BatchRows {
   count: number
   row(k: number): Row
-  joined: ((k: number) => Row[]) | null
+  /** Entry k's match (a lookup by primary key finds one row or none). */
+  joined: ((k: number) => Row | null) | null
 }
 
 /**
@@ -224,9 +234,9 @@ function runRows<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'trun
     step.done = false
     examined += 1
     if (lookup !== undefined) {
-      const matches = (joined as (k: number) => Row[])(k)
-      examined += matches.length
-      step.passed = lookup.add(step.row, matches)
+      const match = (joined as (k: number) => Row | null)(k)
+      if (match !== null) examined += 1
+      step.passed = lookup.addOne(step.row, match)
     }
     runStages(batch, step, lookup === undefined ? 0 : 1, fused === null ? stages.length : stages.length - 1)
     if (step.passed) {
@@ -340,7 +350,7 @@ function runBatch<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'tru
     rows = passedRows
     at = passedAt
     if (lookup === undefined) break
-    const found = joined === null ? lookup.matches(values, false) : at.map((i) => joined(i))
+    const found = joined === null ? lookup.matches(values, false) : at.map((i) => { const match = joined(i); return match === null ? [] : [match] })
     const kept: Row[] = []
     const keptAt: number[] = []
     for (let k = 0; k < rows.length; k += 1) {

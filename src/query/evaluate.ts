@@ -37,9 +37,18 @@ export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
       return expr.items.map((item) => evaluate(item, row, ctx))
     case 'record':
       return Object.fromEntries(expr.fields.map((f) => [f.name, evaluate(f.value, row, ctx)]))
-    case 'field':
-      // A row is a record: a one-name path needs none of readPath's checks.
-      return expr.path.length === 1 ? (row[expr.path[0] as string] ?? null) : readPath(row, expr.path)
+    case 'field': {
+      // A row is a record: a one-name path needs none of readPath's checks, a two-name
+      // path (a lookup's column and its field) only the inner one's.
+      const { path } = expr
+      if (path.length === 1) return row[path[0] as string] ?? null
+      if (path.length === 2) {
+        const inner = row[path[0] as string]
+        if (inner === null || inner === undefined || typeof inner !== 'object' || Array.isArray(inner) || inner instanceof Date) return null
+        return (inner as Row)[path[1] as string] ?? null
+      }
+      return readPath(row, path)
+    }
     case 'param':
       return ctx.params[expr.name] ?? null
     case 'unary': {

@@ -86,6 +86,8 @@ export interface BatchLookup {
   readonly reads: boolean
   /** Adds the matches to `row` as the stage's column; false when an inner lookup drops it. */
   add(row: Row, found: Row[]): boolean
+  /** `add` of at most one match (a lookup by primary key), with no array made for it. */
+  addOne(row: Row, found: Row | null): boolean
   /**
    * The field of the incoming rows that the storage core can look up itself, in the
    * range read that brings them (Snapshot.rangeLookup, the rows tree `tree`): see
@@ -150,6 +152,11 @@ export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: Re
       // Rows reaching a stage are the pipeline's own (decoded or built by an earlier
       // stage), so the column is added in place rather than by copying the row.
       row[stage.name] = stage.many ? found : (found[0] ?? null)
+      return true
+    },
+    addOne(row, found) {
+      if (stage.inner && found === null) return false
+      row[stage.name] = stage.many ? (found === null ? [] : [found]) : found
       return true
     },
   }
