@@ -10,22 +10,14 @@ import { parseArgs } from 'node:util'
 import type { Value } from '../src/lang/ast.js'
 import { decodeRow, encodeRow } from '../src/codec/index.js'
 import { CodecError, compareValues, kindOf } from '../src/codec/index.js'
+import { seeded } from './harness/random.js'
 
 const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, out: { type: 'string' } } })
 const reps = Number(values.reps)
 
 type Row = Record<string, Value>
 
-// A small seeded PRNG (mulberry32), so every run measures the same rows.
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-const rand = prng(42)
+const rand = seeded(42)
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T
 const word = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('')
 const first = ['Ada', 'Bo', 'Cy', 'Dana', 'Émile', 'Zoë', 'Jürgen', 'Mei', 'Søren', 'Olu']

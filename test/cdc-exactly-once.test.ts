@@ -12,6 +12,7 @@
 //                       printed, and named in the failing assertions)
 import t from 'tap'
 import type { Test } from 'tap'
+import { rng } from './helpers/rng.js'
 import { CommitNotifier, pollTail, subscribe, type Subscription, type TailChange, type TailEvent } from '../src/cdc/index.js'
 import { Engine, type EngineOptions } from '../src/engine/index.js'
 import { buildSchemaIR, fingerprint } from '../src/schema/index.js'
@@ -97,17 +98,6 @@ class Writer {
   }
 }
 
-/** A small seeded PRNG (mulberry32), so a failure can be replayed from the printed seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = Math.imul(a ^ (a >>> 15), 1 | a)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const shape = (e: TailEvent | Txn) => ({ lsn: e.lsn, changes: e.changes })
 const onlyCollection = (txns: Txn[], collection: string) => txns
   .map((txn) => ({ lsn: txn.lsn, changes: txn.changes.filter((c) => c.collection === collection) }))
@@ -117,7 +107,7 @@ t.test('R12: polls in random pages across restarts see each committed transactio
   const seed = Number(process.env.TENANTDB_CDC_SEED ?? 0xcdc0_0012)
   const replay = `TENANTDB_CDC_SEED=${seed}`
   t.comment(`seed ${seed} (${replay} replays it)`)
-  const random = prng(seed)
+  const random = rng(seed)
   const dir = tempDir(t)
   const tenants = ['a', 'b', 'c']
   const writers = new Map(tenants.map((tenant, i) => [tenant, new Writer(random, 1 + i * 1_000_000)]))
@@ -177,7 +167,7 @@ async function caughtUp(sub: Subscription, lsn: number): Promise<void> {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 t.test('live subscriptions see every commit of concurrent writers once, in order: backlog, then live, at any pace', async (t) => {
-  const random = prng(7)
+  const random = rng(7)
   const { engine, notifier, runner } = await open(t, tempDir(t))
   const committed = new Map<string, Txn[]>([['a', []], ['b', []]])
   const write = async (writer: Writer, tenant: string, n: number) => {
@@ -225,7 +215,7 @@ t.test('live subscriptions see every commit of concurrent writers once, in order
 })
 
 t.test('a subscription resumed from last_lsn after a restart misses and repeats nothing', async (t) => {
-  const random = prng(11)
+  const random = rng(11)
   const dir = tempDir(t)
   const writer = new Writer(random, 1)
   const committed: Txn[] = []

@@ -5,16 +5,7 @@ import {
   CodecError, compareValues, componentRange, decodeKey, encodeKey, kindRange, prefixEnd, prefixRange,
 } from '../src/codec/index.js'
 import type { Value } from '../src/lang/ast.js'
-
-// mulberry32: a seeded PRNG, so a failure reproduces.
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { rng } from './helpers/rng.js'
 
 const edge_numbers = [
   -Infinity, -Number.MAX_VALUE, -(2 ** 53) - 2, -(2 ** 53), -(2 ** 53 - 1), -1e15, -3, -1.5, -1, -Number.MIN_VALUE,
@@ -51,7 +42,7 @@ function tupleOrder(a: Value[], b: Value[]): number {
 }
 
 t.test('property: memcmp of encoded values has the sign of compareValues', async (t) => {
-  const rand = prng(0x5eed)
+  const rand = rng(0x5eed)
   let disagreements = 0
   let equal = 0
   for (let i = 0; i < 20_000; i += 1) {
@@ -69,7 +60,7 @@ t.test('property: memcmp of encoded values has the sign of compareValues', async
 })
 
 t.test('property: tuples order lexicographically by component', async (t) => {
-  const rand = prng(0x7ab1e)
+  const rand = rng(0x7ab1e)
   let disagreements = 0
   for (let i = 0; i < 10_000; i += 1) {
     const a = Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, 2))
@@ -82,7 +73,7 @@ t.test('property: tuples order lexicographically by component', async (t) => {
 })
 
 t.test('property: sorting by bytes equals sorting by compareValues', async (t) => {
-  const rand = prng(99)
+  const rand = rng(99)
   const values = Array.from({ length: 3000 }, () => randomValue(rand))
   const byCompare = [...values].sort(compareValues).map((v) => encodeKey([v]).toString('hex'))
   const byBytes = values.map((v) => encodeKey([v])).sort(Buffer.compare).map((b) => b.toString('hex'))
@@ -90,7 +81,7 @@ t.test('property: sorting by bytes equals sorting by compareValues', async (t) =
 })
 
 t.test('round trip: decodeKey(encodeKey(x)) equals x and re-encodes to the same bytes', async (t) => {
-  const rand = prng(1234)
+  const rand = rng(1234)
   for (let i = 0; i < 5000; i += 1) {
     const tuple = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => randomValue(rand))
     const key = encodeKey(tuple)
@@ -190,7 +181,7 @@ function scan(entries: Buffer[], range: { start: Buffer; end: Buffer | null }): 
 }
 
 t.test('composite prefix scans return exactly the entries whose leading components match', async (t) => {
-  const entries = indexEntries(prng(7))
+  const entries = indexEntries(rng(7))
   const all = entries.map(decodeKey)
   for (const status of ['', 'a', 'a\u0000', 'ab', null, 7, 'zzz'] as Value[]) {
     const expected = all.filter((e) => compareValues(e[0] as Value, status) === 0)
@@ -204,7 +195,7 @@ t.test('composite prefix scans return exactly the entries whose leading componen
 })
 
 t.test('componentRange: inclusive and exclusive bounds on the component after a prefix', async (t) => {
-  const entries = indexEntries(prng(11))
+  const entries = indexEntries(rng(11))
   const all = entries.map(decodeKey)
   const cases: Array<[string, { value: Value; inclusive: boolean } | null, { value: Value; inclusive: boolean } | null]> = [
     ['n > 2', { value: 2, inclusive: false }, null],
@@ -257,7 +248,7 @@ t.test('decodeKey refuses malformed bytes with CodecError and never misreads', a
 
   // Random bytes and mutations of real keys: either a clean CodecError or a key that
   // re-encodes to exactly the same bytes (the decoder accepts only canonical keys).
-  const rand = prng(31337)
+  const rand = rng(31337)
   const tags = [0x00, 0x05, 0x10, 0x11, 0x20, 0x30, 0x40, 0x50, 0x60, 0xff]
   let accepted = 0
   for (let i = 0; i < 20_000; i += 1) {

@@ -6,17 +6,9 @@
 import t from 'tap'
 import { CodecError, decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt, encodeRow } from '../src/codec/index.js'
 import type { Value } from '../src/lang/ast.js'
+import { rng } from './helpers/rng.js'
 
 type Row = Record<string, Value>
-
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // Deep equality that also tells -0 from 0, Dates by instant, and checks field order
 // and plain prototypes: "round-trips exactly".
@@ -84,7 +76,7 @@ t.test('large rows (1 MiB) round-trip', async (t) => {
 })
 
 t.test('random rows round-trip exactly', async (t) => {
-  const rand = prng(2024)
+  const rand = rng(2024)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T
   const value = (depth: number): Value => {
     const r = rand()
@@ -198,7 +190,7 @@ t.test('every truncation of a valid row is refused', async (t) => {
 })
 
 t.test('decodeRowFields keeps exactly the fields asked for, as decodeRow reads them', async (t) => {
-  const rand = prng(77)
+  const rand = rng(77)
   const names = ['id', 'name', 'email', 'tags', 'nested', 'created', 'missing']
   const rows: Row[] = [users_row, { ...users_row, nested: { list: [1.5, -7, 'ü', new Date(-5), [null, { a: 1 }]], x: -0 }, when: new Date(-86_400_000), f: 2 ** 60 }]
   let compared = 0
@@ -244,7 +236,7 @@ t.test('decodeRowFields refuses a malformed field it steps over', async (t) => {
 const decode_hang_guard_ms = 10_000
 
 t.test('fuzz: random bytes and mutations give a clean CodecError or a canonical row', async (t) => {
-  const rand = prng(0xf022)
+  const rand = rng(0xf022)
   const seeds = [encodeRow(users_row), encodeRow({ k: 'key', v: 'x'.repeat(150) }), encodeRow({ j: { a: [1, 2.5, 'é', { b: null }], t: new Date(9) } })]
   let accepted = 0
   let unclean = 0

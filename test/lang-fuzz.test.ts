@@ -8,6 +8,7 @@ import { fileTests } from '@lezer/generator/test'
 import t from 'tap'
 import { EelError, type Diagnostic } from '../src/lang/diagnostic.js'
 import { diagnose, parse, parseExpression, syntaxDiagnostics, type ParseMode } from '../src/lang/index.js'
+import { rng } from './helpers/rng.js'
 
 const seed = 0xee1
 const randomCases = 1000
@@ -19,18 +20,7 @@ const mutationCases = 2000
  */
 const parse_hang_guard_ms = 10_000
 
-/** mulberry32: small, fast, deterministic. */
-function generator(state: number): () => number {
-  let a = state
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let x = Math.imul(a ^ (a >>> 15), 1 | a)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const random = generator(seed)
+const random = rng(seed)
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
 const modes: readonly ParseMode[] = ['query', 'schema', 'statement']
 

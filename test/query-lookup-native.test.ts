@@ -11,6 +11,7 @@ import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
 import { batch_pipeline_runs, native_lookup_batches } from '../src/query/batch-pipeline.js'
 import { harness } from './helpers/query-runner.js'
+import { rng } from './helpers/rng.js'
 
 const schema = `
 collection oi { id: int primary, name: string }
@@ -20,17 +21,6 @@ collection ot { id: timestamp primary, name: string }
 collection ob { id: bool primary, name: string }
 collection posts { id: int primary, i: int?, f: float?, s: string?, t: timestamp?, b: bool?, j: json?, l: [int]?, ts: string? }
 `
-
-/** A small seeded generator (mulberry32): the same data on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = Math.imul(a ^ (a >>> 15), 1 | a)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const ints = [0, 1, 2, 3, -1, -7, 12, 255, 256, 65_537, -65_537, 2 ** 40, -(2 ** 40), 9_007_199_254_740_991]
 const floats = [0.5, -0.5, 2.25, 3, -0, 1e-300, -1e300, 1.5e15]
@@ -42,7 +32,7 @@ const post_count = 2500
 
 async function seeded(t: Parameters<typeof harness>[0]) {
   const h = await harness(t, schema)
-  const rnd = random(seed)
+  const rnd = rng(seed)
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T
   // Each other collection holds about two thirds of the candidate keys.
   const keep = <T>(list: readonly T[]) => list.filter(() => rnd() < 0.67)

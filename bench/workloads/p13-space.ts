@@ -9,6 +9,7 @@
 import { SqliteKv } from '../anchors/sqlite.js'
 import { key, rows, value, type Row } from '../harness/data.js'
 import { loadRows, openKv } from '../harness/tenantdb.js'
+import { seeded } from '../harness/random.js'
 import { quantile } from '../harness/stats.js'
 import { nowMs, ratePerS } from '../harness/timing.js'
 import type { Workload } from '../harness/workload.js'
@@ -17,20 +18,9 @@ import { internalsOf } from '../../src/database/internals.js'
 const passes = 10
 const batch = 1000
 
-/** mulberry32: the same random keys for both engines. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = Math.imul(a ^ (a >>> 15), a | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** `passes` overwrites of `count` rows as commits of `batch` random rows each. */
 function* churn(count: number, seed: number): Generator<Row[]> {
-  const next = random(seed)
+  const next = seeded(seed)
   for (let c = 0; c < (count * passes) / batch; c += 1) {
     const rowsOf: Row[] = []
     for (let i = 0; i < batch; i += 1) {

@@ -1,21 +1,18 @@
 // A small seeded PRNG (mulberry32) with the helpers the generator needs. Every
 // random choice of the differential test goes through one of these, so a seed
 // reproduces a run exactly.
+import { rng } from '../helpers/rng.js'
 
 export class Rng {
-  #state: number
+  readonly #next: () => number
 
   constructor(seed: number) {
-    this.#state = seed >>> 0
+    this.#next = rng(seed)
   }
 
   /** A float in [0, 1). */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0
-    let x = this.#state
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+    return this.#next()
   }
 
   /** An integer in [lo, hi], both inclusive. */

@@ -1,11 +1,3 @@
-/** mulberry32: a small deterministic generator in [0, 1), so a seed replays a test's choices. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
+// The tests' seeded generator is the benchmark's (mulberry32), so a seed replays a
+// test's choices; one copy of it lives in bench/harness/random.ts.
+export { seeded as rng } from '../../bench/harness/random.js'
