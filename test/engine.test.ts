@@ -49,6 +49,34 @@ t.test('lock: a second opener gets a typed, clear error', async (t) => {
   await (await Engine.open(dir)).close()
 })
 
+t.test('read-only: a commit and a checkpoint fail with read_only, reads work, nothing is written', async (t) => {
+  const dir = tempDir(t)
+  const writer = await Engine.open(dir)
+  const lsn = await writer.commit([{ op: 'put', tree: 't', key: bytes('k'), value: bytes('v1') }])
+  await writer.close()
+  const reader = await Engine.open(dir, { readOnly: true })
+  t.same(reader.snapshot().get('t', bytes('k')), bytes('v1'), 'a read-only engine reads')
+  await t.rejects(reader.commit([{ op: 'put', tree: 't', key: bytes('k'), value: bytes('v2') }]), { name: 'EngineError', code: 'read_only' })
+  await t.rejects(reader.checkpoint(), { name: 'EngineError', code: 'read_only' })
+  t.equal(reader.headLsn(), lsn, 'the refused commit took no LSN')
+  await reader.close()
+  const reopened = await Engine.open(dir)
+  t.teardown(() => reopened.close())
+  t.equal(reopened.headLsn(), lsn, 'nothing was written while read-only')
+  t.same(reopened.snapshot().get('t', bytes('k')), bytes('v1'))
+})
+
+t.test('follower: a local commit fails with not_primary until the engine is made primary', async (t) => {
+  const engine = await Engine.open(tempDir(t), { follower: true })
+  t.teardown(() => engine.close())
+  await t.rejects(engine.commit([{ op: 'put', tree: 't', key: bytes('k'), value: bytes('local') }]), { name: 'EngineError', code: 'not_primary' })
+  t.equal(engine.headLsn(), 0, 'the refused commit took no LSN')
+  t.equal(engine.snapshot().get('t', bytes('k')), null)
+  engine.setFollower(false)
+  t.equal(await engine.commit([{ op: 'put', tree: 't', key: bytes('k'), value: bytes('local') }]), 1, 'a primary commits')
+  t.same(engine.snapshot().get('t', bytes('k')), bytes('local'))
+})
+
 t.test('an unusable path is an io error, not a crash', async (t) => {
   const err = await Engine.open('/proc/version/not-a-dir').then(() => undefined, (e: unknown) => e)
   t.type(err, EngineError)
