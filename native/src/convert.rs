@@ -13,6 +13,8 @@ pub struct OpenOptions {
     pub read_only: Option<bool>,
     /// Open in follower mode (`storage::Options::follower`).
     pub follower: Option<bool>,
+    /// Recount the space map from the trees (`storage::Options::rebuild_space`).
+    pub rebuild_space: Option<bool>,
 }
 
 pub fn options(options: Option<OpenOptions>) -> storage::Options {
@@ -24,6 +26,7 @@ pub fn options(options: Option<OpenOptions>) -> storage::Options {
         tail_retention_bytes: o.tail_retention_bytes.map_or(defaults.tail_retention_bytes, |v| v as u64),
         read_only: o.read_only.unwrap_or(defaults.read_only),
         follower: o.follower.unwrap_or(defaults.follower),
+        rebuild_space: o.rebuild_space.unwrap_or(defaults.rebuild_space),
         ..defaults
     }
 }

@@ -5,6 +5,7 @@ import { version } from '../version.js'
 import { backup } from './backup.js'
 import { bench } from './bench.js'
 import { compact } from './compact.js'
+import { repair } from './repair.js'
 import { HeldError } from './held-error.js'
 import { query } from './query.js'
 import { restore } from './restore.js'
@@ -15,7 +16,7 @@ import { UsageError } from './usage-error.js'
 import { verify } from './verify.js'
 
 /** Each command's function; its help text is in usage.ts under the same name. */
-const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, query, compact, verify, backup, restore, token, bench }
+const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, query, compact, verify, repair, backup, restore, token, bench }
 
 /** `--help` or `-h` anywhere before a `--`. */
 function asksForHelp(argv: string[]): boolean {

@@ -119,6 +119,19 @@ of their total with the rate. A directory a running server holds is refused
 (exit 2).
 `,
   },
+  repair: {
+    summary: 'rebuild the space map from the trees, then verify',
+    text: `usage: tenantdb repair DIR
+
+Recounts which page slots are live, free or waiting from the trees themselves,
+writes that space map with a checkpoint, and verifies the directory. The space
+map is derivable from the pages, so nothing is lost: use it when verify reports
+space map problems (a wrong count, a leaked or doubly used slot). Prints the
+slot counts and exits 0 when the directory then verifies clean; prints each
+problem left (damaged pages: restore their tenants from a backup) and exits 1.
+A directory a running server holds is refused (exit 2).
+`,
+  },
   backup: {
     summary: 'write a consistent backup archive, from a server or a directory',
     text: `usage: tenantdb backup --url URL [--token TOKEN] OUT

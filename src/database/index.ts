@@ -1,7 +1,7 @@
 export { Database, type BlockedMigration, type OpenOptions } from './database.js'
 export { Tenant, type DiffRequest, type DiffResult, type TenantQueryOptions } from './tenant.js'
 export { backupDirectory, restoreArchive, RestoreTargetError, type RestoreReport } from './backup.js'
-export { verifyDirectory, type VerifyReport, type WatchOptions } from './verify.js'
+export { repairDirectory, verifyDirectory, type VerifyReport, type WatchOptions } from './verify.js'
 export { Replica, type ReplicaFrame } from './replica.js'
 export { NotPrimaryError, type CommitGate } from '../txn/index.js'
 export { BackupArchiveError, type BackupArchive } from '../backup/index.js'

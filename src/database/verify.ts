@@ -13,6 +13,23 @@ export interface WatchOptions {
   watch?: (progress: () => WorkProgress | null) => void
 }
 
+/**
+ * Recounts the space map of `dir` from its trees and writes it (`tenantdb repair`,
+ * docs/operations.md "Repairing the space map"), then verifies the directory. The
+ * books are derivable from the pages, so this loses nothing: it replaces books that
+ * a bug or damage left wrong. Returns what the rebuild found and the verify report.
+ */
+export async function repairDirectory(dir: string, options: WatchOptions = {}): Promise<VerifyReport> {
+  const engine = await Engine.open(dir, { rebuildSpace: true })
+  try {
+    options.watch?.(() => engine.progress())
+    await engine.checkpoint()
+    return await engine.verify()
+  } finally {
+    await engine.close()
+  }
+}
+
 /** Every page and WAL frame checksum plus the tree invariants of `dir`. */
 export async function verifyDirectory(dir: string, options: WatchOptions = {}): Promise<VerifyReport> {
   const engine = await Engine.open(dir, { readOnly: true })

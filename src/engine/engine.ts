@@ -23,6 +23,11 @@ export interface EngineOptions {
    * `not_primary`, and a primary's frames are applied with `applyFrame`.
    */
   follower?: boolean
+  /**
+   * Recount the space map from the trees instead of loading it (`tenantdb repair`,
+   * docs/operations.md "Repairing the space map"); the next checkpoint writes it.
+   */
+  rebuildSpace?: boolean
 }
 
 export interface CloseReport {

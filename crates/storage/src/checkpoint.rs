@@ -11,7 +11,7 @@
 //! the new record then go to the journal, synced, before any slot is written
 //! (`journal.rs`; `space/mod.rs`, "Writing in place").
 //!
-//! After the pages and the new meta are durable, `swizzle` replaces written in-memory
+//! After the pages and the new meta are durable, `follow.rs` replaces written in-memory
 //! nodes by disk references, so their memory is released and later reads go through
 //! the bounded page cache.
 //!
@@ -40,7 +40,7 @@ use crate::btree::{self, node_references, Branch, MemNode, Node, NodeRef, TreeRo
 use crate::error::{Error, Result};
 use crate::checkpoint_sink::{Sink, Target, Unreached};
 use crate::journal::Journal;
-use crate::limits::{INLINE_VALUE_BYTES_MAX, SPACE_RELEASE_PAGES_MIN};
+use crate::limits::INLINE_VALUE_BYTES_MAX;
 use crate::meta::Meta;
 use crate::page_file::Direct;
 use crate::pager::Pager;
@@ -67,9 +67,9 @@ pub struct Published {
 /// How much releasing one checkpoint does (`space/mod.rs`, "Cost").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReleaseBudget {
-    /// At least `SPACE_RELEASE_PAGES_MIN`, and twice the pages to write, so releasing
-    /// keeps ahead of what churn allocates.
-    Bounded,
+    /// At least `pages_min` (`SPACE_RELEASE_PAGES_MIN` but in tests), and twice the
+    /// pages to write, so releasing keeps ahead of what churn allocates.
+    Bounded { pages_min: u64 },
     /// Everything queued (compaction).
     All,
 }
@@ -155,7 +155,7 @@ impl Attempt<'_> {
             self.books.dereference(target);
         }
         let limit = match budget {
-            ReleaseBudget::Bounded => SPACE_RELEASE_PAGES_MIN.max(unwritten.saturating_mul(2)),
+            ReleaseBudget::Bounded { pages_min } => pages_min.max(1).max(unwritten.saturating_mul(2)),
             ReleaseBudget::All => u64::MAX,
         };
         let released = release(self.pager, &mut self.books, generation, limit)?;
@@ -305,11 +305,6 @@ impl Attempt<'_> {
         }
         Ok(())
     }
-}
-
-/// The same version with every written in-memory node replaced by its disk reference.
-pub fn swizzle(version: &Version) -> Version {
-    Version { lsn: version.lsn, trees: swizzle_tree(&version.trees), pins: swizzle_tree(&version.pins) }
 }
 
 fn swizzle_tree(tree: &TreeRoot) -> TreeRoot {

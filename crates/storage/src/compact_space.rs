@@ -2,7 +2,7 @@
 //! directory ends close to a fresh load of its live data.
 //!
 //! 1. A checkpoint releases everything queued (no budget); once no reader holds an
-//!    older version (waiting up to `COMPACT_READER_WAIT`), two more let what was freed
+//!    older version (waiting up to `Options::compact_reader_wait`, `COMPACT_READER_WAIT` by default), two more let what was freed
 //!    age past the meta record that still reached it (`space/mod.rs`: reused one
 //!    generation later; the second also frees what the first released).
 //! 2. The target is the slots the live pages need, plus room for the space map.
@@ -22,7 +22,7 @@ use crate::backup_gate::MaintenanceHold;
 use crate::checkpoint::ReleaseBudget;
 use crate::database::Database;
 use crate::error::{Error, Result};
-use crate::limits::{COMPACT_READER_WAIT, COMPACT_SLACK_PAGES_MIN, META_SLOTS};
+use crate::limits::{COMPACT_SLACK_PAGES_MIN, META_SLOTS};
 use crate::relocate::moves;
 
 /// What `compact_space` did.
@@ -40,7 +40,7 @@ impl crate::database::Inner {
     /// Lets the slots released at `generation` become free: waits (bounded) for the
     /// readers of older versions, then checkpoints twice.
     fn age_past(&self, hold: &MaintenanceHold<'_>, generation: u64) -> Result<()> {
-        self.readers.wait_for(generation, std::time::Instant::now() + COMPACT_READER_WAIT);
+        self.readers.wait_for(generation, std::time::Instant::now() + self.options.compact_reader_wait);
         for _ in 0..2 {
             self.checkpoint_with(hold, ReleaseBudget::All, None)?;
         }

@@ -37,13 +37,12 @@
 //! idle gap the average is long and nothing polls either.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::commit_payload::CommitPayload;
 use crate::error::{Error, Result};
 use crate::limits::{COMMIT_POLL_MICROS_MAX, WAL_BATCH_BYTES_MAX};
-use crate::version::Version;
 
 pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
 
@@ -201,11 +200,11 @@ pub trait BatchSink {
     /// Applies a commit to the head version; returns its LSN. With `lsn` (a primary's
     /// frame), refused unless that is the head's next LSN.
     fn apply(&self, commit: &CommitPayload, lsn: Option<u64>) -> Result<u64>;
-    /// The head version, after the batch's commits were applied.
-    fn head(&self) -> Arc<Version>;
     /// Writes and syncs the frames; returns the microseconds the durable write took.
     fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64>;
-    fn publish(&self, version: Arc<Version>);
+    /// Makes the head, which holds the batch's last commit `last_lsn`, the durable
+    /// version readers see.
+    fn publish(&self, last_lsn: u64);
     /// Makes the head version the durable one again, after a batch that was not
     /// written (its commits had been applied to the head).
     fn roll_back(&self);
@@ -244,8 +243,7 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
         match result {
             Ok(_) => {
                 let last_lsn = applied.last().expect("a written batch holds commits").lsn;
-                assert_eq!(sink.head().lsn, last_lsn, "the version published is the one holding the batch's last commit");
-                sink.publish(sink.head());
+                sink.publish(last_lsn);
                 for commit in applied {
                     (commit.done)(Ok(commit.lsn));
                 }

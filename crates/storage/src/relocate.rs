@@ -13,8 +13,8 @@
 //!    past the target read back as bytes); the checkpoint then writes them into the
 //!    lowest free slots, as it writes any new node, and the counts of the old pages
 //!    drop to zero and release them.
-//! 3. `rebase` points the versions in memory (head, durable) at the moved pages, once
-//!    the checkpoint that wrote them is durable. Readers that hold older versions keep
+//! 3. `follow.rs` points the versions in memory (head, durable) at the moved pages,
+//!    once the checkpoint that wrote them is durable. Readers that hold older versions keep
 //!    the old pages until they finish (`readers.rs`).
 //!
 //! A version checkpointed after `moves` walked an older one reaches no other page past
@@ -111,30 +111,37 @@ impl MovesWalk<'_> {
 /// `version` with every node `moves` names replaced by an in-memory copy, and the
 /// copies made (for `rebase`, once a checkpoint wrote them).
 pub fn relocate(pager: &Pager, version: &Version, moves: &Moves) -> Result<(Version, Copies)> {
-    let mut copier = Copier { pager, moves, copies: Copies::default() };
+    let mut copier = Copier { pager, moves, copies: Copies { values: moves.values.clone(), ..Copies::default() } };
     let relocated = Version { lsn: version.lsn, trees: copier.tree(&version.trees)?, pins: copier.tree(&version.pins)? };
     Ok((relocated, copier.copies))
 }
 
 /// The copies `relocate` made: of pages, by page number, and of in-memory nodes that
-/// held a moved page, by address (so sharing is kept, and `rebase` reuses them).
+/// held a moved page, by address (so sharing is kept, and `follow.rs` reuses them);
+/// and which large values moved.
 #[derive(Default)]
 pub struct Copies {
     pages: HashMap<u64, NodeRef>,
     mem: HashMap<usize, NodeRef>,
+    values: HashSet<u64>,
 }
 
+/// Moved pages → their copies, the first pages of moved large values, and node
+/// addresses → their copies, each copy as the page the checkpoint wrote it to.
+pub type WrittenCopies = (HashMap<u64, NodeRef>, HashSet<u64>, HashMap<usize, NodeRef>);
+
 impl Copies {
-    /// The same copies, each as the page the checkpoint wrote it to.
-    fn written(&self) -> Copies {
+    /// The copies once a checkpoint wrote them (`follow.rs`).
+    pub fn written_parts(&self) -> WrittenCopies {
         let on_disk = |node: &NodeRef| match node.disk_loc() {
             Some(loc) => NodeRef::Disk(loc),
             None => node.clone(),
         };
-        Copies {
-            pages: self.pages.iter().map(|(&p, n)| (p, on_disk(n))).collect(),
-            mem: self.mem.iter().map(|(&k, n)| (k, on_disk(n))).collect(),
-        }
+        (
+            self.pages.iter().map(|(&p, n)| (p, on_disk(n))).collect(),
+            self.values.clone(),
+            self.mem.iter().map(|(&k, n)| (k, on_disk(n))).collect(),
+        )
     }
 }
 
@@ -195,7 +202,7 @@ impl Copier<'_> {
 }
 
 /// True when a rebuilt node refers to exactly what the original did.
-fn same_children(original: &Node, rebuilt: &Node) -> bool {
+pub(crate) fn same_children(original: &Node, rebuilt: &Node) -> bool {
     let same_ref = |a: &NodeRef, b: &NodeRef| match (a, b) {
         (NodeRef::Mem(x), NodeRef::Mem(y)) => Arc::ptr_eq(x, y),
         (NodeRef::Disk(x), NodeRef::Disk(y)) => x == y,
@@ -214,54 +221,5 @@ fn same_children(original: &Node, rebuilt: &Node) -> bool {
             _ => true,
         }),
         _ => false,
-    }
-}
-
-/// `version` with every reference to a moved page pointing at the page its copy was
-/// written to, once the checkpoint that wrote them is durable. Only nodes in memory are
-/// rebuilt (a page on disk that holds a moved page was moved itself), and those the
-/// checkpointed version shared are replaced by the copies it wrote.
-pub fn rebase(version: &Version, copies: &Copies) -> Version {
-    let written = copies.written();
-    let mut rebaser = Rebaser { map: &written.pages, mem: written.mem.clone() };
-    Version { lsn: version.lsn, trees: rebaser.tree(&version.trees), pins: rebaser.tree(&version.pins) }
-}
-
-struct Rebaser<'a> {
-    map: &'a HashMap<u64, NodeRef>,
-    mem: HashMap<usize, NodeRef>,
-}
-
-impl Rebaser<'_> {
-    fn tree(&mut self, tree: &TreeRoot) -> TreeRoot {
-        TreeRoot { root: tree.root.as_ref().map(|r| self.node(r)), count: tree.count, lsn: tree.lsn }
-    }
-
-    fn node(&mut self, node: &NodeRef) -> NodeRef {
-        if let Some(loc) = node.disk_loc() {
-            return self.map.get(&loc.page).cloned().unwrap_or_else(|| node.clone());
-        }
-        let NodeRef::Mem(mem) = node else { unreachable!("a node without a disk location lives in memory") };
-        let key = Arc::as_ptr(mem) as usize;
-        if let Some(done) = self.mem.get(&key) {
-            return done.clone();
-        }
-        let rebuilt = match &mem.node {
-            Node::Branch(Branch { level, keys, children }) => {
-                Node::Branch(Branch { level: *level, keys: keys.clone(), children: children.iter().map(|c| self.node(c)).collect() })
-            }
-            Node::Leaf(leaf) => Node::Leaf(
-                leaf.map_values(|value| -> std::result::Result<Value, std::convert::Infallible> {
-                    Ok(match value {
-                        Value::Tree(sub) => Value::Tree(self.tree(sub)),
-                        other => other.clone(),
-                    })
-                })
-                .unwrap_or_else(|never| match never {}),
-            ),
-        };
-        let done = if same_children(&mem.node, &rebuilt) { node.clone() } else { NodeRef::mem(rebuilt) };
-        self.mem.insert(key, done.clone());
-        done
     }
 }

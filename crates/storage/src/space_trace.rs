@@ -86,22 +86,38 @@ pub fn meta_references(meta: &Meta) -> Vec<Ref> {
 /// A space map for `meta` rebuilt by walking its trees: every slot reached is in use
 /// with the count found, and every other slot is released at the record's generation
 /// (so nothing the older record on disk might reach is written before it is replaced).
+/// Never fails on what the pages say: a reference to a slot the file does not hold (a
+/// meta slot, or past the record's tip) is damage to its referrer, reported and left
+/// out, so open goes on and only the rows behind it are unreadable.
 pub fn rebuild(pager: &Pager, meta: &Meta) -> Result<(SpaceMap, Vec<String>)> {
     let mut traced = Traced::default();
     for target in meta_references(&Meta { space: None, ..meta.clone() }) {
         traced.walk(pager, target)?;
     }
+    let mut problems = traced.problems;
+    let mut counts: Vec<(u64, u32)> = Vec::new();
+    let mut reached = RangeSet::new();
+    for (page, count) in traced.counts {
+        if page < META_SLOTS || page >= meta.page_count {
+            problems.push(format!("page {page} is referenced but the page file holds no such slot (tip {})", meta.page_count));
+            continue;
+        }
+        reached.insert(page);
+        if count != 1 {
+            counts.push((page, count));
+        }
+    }
     let mut unreached = RangeSet::new();
     for page in META_SLOTS..meta.page_count {
-        if !traced.counts.contains_key(&page) {
+        if !reached.contains(page) {
             unreached.insert(page);
         }
     }
     let pending = if unreached.is_empty() { Default::default() } else { [(meta.generation, unreached)].into() };
-    let counts = traced.counts.into_iter().filter(|&(_, c)| c != 1).collect();
-    let map = SpaceMap::from_parts(meta.page_count, counts, RangeSet::new(), pending, Vec::new())
-        .expect("a traced map is consistent by construction");
-    Ok((map, traced.problems))
+    // Paired with `from_parts`' checks: every part is within the file and disjoint.
+    let map = SpaceMap::from_parts(meta.page_count, counts, RangeSet::new(), pending, Vec::new());
+    assert!(map.is_some(), "a traced map of slots within the file is consistent by construction");
+    Ok((map.expect("asserted above"), problems))
 }
 
 /// What `check` found.
@@ -140,8 +156,10 @@ pub fn check(pager: &Pager, meta: &Meta, books: &SpaceMap) -> Result<SpaceCheck>
                 traced.problems.push(format!("page {page} is queued for release twice"));
             }
         }
+        // What it holds is still in use, and so is everything under that: walked like
+        // what the record reaches (a page reached only from a queued release is no leak).
         for held in held {
-            *traced.counts.entry(held.page()).or_insert(0) += 1;
+            traced.walk(pager, held)?;
         }
     }
     let mut problems = traced.problems;

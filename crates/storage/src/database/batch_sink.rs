@@ -9,7 +9,6 @@ use super::Inner;
 use crate::commit_payload::CommitPayload;
 use crate::error::{Error, Result};
 use crate::group_commit::BatchSink;
-use crate::version::Version;
 
 impl BatchSink for Inner {
     fn apply(&self, commit: &CommitPayload, expected: Option<u64>) -> Result<u64> {
@@ -26,10 +25,6 @@ impl BatchSink for Inner {
         Ok(lsn)
     }
 
-    fn head(&self) -> Arc<Version> {
-        self.head.lock().expect("head lock").version.clone()
-    }
-
     fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
         let started = Instant::now();
         self.wal.append_batch(frames)?;
@@ -38,8 +33,13 @@ impl BatchSink for Inner {
         Ok(micros)
     }
 
-    fn publish(&self, version: Arc<Version>) {
-        *self.durable.lock().expect("durable lock") = version;
+    fn publish(&self, last_lsn: u64) {
+        // The head as it is now, under its lock: a checkpoint may have followed it since
+        // the batch was applied (follow.rs), and publishing an older handle of the same
+        // LSN would bring back the locations it left. Lock order: head, then durable.
+        let head = self.head.lock().expect("head lock");
+        assert_eq!(head.version.lsn, last_lsn, "the version published is the one holding the batch's last commit");
+        *self.durable.lock().expect("durable lock") = head.version.clone();
     }
 
     fn roll_back(&self) {

@@ -7,20 +7,20 @@ use std::time::Instant;
 
 use super::Inner;
 use crate::backup_gate::MaintenanceHold;
-use crate::checkpoint::{checkpoint, swizzle, Plan, Published, ReleaseBudget};
+use crate::checkpoint::{checkpoint, Plan, Published, ReleaseBudget};
+use crate::follow::Follow;
 use crate::error::{Error, Result};
 use crate::limits::PAGE_BYTES;
 use crate::readers::OldestRead;
-use crate::relocate::{rebase, Moves};
+use crate::relocate::Moves;
 use crate::reports::CheckpointStats;
 use crate::space::SpaceStats;
-use crate::version::Version;
 use crate::group_commit::BatchSink;
 use crate::{space_chain, space_trace};
 
 impl Inner {
     pub(super) fn checkpoint(&self, hold: &MaintenanceHold<'_>) -> Result<CheckpointStats> {
-        self.checkpoint_with(hold, ReleaseBudget::Bounded, None)
+        self.checkpoint_with(hold, ReleaseBudget::Bounded { pages_min: self.options.space_release_pages_min }, None)
     }
 
 
@@ -84,19 +84,18 @@ impl Inner {
         if trimmed {
             self.pager.file().truncate(page_count * PAGE_BYTES as u64).map_err(|err| self.checkpoint_failed(err))?;
         }
-        // The versions in memory follow moved pages to their copies, and refer to what
-        // was written by its page from now on.
-        let follow = |version: &Version| match &moved {
-            Some(copies) => swizzle(&rebase(version, copies)),
-            None => swizzle(version),
-        };
+        // The versions in memory follow what was written and moved, in one pass so that
+        // what they share stays shared (follow.rs). Under both locks (order: head,
+        // then durable, as publishing takes them): a batch applied or published meanwhile
+        // would hold a version followed apart.
         {
             let mut head = self.head.lock().expect("head lock");
-            head.version = Arc::new(follow(&head.version));
-        }
-        {
             let mut durable = self.durable.lock().expect("durable lock");
-            *durable = Arc::new(follow(&durable));
+            let mut follow = Follow::new(&self.pager, moved.as_ref());
+            let followed = follow.version(&durable).and_then(|d| Ok((d, follow.version(&head.version)?)));
+            let (new_durable, new_head) = followed.map_err(|err| self.checkpoint_failed(err))?;
+            *durable = Arc::new(new_durable);
+            head.version = Arc::new(new_head);
         }
         // Only now: a snapshot reads the generation (its epoch) before its version, so
         // one of the new epoch always has a version that follows the moved pages. One of
@@ -121,6 +120,10 @@ impl Inner {
     /// Recounts the space map of the current record against its pages. A reader hold
     /// of the record's epoch keeps every slot it reaches from being reused meanwhile.
     pub(super) fn verify_space(self: &Inner) -> Result<(SpaceStats, Vec<String>)> {
+        // No checkpoint meanwhile: one that began before the hold below decided to write
+        // in place already, over slots of the record read here (a stale page seen by
+        // the recount that no reader would ever see). Commits go on.
+        let _serial = self.checkpoint_lock.lock().expect("checkpoint lock");
         let (meta, _hold) = {
             let meta = self.meta.lock().expect("meta lock");
             (meta.clone(), self.readers.hold(meta.generation, meta.checkpoint_lsn, None))

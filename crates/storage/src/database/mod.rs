@@ -47,7 +47,7 @@ use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
 use crate::group_commit::{run_sync_thread, Completion, GroupCommit, Pending};
 use crate::histogram::Histogram;
-use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
+use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, COMPACT_READER_WAIT, SPACE_RELEASE_PAGES_MIN, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
 use crate::pager::Pager;
 use crate::progress::{ProgressReport, WorkStep};
@@ -71,6 +71,17 @@ pub struct Options {
     /// WAL segments are zero-filled ahead of the write position in steps of this many
     /// bytes, so a commit's fdatasync flushes no file metadata (0: off).
     pub wal_preallocate_bytes: u64,
+    /// The least a checkpoint releases of what is queued (`space/mod.rs`, "Cost"):
+    /// `SPACE_RELEASE_PAGES_MIN` unless a test wants queued releases to outlive
+    /// checkpoints, restarts and crashes at a small scale.
+    pub space_release_pages_min: u64,
+    /// How long compaction waits for readers of older versions before it goes on
+    /// around them (`COMPACT_READER_WAIT` but in tests that hold readers on purpose).
+    pub compact_reader_wait: std::time::Duration,
+    /// Recount the space map from the trees at open instead of loading it (`tenantdb
+    /// repair`): the books are derivable from the pages, so books a bug or damage left
+    /// wrong are replaced, and the next checkpoint writes them.
+    pub rebuild_space: bool,
     /// Open without changing a byte of the directory (`tenantdb verify`): a shared
     /// lock, files opened read-only, recovery in memory only (a torn tail is skipped,
     /// not cleared), no corruption-log writes (reports stay in memory), and commits
@@ -90,6 +101,9 @@ impl Default for Options {
             checkpoint_wal_bytes: CHECKPOINT_WAL_BYTES_DEFAULT,
             tail_retention_bytes: TAIL_RETENTION_BYTES_DEFAULT,
             wal_preallocate_bytes: WAL_PREALLOCATE_BYTES_DEFAULT,
+            space_release_pages_min: SPACE_RELEASE_PAGES_MIN,
+            compact_reader_wait: COMPACT_READER_WAIT,
+            rebuild_space: false,
             read_only: false,
             follower: false,
             vfs: Arc::new(RealVfs),
@@ -186,7 +200,7 @@ impl Database {
             }
         };
         let pager = Pager::new(pages, SpaceMap::empty(meta.page_count), options.cache_bytes, corruption.clone());
-        let (space, space_damage) = load_space(&pager, &meta, &corruption)?;
+        let (space, space_damage) = load_space(&pager, &meta, &corruption, options.rebuild_space)?;
         pager.set_space(space);
         // The books count what they were built from: a rebuilt map does not count the
         // record's chain (it waits as pending), so the record kept in memory names none.

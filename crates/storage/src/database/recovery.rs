@@ -15,8 +15,14 @@ use crate::{space_chain, space_trace};
 /// when the record has none (a format-1 directory, a new one) or the chain is damaged.
 /// Damage is recorded as corruption and returned (as a sentence for `verify`); the
 /// rebuilt map is exact, since it is counted from the pages themselves.
-pub(super) fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog) -> Result<(SpaceMap, Option<String>)> {
+pub(super) fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog, rebuild: bool) -> Result<(SpaceMap, Option<String>)> {
     let mut damage = None;
+    if rebuild {
+        // `tenantdb repair`: the books are recounted from the trees whatever they say.
+        let (map, problems) = space_trace::rebuild(pager, meta)?;
+        let found = if problems.is_empty() { String::new() } else { format!("; {}", problems.join("; ")) };
+        return Ok((map, Some(format!("space map rebuilt from the pages on request{found}"))));
+    }
     if let Some(first) = meta.space {
         match space_chain::load(pager.file(), first, meta.page_count) {
             Ok(map) => return Ok((map, None)),
@@ -26,7 +32,11 @@ pub(super) fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog)
             Err(err) => return Err(err),
         }
     }
-    let (map, _problems) = space_trace::rebuild(pager, meta)?;
+    let (map, problems) = space_trace::rebuild(pager, meta)?;
+    let damage = match (damage, problems.is_empty()) {
+        (Some(d), false) => Some(format!("{d}; {}", problems.join("; "))),
+        (damage, _) => damage,
+    };
     Ok((map, damage))
 }
 
