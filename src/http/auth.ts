@@ -112,7 +112,7 @@ export function authHook(credentials: Credentials, tokens: AccessTokens, throttl
     const { credential } = identified
     recordCredential(request.raw, credential)
     if (credential.kind === 'tenant') tokens.used(credential.grant.hash)
-    const refusal = routeRefusal(credential, access, (request.params as { tenant?: string } | undefined)?.tenant)
+    const refusal = routeRefusal(credential, access, request.params, request.query)
     if (refusal !== null) return sendError(reply, refusal.code, refusal.message)
   }
 }
