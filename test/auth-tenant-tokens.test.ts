@@ -205,6 +205,7 @@ t.test('auth-tenant-tokens: an expired token is no guess, a revoked one is: the 
   const statuses: number[] = []
   for (let i = 0; i < 21; i += 1) statuses.push((await api(origin, revoked.token)('/api/v1/health')).status)
   t.same(statuses, [...Array(20).fill(401), 429], 'the 21st revoked attempt within the window is refused')
+  t.match(await api(origin, expired.token)('/api/v1/health'), { status: 401, body: { error: 'the token has expired' } }, 'an expired token on the blocked address: 401, not 429')
 })
 
 t.test('auth-tenant-tokens: uses are kept in memory, written lazily, never a commit per read', async (t) => {
