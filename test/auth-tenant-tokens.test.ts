@@ -148,6 +148,8 @@ t.test('auth-tenant-tokens: an admin token runs its tenants\' operations, forks 
   t.match(await ops(acmeAdmin, 'acme', { op: 'create', name: 'newco' }), { status: 403, body: { code: 'forbidden' } })
   t.match(await ops(acmeAdmin, 'acme', { op: 'delete', name: 'acme@s1' }), { status: 403, body: { code: 'forbidden' } })
   t.match(await ops(acmeAdmin, 'acme', { op: 'delete' }), { status: 403, body: { code: 'forbidden' } })
+  t.same((await acmeAdmin('/api/v1/t/acme/tokens')).body, { error: 'this needs the service token; the token is an admin token', code: 'forbidden' }, 'the refusal names the scope with its article')
+  t.same((await acmeRead('/api/v1/t/acme/ops', { json: { op: 'snapshot', target: 'x' } })).body, { error: 'this needs an admin token; the token is a read token', code: 'forbidden' })
   for (const body of [{ op: 'suspend', name: 'globex' }, { op: 'snapshot', name: 'globex', target: 'x' }, { op: 'fork', name: 'globex', target: 'mine' }, { op: 'fork', name: 'globex@s', target: 'mine' }]) {
     const res = await ops(acmeAdmin, 'acme', body)
     t.same({ status: res.status, body: res.body }, { status: 404, body: { error: "no tenant named 'globex'", code: 'unknown_tenant' } }, `${JSON.stringify(body)}: another tenant named in the body is unknown`)
@@ -205,6 +207,7 @@ t.test('auth-tenant-tokens: an expired token is no guess, a revoked one is: the 
   const statuses: number[] = []
   for (let i = 0; i < 21; i += 1) statuses.push((await api(origin, revoked.token)('/api/v1/health')).status)
   t.same(statuses, [...Array(20).fill(401), 429], 'the 21st revoked attempt within the window is refused')
+  t.match(await api(origin, expired.token)('/api/v1/health'), { status: 401, body: { error: 'the token has expired' } }, 'an expired token on the blocked address: 401, not 429')
 })
 
 t.test('auth-tenant-tokens: uses are kept in memory, written lazily, never a commit per read', async (t) => {

@@ -336,11 +336,13 @@ t.test('a frame the writer got wrong is an error, never a silently wrong event; 
   t.match(await rejection(pollTail(engine, 'a', { after: 1 })), { message: /the row write to 'items' at LSN 2 does not decode/ },
     'never skipped silently: that would be a gap in the tail')
   await engine.commit([{ op: 'put', tree: 't/a/meta', key, value: row }], encodeCommitHeader('a', new Date(), 'write', 'u'))
-  t.match(await rejection(pollTail(engine, 'a', { after: 2 })), { message: /LSN 3 has an 'update' letter on operation 0, a put that is not a row write of tenant 'a'/ })
+  t.match(await rejection(pollTail(engine, 'a', { after: 2 })), { message: /LSN 3 has the letter 'update' on operation 0 \(put\), which is no row update of tenant 'a'/ })
   await engine.commit([{ op: 'delete', tree: rowsTree('a', 'items'), key }], encodeCommitHeader('a', new Date(), 'write', 'i'))
-  t.match(await rejection(pollTail(engine, 'a', { after: 3 })), { message: /LSN 4 has an 'insert' letter on operation 0, a delete/ }, 'a letter of the wrong kind')
+  t.match(await rejection(pollTail(engine, 'a', { after: 3 })), { message: /LSN 4 has the letter 'insert' on operation 0 \(delete\)/ }, 'a letter of the wrong kind')
+  await engine.commit([{ op: 'put', tree: rowsTree('a', 'items'), key, value: row }], encodeCommitHeader('a', new Date(), 'write', 'd'))
+  t.match(await rejection(pollTail(engine, 'a', { after: 4 })), { message: /LSN 5 has the letter 'delete' on operation 0 \(put\)/ }, 'a delete letter on a put')
   await engine.commit([{ op: 'delete', tree: rowsTree('a', 'items'), key }], encodeCommitHeader('a', new Date(), 'write', 'd-'))
-  t.match(await rejection(pollTail(engine, 'a', { after: 4 })), { message: /LSN 5 has 2 operation letters for 1 operations/ })
+  t.match(await rejection(pollTail(engine, 'a', { after: 5 })), { message: /LSN 6 has 2 operation letters for 1 operations/ })
 })
 
 t.test('a frame of the older header form (one letter per row write, `changes`) reads as it always did', async (t) => {

@@ -179,6 +179,9 @@ t.test('values the codecs refuse are type errors, not crashes', async (t) => {
 t.test('count(x), sum overflow and round follow the documented semantics', async (t) => {
   const { q } = await seeded(t)
   t.same((await q('users | aggregate rows: count(), aged: count(age)')).rows, [[5, 4]], 'count(x) skips nulls')
+  // A json field is summable for the checker; what it holds is seen only when it runs.
+  t.match(await rejected(q('users | aggregate s: sum(meta)')), { code: 'type_error', message: 'sum() takes numbers, got record {"team":{"lead":true}}' })
+  t.match(await rejected(q('users | aggregate s: avg(meta)')), { code: 'type_error', message: 'avg() takes numbers, got record {"team":{"lead":true}}' })
   t.same((await q('users | get 1 | select a: round(2.15, 1), b: round(-2.5), c: round(2.5)')).rows, [[2.1, -3, 3]],
     'the exact binary value is rounded, halves away from zero')
   await q('insert users $rows', { rows: [{ id: 30, email: 'big1', name: 'B', age: 9007199254740991 }] })

@@ -61,7 +61,7 @@ export function decodeEvent(frame: Frame, tenant: string, collection?: string): 
     const op = ops[i] as Op
     // The letter and the operation were written by the same call (TxnView.putRow, deleteRow).
     if ((op.op !== 'put' && op.op !== 'delete') || (op.op === 'delete') !== (kind === 'delete') || !op.tree.startsWith(prefix)) {
-      throw writerBug(frame.lsn, `an '${kind}' letter on operation ${i}, a ${op.op} that is not a row write of tenant '${tenant}'`)
+      throw writerBug(frame.lsn, `the letter '${kind}' on operation ${i} (${op.op}), which is no row ${kind} of tenant '${tenant}'`)
     }
     const name = op.tree.slice(prefix.length)
     if (collection !== undefined && name !== collection) continue

@@ -6,13 +6,13 @@
 // `AccessTokens.of(db)`. Every change is one commit through the committer, like a
 // tenant operation; what a token may do is decided by the HTTP layer
 // (src/http/route-access.ts), which is told here only what the catalog says.
-import { default_tenant, listTenantTokens, newAccessToken, newTokenId, readAccessToken, readAccessTokenCached,
+import { checkTokenName, default_tenant, listTenantTokens, newAccessToken, newTokenId, readAccessToken, readAccessTokenCached,
   readLastUsed, removeAccessToken, removeLastUsed, requireTenant, runTenantOp, tenantsOpened, tenantTokensKey,
   TenantError, token_scopes, tokenHash, writeAccessToken, writeLastUsed, type AccessTokenRecord, type OpResult,
   type TenantOpRequest, type TokenScope } from '../tenants/index.js'
 import { ConflictError } from '../mvcc/index.js'
 import { TxnView, type Snapshot } from '../txn/index.js'
-import { access_token_expires_in_s_max, access_token_name_chars_max, access_tokens_per_tenant_max } from '../limits.js'
+import { access_token_expires_in_s_max, access_tokens_per_tenant_max } from '../limits.js'
 import type { Database } from './database.js'
 import { internalsOf } from './internals.js'
 import type { DatabaseParts } from './parts.js'
@@ -260,9 +260,7 @@ export function checkIssueRequest(request: unknown): { scope: TokenScope; name?:
   if (typeof scope !== 'string' || !(token_scopes as readonly string[]).includes(scope)) {
     throw new TenantError('bad_request', `scope must be one of ${token_scopes.join(', ')}, got ${JSON.stringify(scope ?? null)}`)
   }
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > access_token_name_chars_max)) {
-    throw new TenantError('bad_request', `name must be a string of 1 to ${access_token_name_chars_max} characters`)
-  }
+  if (name !== undefined) checkTokenName(name)
   if (expires_in_s !== undefined && (typeof expires_in_s !== 'number' || !Number.isSafeInteger(expires_in_s) || expires_in_s < 1 || expires_in_s > access_token_expires_in_s_max)) {
     throw new TenantError('bad_request', `expires_in_s must be an integer from 1 to ${access_token_expires_in_s_max}, got ${JSON.stringify(expires_in_s)}`)
   }

@@ -16,7 +16,9 @@
 // (a revoked token, or one of a deleted tenant, is a wrong token). A request offering
 // none is 401 without counting, and so is an expired token (it was issued, so it is no
 // guess); a CORS preflight is answered before this hook, and a request from a refused
-// origin or host never gets here.
+// origin or host never gets here. The throttle refuses wrong tokens only: the offered
+// ones are checked first, blocked address or not, with the same constant-time work, so
+// a right token is never locked out by wrong ones sent from its address.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AccessTokens } from '../database/index.js'
@@ -98,13 +100,13 @@ export function authHook(credentials: Credentials, tokens: AccessTokens, throttl
     const offered = offeredTokens(request).filter((t) => t !== '')
     // No token at all cannot be a guess: 401, and it does not count toward the throttle.
     if (offered.length === 0) return unauthorized(reply, 'missing or invalid token')
-    const wait = throttle.retryAfterSeconds(request.ip)
-    if (wait > 0) {
-      reply.header('retry-after', String(wait))
-      return sendError(reply, 'rate_limited', 'too many failed authentications from this address; retry later')
-    }
     const identified = credentials.identify(offered)
     if (identified === null) {
+      const wait = throttle.retryAfterSeconds(request.ip)
+      if (wait > 0) {
+        reply.header('retry-after', String(wait))
+        return sendError(reply, 'rate_limited', 'too many failed authentications from this address; retry later')
+      }
       throttle.recordFailure(request.ip)
       return unauthorized(reply, 'missing or invalid token')
     }
@@ -112,7 +114,7 @@ export function authHook(credentials: Credentials, tokens: AccessTokens, throttl
     const { credential } = identified
     recordCredential(request.raw, credential)
     if (credential.kind === 'tenant') tokens.used(credential.grant.hash)
-    const refusal = routeRefusal(credential, access, (request.params as { tenant?: string } | undefined)?.tenant)
+    const refusal = routeRefusal(credential, access, request.params, request.query)
     if (refusal !== null) return sendError(reply, refusal.code, refusal.message)
   }
 }

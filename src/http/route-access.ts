@@ -2,8 +2,8 @@
 // what a credential opens. Every route declares its needs (`config.access`); the auth
 // hook (auth.ts) finds the credential and asks `routeRefusal`; the two routes whose
 // needs depend on the request's body ask `queryRefusal` (a writing statement needs a
-// write token) and `opRefusal` (which operation, on which tenant). Nothing else in the
-// server decides access.
+// write token; a tenant operation in the text names a tenant) and `opRefusal` (which
+// operation, on which tenant). Nothing else in the server decides access.
 //
 //   'public'               no credential (the console's files)
 //   'any'                  any valid credential (liveness, the OpenAPI document, the schema source)
@@ -11,21 +11,33 @@
 //                          metrics, backup, the tenant list)
 //   { tenant: scope }      the service token, or a tenant token that opens the path's
 //                          :tenant with at least `scope` (read < write < admin);
-//                          `service`: the service token only (a tenant's tokens)
+//                          `service`: the service token only (a tenant's tokens).
+//                          `references`: the query-string parameters that may name
+//                          another tenant as `tenant@snapshot` (diff's `from`)
 //
-// A tenant token on a tenant it does not open is answered as an unknown tenant (404
-// `unknown_tenant`, the same sentence), so tenant names do not leak; on a route or
-// operation its scope does not reach, 403 `forbidden`.
+// Every tenant a request names, wherever it names it (the path, a reference in the
+// query string, an operation's body, a tenant operation in Eel text), is checked by
+// one function, `tenantRefusal`, before anything looks at the database: a tenant token
+// on a tenant it does not open is answered as an unknown tenant (404 `unknown_tenant`,
+// the same sentence), whether that tenant exists or not, so tenant and snapshot names
+// do not leak; then, on a route or operation its scope does not reach, 403 `forbidden`.
 import type { IncomingMessage } from 'node:http'
 import type { FastifyRequest } from 'fastify'
 import type { TokenGrant, TokenScope } from '../database/index.js'
+import type { Statement } from '../lang/ast.js'
 import { EelError } from '../lang/diagnostic.js'
 import { StatementCache, statementWrites } from '../query/index.js'
 import type { SchemaIR } from '../schema/ir.js'
-import type { TenantOpRequest } from '../tenants/index.js'
+import { opRequestOf, type TenantOpRequest } from '../tenants/index.js'
 import type { ErrorCode } from './errors.js'
 
-export type RouteAccess = 'public' | 'any' | 'service' | { tenant: TokenScope | 'service' }
+export type RouteAccess = 'public' | 'any' | 'service' | TenantAccess
+
+export interface TenantAccess {
+  tenant: TokenScope | 'service'
+  /** Query-string parameters that may hold `tenant@snapshot`: that tenant is checked as the path's :tenant. */
+  references?: readonly string[]
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -81,48 +93,96 @@ function unknownTenant(tenant: string): Refusal {
   return { code: 'unknown_tenant', message: `no tenant named '${tenant}'` }
 }
 
-/** Whether `credential` may call a route declared `access`, for the path's `tenant`. */
-export function routeRefusal(credential: Credential, access: RouteAccess, tenant: string | undefined): Refusal | null {
+/**
+ * The one check of a tenant a request names, for a tenant token: it depends on the
+ * token alone, never on what exists, so a tenant it does not open and one that does
+ * not exist get the same answer.
+ */
+function tenantRefusal(grant: TokenGrant, tenants: ReadonlyArray<string | null>): Refusal | null {
+  for (const tenant of tenants) {
+    if (tenant !== null && !grant.tenants.includes(tenant)) return unknownTenant(tenant)
+  }
+  return null
+}
+
+/** The tenant of `tenant@snapshot`; null for a bare name (a snapshot of the path's tenant). */
+function referencedTenant(reference: string): string | null {
+  const at = reference.indexOf('@')
+  return at === -1 ? null : reference.slice(0, at)
+}
+
+/** The tenants named by the references the route declares (each value, also one given twice: the schema refuses that later). */
+function queryReferences(access: TenantAccess, query: unknown): Array<string | null> {
+  const values = (query ?? {}) as Record<string, unknown>
+  return (access.references ?? []).flatMap((name) => [values[name]].flat())
+    .map((value) => (typeof value === 'string' ? referencedTenant(value) : null))
+}
+
+/** The article and the scope: "a read token", "an admin token". */
+const tokenOf: Readonly<Record<TokenScope, string>> = { read: 'a read token', write: 'a write token', admin: 'an admin token' }
+
+/**
+ * Whether `credential` may call a route declared `access`, for the path's `params.tenant`
+ * and the references its `query` string holds.
+ */
+export function routeRefusal(credential: Credential, access: RouteAccess, params: unknown, query: unknown): Refusal | null {
   if (credential.kind === 'service' || access === 'public' || access === 'any') return null
   if (access === 'service') return { code: 'forbidden', message: 'this route is server-wide: it needs the service token' }
   const { grant } = credential
-  if (tenant === undefined || !grant.tenants.includes(tenant)) return unknownTenant(tenant ?? '')
+  const tenant = (params as { tenant?: unknown } | undefined)?.tenant
+  const refusal = tenantRefusal(grant, [typeof tenant === 'string' ? tenant : '', ...queryReferences(access, query)])
+  if (refusal !== null) return refusal
   if (access.tenant === 'service' || rank[grant.scope] < rank[access.tenant]) {
-    return { code: 'forbidden', message: `this needs ${needs[access.tenant]}; the token is a ${grant.scope} token` }
+    return { code: 'forbidden', message: `this needs ${needs[access.tenant]}; the token is ${tokenOf[grant.scope]}` }
   }
   return null
 }
 
 /**
- * Whether `credential` may run the query `text`: a read token may not run a statement
- * that writes (statement-writes.ts decides from the parsed text, before it runs). Text
- * that does not parse is left to the query route, which refuses it as it would for any
- * token.
+ * Whether `credential` may run the query `text`: a tenant operation in it (which the
+ * query route refuses anyway) names a tenant, checked first; a read token may not run
+ * a statement that writes (statement-writes.ts decides from the parsed text, before it
+ * runs). Text that does not parse is left to the query route, which refuses it as it
+ * would for any token.
  */
 export function queryRefusal(credential: Credential | undefined, text: string, schema: SchemaIR): Refusal | null {
-  if (credential?.kind !== 'tenant' || rank[credential.grant.scope] >= rank.write) return null
-  let writes: boolean
+  if (credential?.kind !== 'tenant') return null
+  const { grant } = credential
+  const reads = rank[grant.scope] < rank.write
+  // A tenant operation starts with the keyword `tenant` (keywords are case-sensitive,
+  // docs/language.md): other text of a write token needs no parse here.
+  if (!reads && !text.includes('tenant')) return null
+  let statement: Statement
   try {
-    writes = statementWrites(statements.statement(text), schema)
+    statement = statements.statement(text)
   } catch (err) {
     // Only a parse failure: anything else is a bug, and fails the request (never opens it).
     if (err instanceof EelError) return null
     throw err
   }
-  return writes ? { code: 'forbidden', message: 'this statement writes, and the token is a read token: it needs a write token (or admin)' } : null
+  if (statement.kind === 'tenant_op') return tenantRefusal(grant, opReferences(opRequestOf(statement)))
+  if (!reads || !statementWrites(statement, schema)) return null
+  return { code: 'forbidden', message: 'this statement writes, and the token is a read token: it needs a write token (or admin)' }
+}
+
+/** The existing tenants an operation names: every name but a new one (`create`; a fork's target). */
+function opReferences(op: TenantOpRequest): string[] {
+  return op.op === 'create' ? [] : [op.name.split('@')[0] ?? '']
 }
 
 /**
  * Whether `credential` may run the tenant operation `op` (its shape already checked).
  * An admin token may snapshot, fork (into a new tenant it then administers too),
  * restore to a snapshot, suspend, resume and compact the tenants it opens; creating and deleting tenants, and
- * dropping snapshots, need the service token.
+ * dropping snapshots, need the service token. The tenant an operation names is checked
+ * first, as a path's.
  */
 export function opRefusal(credential: Credential | undefined, op: TenantOpRequest): Refusal | null {
   if (credential?.kind !== 'tenant') return null
+  const refusal = tenantRefusal(credential.grant, opReferences(op))
+  if (refusal !== null) return refusal
   if (op.op === 'create' || op.op === 'delete') {
     return { code: 'forbidden', message: `'${op.op}' needs the service token; an admin token may snapshot, fork, restore, suspend, resume and compact its tenants` }
   }
-  const source = op.op === 'fork' || op.op === 'restore' ? op.name.split('@')[0] ?? '' : op.name
-  return credential.grant.tenants.includes(source) ? null : unknownTenant(source)
+  return null
 }

@@ -4,6 +4,7 @@
 import type { AggregateItem, Expr, SortKey, Stage, Value } from '../lang/ast.js'
 import { compareValues, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
+import { describeValue } from './types.js'
 import { evaluate, floatOverflow, type EvalContext } from './evaluate.js'
 import type { Row } from './access.js'
 
@@ -154,7 +155,7 @@ function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: E
   }
   state.count += 1
   if (item.fn === 'sum' || item.fn === 'avg') {
-    if (typeof value !== 'number') throw new QueryError('type_error', `${item.fn}() met a ${typeof value}`)
+    if (typeof value !== 'number') throw new QueryError('type_error', `${item.fn}() takes numbers, got ${describeValue(value)}`)
     state.sum += value
     if (item.fn === 'sum' && ctx.integerOps.has(item.arg) && !Number.isSafeInteger(state.sum)) {
       throw new QueryError('type_error', `integer overflow: sum(${item.name}) is beyond ±2^53`)

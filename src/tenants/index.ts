@@ -3,6 +3,7 @@
 export { runTenantOp, tenantTrees, type OpOptions, type OpResult, type TenantOpContext } from './ops.js'
 export { checkOpRequest, tenant_ops, type TenantOpRequest } from './op-request.js'
 export { opRequestOf } from './op-statement.js'
+export { checkTokenName } from './token-name.js'
 export { requireActive, requireCollection, requireQueryable, requireTenant } from './rules.js'
 export { listTenants, listSnapshots, readTenant, readTenantCached, writeTenant, type TenantRecord, type SnapshotRecord } from './catalog.js'
 export { TenantError, type TenantErrorCode } from './errors.js'

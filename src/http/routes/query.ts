@@ -91,7 +91,8 @@ export function queryRoutes(db: Database) {
       schema,
       config: {
         errorsAddConflict: true,
-        // A read token may run only statements that read (queryRefusal, below).
+        // A read token may run only statements that read, and a tenant operation in the
+        // text may name only tenants the token opens (queryRefusal, below).
         access: { tenant: 'read' },
         swaggerTransform: ({ schema: routeSchema, url }) => ({ schema: { ...routeSchema, body: document_body }, url }),
       },

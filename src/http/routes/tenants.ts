@@ -86,7 +86,8 @@ export function tenantRoutes(db: Database) {
 
     app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots, config: read }, async (request) => db.tenant(request.params.tenant).snapshots())
 
-    app.get<{ Params: TenantParams; Querystring: DiffQuery }>('/api/v1/t/:tenant/diff', { schema: diff, config: read }, async (request) => {
+    // `from` may name another tenant's snapshot: the token must open that tenant too.
+    app.get<{ Params: TenantParams; Querystring: DiffQuery }>('/api/v1/t/:tenant/diff', { schema: diff, config: { access: { tenant: 'read', references: ['from'] } } }, async (request) => {
       const { from, to, collection, limit } = request.query
       return db.tenant(request.params.tenant).diff({ from, ...(to === undefined ? {} : { to }), ...(collection === undefined ? {} : { collection }), limit })
     })

@@ -28,7 +28,7 @@ const issue = {
     type: 'object', required: ['scope'], additionalProperties: false,
     properties: {
       scope: { enum: [...token_scopes], description: 'read: queries that read, collections, schema, snapshots, diff, tail; write: also writing queries; admin: also snapshot, fork, suspend, resume, compact' },
-      name: { type: 'string', minLength: 1, maxLength: access_token_name_chars_max, description: 'a label for listings' },
+      name: { type: 'string', minLength: 1, maxLength: access_token_name_chars_max, description: 'a label for listings: no control characters (C0, DEL, C1) nor bidirectional formatting characters (U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), refused with 400' },
       expires_in_s: { type: 'integer', minimum: 1, maximum: access_token_expires_in_s_max, description: 'seconds until it expires; absent: it does not expire' },
     },
     examples: [{ scope: 'read', name: 'acme web app', expires_in_s: 2592000 }],
@@ -41,7 +41,7 @@ const issue = {
       }),
     },
     {
-      400: '`bad_request`: a body that is not the JSON object described (a scope not among read, write, admin; an empty or long name; expires_in_s out of range), too many tokens, or a refused path',
+      400: '`bad_request`: a body that is not the JSON object described (a scope not among read, write, admin; an empty or long name, or one holding a control or bidirectional formatting character; expires_in_s out of range), too many tokens, or a refused path',
       ...unknown_tenant,
       409: '`conflict`: the tenant was deleted meanwhile (nothing changed)',
       ...with_body,
