@@ -214,6 +214,12 @@ export const backup_chunk_bytes = 1024 * 1024
 /** Largest manifest a restore reads (docs/format.md, "Backup archive"). */
 export const backup_manifest_bytes_max = 16 * 1024 * 1024
 
+/** Unreadable corruption.log lines a restore names (it counts them all; docs/operations.md, "Backup and restore"). */
+export const corruption_log_lines_named_max = 20
+
+/** Characters of an unreadable corruption.log line a restore shows, the rest cut off with an ellipsis. */
+export const corruption_log_line_chars_shown_max = 200
+
 /** The server's trend ring (GET /api/v1/trends): one sample a second, 20 minutes of them. */
 export const trend_interval_ms = 1000
 export const trend_samples_max = 1200

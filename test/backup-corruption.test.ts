@@ -11,43 +11,11 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import tar from 'tar-stream'
 import { Database } from '../src/database/index.js'
 import { xxh64Reference } from './helpers/xxh64-reference.js'
 import { cli_path, spawnCli } from './helpers/spawn-cli.js'
+import { entries, filesOf, pack, type Entry } from './helpers/tar-entries.js'
 import { tempDir } from './helpers/temp-dir.js'
-
-interface Entry { name: string; header: number; data: number; size: number }
-
-/** The entries of a ustar archive, read by hand (name at 0, octal size at 124). */
-function entries(archive: Buffer): Entry[] {
-  const found: Entry[] = []
-  for (let at = 0; at + 512 <= archive.length;) {
-    const header = archive.subarray(at, at + 512)
-    if (header.every((b) => b === 0)) break
-    const name = header.subarray(0, 100).toString('latin1').replace(/\0.*$/s, '')
-    const size = parseInt(header.subarray(124, 136).toString('latin1').replace(/\0.*$/s, '').trim(), 8)
-    found.push({ name, header: at, data: at + 512, size })
-    at += 512 + Math.ceil(size / 512) * 512
-  }
-  return found
-}
-
-/** An archive of `files` (name → bytes) in that order, written with tar-stream. */
-async function pack(files: Array<[string, Buffer]>): Promise<Buffer> {
-  const out = tar.pack()
-  const chunks: Buffer[] = []
-  const reading = (async () => { for await (const chunk of out as AsyncIterable<Buffer>) chunks.push(chunk) })()
-  for (const [name, data] of files) await new Promise<void>((resolve, reject) => out.entry({ name, mode: 0o600 }, data, (err) => (err ? reject(err) : resolve())))
-  out.finalize()
-  await reading
-  return Buffer.concat(chunks)
-}
-
-/** The files of an archive, manifest included, as name → bytes. */
-function filesOf(archive: Buffer): Array<[string, Buffer]> {
-  return entries(archive).map((e) => [e.name, archive.subarray(e.data, e.data + e.size)])
-}
 
 /** A seeded directory with a snapshot, and its archive from `tenantdb backup DIR OUT`. */
 async function backedUp(t: Test): Promise<{ root: string; archive: Buffer; schema: string }> {

@@ -1,7 +1,8 @@
 // The metrics route (docs/operations.md, "Metrics") over a real server and database: the
 // answer parses as the Prometheus text exposition format with a parser of its own
 // (helpers/prometheus-text.ts), counters move by what the test did between two scrapes
-// (queries, commits, change-tail events, migrations), the route needs the token like
+// (queries, commits, change-tail events, migrations), Prometheus's own promtool accepts
+// the answer without a lint problem (helpers/promtool.ts), the route needs the token like
 // every /api route, and no label value ever holds a query string, a path a client sent
 // or a tenant's name.
 import { writeFileSync } from 'node:fs'
@@ -14,6 +15,7 @@ import { registeredRoutes } from '../src/http/index.js'
 import { api, openExampleDatabase, startServer } from './helpers/http-server.js'
 import { hang_guard_ms, pollUntil } from './helpers/poll.js'
 import { parseExposition, sampleValue, sampleValueOrZero, type Exposition } from './helpers/prometheus-text.js'
+import { promtoolCheckMetrics } from './helpers/promtool.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 // `ws` ships no types: the little of it this test uses.
@@ -53,7 +55,7 @@ t.test('metrics: the answer parses as the exposition format, every family typed 
   for (const name of [
     'tenantdb_http_requests_total', 'tenantdb_http_request_duration_seconds', 'tenantdb_commits_total', 'tenantdb_commit_duration_seconds',
     'tenantdb_fsync_duration_seconds', 'tenantdb_wal_bytes', 'tenantdb_wal_lag_bytes', 'tenantdb_wal_checkpoint_lsn', 'tenantdb_wal_current_lsn',
-    'tenantdb_page_file_bytes', 'tenantdb_pages', 'tenantdb_page_cache_hits_total', 'tenantdb_page_cache_misses_total', 'tenantdb_memory_node_reads_total', 'tenantdb_corruption_count',
+    'tenantdb_page_file_bytes', 'tenantdb_pages', 'tenantdb_page_cache_hits_total', 'tenantdb_page_cache_misses_total', 'tenantdb_memory_node_reads_total', 'tenantdb_corruption_detections_total',
     'tenantdb_tenants', 'tenantdb_tail_subscribers', 'tenantdb_tail_events_sent_total', 'tenantdb_migrations_applied_total', 'tenantdb_migrations_blocked',
   ]) t.ok(names.includes(name), `${name} is exposed`)
   for (const family of families) {
@@ -90,6 +92,29 @@ t.test('metrics: the answer parses as the exposition format, every family typed 
   }
 })
 
+t.test('metrics: promtool check metrics accepts the answer, with no lint problem', async (t) => {
+  // A control first: this promtool lints, so a clean answer below means something.
+  const bad = await promtoolCheckMetrics('# HELP tenantdb_x_count A gauge with a reserved suffix.\n# TYPE tenantdb_x_count gauge\ntenantdb_x_count 1\n')
+  t.not(bad.code, 0, 'promtool refuses a gauge named *_count')
+  t.match(bad.output, /tenantdb_x_count.*_count/, `and names it: ${bad.output.trim()}`)
+
+  const db = await openExampleDatabase(t)
+  const { origin } = await startServer(t, { token, db })
+  const call = api(origin, token)
+  // Every labelled family gets a series: answered, refused and tail requests, each kind of commit.
+  t.equal((await call('/api/v1/t/default/query', { json: { query: 'insert users {id: 1, email: "a@x", name: "A"}' } })).status, 200)
+  t.equal((await call('/api/v1/t/default/query', { json: { query: 'users | wher id == 1' } })).status, 400)
+  t.equal((await call('/api/v1/t/default/ops', { json: { op: 'create', name: 'acme' } })).status, 200)
+  t.equal((await call('/api/v1/t/default/tail?after=0')).status, 200)
+  const res = await fetch(`${origin}/api/v1/metrics`, { headers: { authorization: `Bearer ${token}` } })
+  t.equal(res.status, 200)
+  const text = await res.text()
+  t.match(text, /tenantdb_http_requests_total\{/, 'labelled series are in the answer')
+  const check = await promtoolCheckMetrics(text)
+  t.equal(check.code, 0, 'promtool check metrics exits 0')
+  t.equal(check.output, '', 'and prints no problem')
+})
+
 t.test('metrics: the engine figures are the ones health detail and stats report', async (t) => {
   const db = await openExampleDatabase(t)
   const { origin } = await startServer(t, { token, db })
@@ -112,7 +137,7 @@ t.test('metrics: the engine figures are the ones health detail and stats report'
   t.equal(sampleValue(m, 'tenantdb_wal_checkpoint_lsn'), detail.wal.checkpoint_lsn)
   t.equal(sampleValue(m, 'tenantdb_page_file_bytes'), detail.pages.file_bytes)
   for (const state of ['live', 'free', 'pending', 'releasing'] as const) t.equal(sampleValue(m, 'tenantdb_pages', { state }), detail.pages[state], `pages ${state}`)
-  t.equal(sampleValue(m, 'tenantdb_corruption_count'), detail.corruption.total)
+  t.equal(sampleValue(m, 'tenantdb_corruption_detections_total'), detail.corruption.total)
   t.equal(sampleValue(m, 'tenantdb_tenants'), 2, 'default and acme')
   t.equal(sampleValue(m, 'tenantdb_page_cache_hits_total'), stats.cache.hits)
   t.equal(sampleValue(m, 'tenantdb_page_cache_misses_total'), stats.cache.misses)

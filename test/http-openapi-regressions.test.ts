@@ -6,6 +6,7 @@
 import t from 'tap'
 import { error_statuses } from '../src/http/errors.js'
 import { tail_wait_ms_max } from '../src/limits.js'
+import { checkName } from '../src/tenants/index.js'
 import { openExampleDatabase, startServer } from './helpers/http-server.js'
 import { jsonBody, rawRequest, requestText } from './helpers/raw-http.js'
 
@@ -77,14 +78,15 @@ t.test('R15 fuzzer findings: the server and its document agree', async (t) => {
   t.equal(atMax.status, 200, 'the maximum itself (an event is waiting, so it returns at once)')
 
   // Fuzzer: a tenant parameter over 100 characters got find-my-way's own 414, answered
-  // before any hook (so without the token check) in an undocumented body.
+  // before any hook (so without the token check) in an undocumented body. It is now a
+  // name the tenant pattern refuses (the test below), after the token check.
   const long = 'a'.repeat(101)
   const anonymous = await send('GET', `/api/v1/t/${long}/snapshots`, undefined, false)
   t.equal(anonymous.status, 401, 'a long tenant name without the token')
   const named = await send('GET', `/api/v1/t/${long}/snapshots`)
-  t.equal(named.status, 404)
-  t.same(jsonBody(named), { error: `no tenant named '${long}'`, code: 'unknown_tenant' })
-  documented('/api/v1/t/{tenant}/snapshots', 'get', 404, 'a long tenant name')
+  t.equal(named.status, 400)
+  t.equal(jsonBody(named)?.code, 'bad_request')
+  documented('/api/v1/t/{tenant}/snapshots', 'get', 400, 'a long tenant name')
 
   // Fuzzer: a non-ASCII tenant (percent-encoded) is a refused path, 400 on every
   // operation, documented; on the query route without `conflict` (the route is never reached).
@@ -107,4 +109,56 @@ t.test('R15 fuzzer findings: the server and its document agree', async (t) => {
     for (const status of [413, 507]) documented(path, 'post', status, 'a route with a body that writes')
   }
   t.same(doc.components.schemas.Error.properties.code.enum, Object.keys(error_statuses), 'the Error schema lists every code of the catalogue')
+})
+
+// Fuzzer (ST202, 10 failures): the tenant path parameter was any string, so names the
+// server cannot have were valid by the document. Every operation's tenant parameter now
+// declares the pattern tenant names are checked with (src/tenants/names.ts), and the
+// server refuses a name outside it with 400 on every such operation.
+t.test('R15 fuzzer finding: every tenant path parameter declares the pattern the server checks names with', async (t) => {
+  const { port } = await startServer(t, { token, db: await openExampleDatabase(t) })
+  const doc = (await (await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).json()) as Json
+  const send = (method: string, target: string) => rawRequest(port, requestText(method, target, `127.0.0.1:${port}`, { authorization: `Bearer ${token}` }))
+
+  const operations = Object.entries(doc.paths as Json).filter(([path]) => path.includes('{tenant}'))
+    .flatMap(([path, item]) => Object.entries(item as Json).map(([method, op]) => ({ path, method, op: op as Json })))
+  t.ok(operations.length >= 10, `${operations.length} operations take a tenant in their path`)
+  const patterns = new Set<string>()
+  for (const { path, method, op } of operations) {
+    const param = (op.parameters as Json[]).find((p) => p.in === 'path' && p.name === 'tenant')
+    t.type(param?.schema?.pattern, 'string', `${method.toUpperCase()} ${path}: the tenant parameter has a pattern`)
+    patterns.add(param?.schema?.pattern)
+  }
+  t.equal(patterns.size, 1, 'one pattern for all of them')
+  const pattern = new RegExp([...patterns][0] ?? '(?!)', 'u') // JSON Schema patterns are ECMA-262, unanchored
+
+  const accepted = (name: string) => { try { checkName(name, 'tenant'); return true } catch { return false } }
+  const valid = ['default', 'a', '0', 'acme-2', 'x_y', '9lives', 'a'.repeat(63)]
+  const invalid = ['Acme', 'BAD', '-x', '_x', 'a.b', 'a~b', 'a@b', 'a:b', 'a+b', 'a'.repeat(64), 'a'.repeat(101)]
+  for (const name of valid) {
+    t.ok(accepted(name), `the server's check takes ${name.slice(0, 12)}`)
+    t.ok(pattern.test(name), `the document's pattern takes ${name.slice(0, 12)}`)
+  }
+  for (const name of invalid) {
+    t.notOk(accepted(name), `the server's check refuses ${name.slice(0, 12)}`)
+    t.notOk(pattern.test(name), `the document's pattern refuses ${name.slice(0, 12)}`)
+    // Over HTTP, on every operation: 400 naming the parameter, before its body or other parameters are looked at.
+    for (const { path, method } of operations) {
+      const res = await send(method.toUpperCase(), path.replace('{tenant}', name).replace('{id}', 'tok'))
+      t.equal(res.status, 400, `${method.toUpperCase()} ${path} with tenant ${name.slice(0, 12)}`)
+      t.match(jsonBody(res), { code: 'bad_request', error: /^tenant must match/ })
+    }
+  }
+  // With a body the route would take: the path tenant is still refused (the ops route once ignored it for a named create).
+  for (const [path, body] of [['/api/v1/t/Acme/ops', '{"op": "create", "name": "made"}'], ['/api/v1/t/Acme/query', '{"query": "users"}'], ['/api/v1/t/Acme/tokens', '{"scope": "read"}']] as const) {
+    const res = await rawRequest(port, requestText('POST', path, `127.0.0.1:${port}`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body))
+    t.equal(res.status, 400, `POST ${path} ${body}`)
+    t.match(jsonBody(res), { code: 'bad_request', error: /^tenant must match/ })
+  }
+  t.equal((await send('GET', '/api/v1/t/made/collections')).status, 404, 'no tenant was created')
+
+  // A valid name no tenant has is still unknown: 404.
+  const unknown = await send('GET', '/api/v1/t/no-such-tenant/collections')
+  t.equal(unknown.status, 404)
+  t.same(jsonBody(unknown), { error: 'no tenant named \'no-such-tenant\'', code: 'unknown_tenant' })
 })

@@ -2,3 +2,4 @@ export { BackupArchiveError, type BackupArchiveErrorCode } from './archive-error
 export { extractArchive } from './extract-archive.js'
 export { archiveBytes, backup_format_version, manifest_name, parseManifest, type Manifest, type ManifestFile } from './manifest.js'
 export { writeArchive, type BackupArchive, type BackupSource } from './write-archive.js'
+export { corruption_log_header, corruption_log_name, readCorruptionLog, type CorruptionLogReading, type UnreadableLine } from './corruption-log.js'

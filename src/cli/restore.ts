@@ -2,10 +2,11 @@
 // backup archive (`-`: stdin) into DIR, absent or empty, checking every file's size and
 // checksum against the manifest, then opening (the copied WAL replays to the manifest's
 // LSN) and verifying the result before it is renamed into place. Any damage is exit 1
-// with nothing restored; progress on a terminal.
+// with nothing restored; progress on a terminal. Corruption reports the restored
+// directory carries, and corruption.log lines the engine cannot read, are warnings.
 import { createReadStream, existsSync, statSync } from 'node:fs'
 import { Readable } from 'node:stream'
-import { BackupArchiveError, restoreArchive } from '../database/index.js'
+import { BackupArchiveError, restoreArchive, type RestoredCorruption } from '../database/index.js'
 import { progress, watchProgress } from './progress.js'
 import { positionals } from './verify.js'
 
@@ -38,4 +39,26 @@ export async function restore(argv: string[]): Promise<void> {
     checking.finish()
   }
   process.stdout.write(`restored LSN ${report.lsn}: ${report.files} files, ${report.bytes} bytes into ${dir}; verified\n`)
+  process.stderr.write(corruptionWarnings(report.corruption))
+}
+
+/**
+ * The warnings about the restored corruption.log, one line each (stderr; nothing when it
+ * is clean): the reports it carries, and the lines the engine cannot read as reports
+ * and ignores, by number (docs/operations.md, "Backup and restore").
+ */
+export function corruptionWarnings(corruption: RestoredCorruption): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+  let text = ''
+  if (corruption.reports > 0) {
+    text += `tenantdb: warning: the restored directory carries ${plural(corruption.reports, 'corruption report')} (${plural(corruption.total, 'detection')}) ` +
+      'from the backed-up directory; GET /api/v1/health/detail lists them\n'
+  }
+  if (corruption.unreadable_log_lines > 0) {
+    const named = corruption.unreadable.length < corruption.unreadable_log_lines ? `; the first ${corruption.unreadable.length}` : ''
+    text += `tenantdb: warning: ${plural(corruption.unreadable_log_lines, 'unreadable corruption log line')} in corruption.log, ` +
+      `which the server ignores, so any corruption they recorded is not reported${named}:\n`
+    for (const { line, text: shown } of corruption.unreadable) text += `  line ${line}: ${JSON.stringify(shown)}\n`
+  }
+  return text
 }

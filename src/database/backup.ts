@@ -4,10 +4,10 @@
 // verifies the result, and only then renames it into place. A running server's backup
 // is `Database.backup()` (`GET /api/v1/backup`).
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
-import { BackupArchiveError, extractArchive, writeArchive, type BackupArchive, type Manifest } from '../backup/index.js'
+import { BackupArchiveError, corruption_log_name, extractArchive, readCorruptionLog, writeArchive, type BackupArchive, type Manifest, type UnreadableLine } from '../backup/index.js'
 import { CodedError } from '../coded-error.js'
 import { Engine, EngineError, type EngineBackup } from '../engine/index.js'
 import type { WatchOptions } from './verify.js'
@@ -48,6 +48,19 @@ export interface RestoreReport {
   lsn: number
   files: number
   bytes: number
+  /** What the restored corruption.log holds (docs/operations.md, "Backup and restore"). */
+  corruption: RestoredCorruption
+}
+
+export interface RestoredCorruption {
+  /** Corruption reports the engine reads in it, carried over from the backed-up directory. */
+  reports: number
+  /** Their detections, summed (the engine's corruption total). */
+  total: number
+  /** Its lines that are no report the engine can read: it ignores them. */
+  unreadable_log_lines: number
+  /** The first of them (corruption_log_lines_named_max), by line number. */
+  unreadable: UnreadableLine[]
 }
 
 /**
@@ -67,13 +80,19 @@ export async function restoreArchive(archive: Readable, dir: string, options: Wa
   try {
     await mkdir(join(staging, 'wal'), { mode: 0o700 })
     const manifest = await extractArchive(archive, staging)
-    await checkOpens(staging, manifest, options)
+    const { reports, total } = await checkOpens(staging, manifest, options)
+    const log = manifest.files.some((f) => f.path === corruption_log_name) ? readCorruptionLog(await readFile(join(staging, corruption_log_name))) : null
     await syncDir(join(staging, 'wal'))
     await syncDir(staging)
     // Onto an absent or empty directory only: one that filled up meanwhile fails here.
     await rename(staging, target)
     await syncDir(dirname(target))
-    return { lsn: manifest.lsn, files: manifest.files.length, bytes: manifest.files.reduce((sum, f) => sum + f.bytes, 0) }
+    return {
+      lsn: manifest.lsn,
+      files: manifest.files.length,
+      bytes: manifest.files.reduce((sum, f) => sum + f.bytes, 0),
+      corruption: { reports, total, unreadable_log_lines: log?.unreadable_lines ?? 0, unreadable: log?.unreadable ?? [] },
+    }
   } catch (err) {
     await rm(staging, { recursive: true, force: true })
     throw err
@@ -94,8 +113,8 @@ async function requireEmptyOrAbsent(dir: string): Promise<void> {
   }
 }
 
-/** The restored files open, replay to exactly the manifest's LSN, and verify clean. */
-async function checkOpens(dir: string, manifest: Manifest, options: WatchOptions): Promise<void> {
+/** The restored files open, replay to exactly the manifest's LSN, and verify clean; the corruption reports they carry. */
+async function checkOpens(dir: string, manifest: Manifest, options: WatchOptions): Promise<{ reports: number; total: number }> {
   const damaged = (what: string) => new BackupArchiveError('archive_damaged', `the archive is damaged: ${what}`)
   let engine: Engine
   try {
@@ -110,6 +129,8 @@ async function checkOpens(dir: string, manifest: Manifest, options: WatchOptions
     options.watch?.(() => engine.progress())
     const { problems } = await engine.verify()
     if (problems.length > 0) throw damaged(`the restored directory fails verify: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`)
+    const stats = engine.stats()
+    return { reports: stats.corruption.length, total: stats.corruption_total }
   } finally {
     await engine.close()
   }

@@ -1,6 +1,6 @@
 export { Database, type BlockedMigration, type OpenOptions } from './database.js'
 export { Tenant, type DiffRequest, type DiffResult, type TenantQueryOptions } from './tenant.js'
-export { backupDirectory, restoreArchive, RestoreTargetError, type RestoreReport } from './backup.js'
+export { backupDirectory, restoreArchive, RestoreTargetError, type RestoreReport, type RestoredCorruption } from './backup.js'
 export { repairDirectory, verifyDirectory, type VerifyReport, type WatchOptions } from './verify.js'
 export { Replica, type ReplicaFrame } from './replica.js'
 export { NotPrimaryError, type CommitGate } from '../txn/index.js'

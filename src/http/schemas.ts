@@ -6,6 +6,7 @@
 // document from it (openapi.ts), so the two cannot drift apart.
 import type { FastifyInstance } from 'fastify'
 import { body_bytes_max, query_int_param_max, request_timeout_ms } from '../limits.js'
+import { name_pattern } from '../tenants/index.js'
 import { error_statuses } from './errors.js'
 
 export type Schema = Record<string, unknown>
@@ -80,10 +81,17 @@ export const ref = (id: SharedSchema): Schema => ({ $ref: `${id}#` })
 
 export { anyObject }
 
-/** Params of the routes under /api/v1/t/:tenant. Any name is routed: one no tenant has is 404. */
+/**
+ * The tenant path parameter: the pattern tenant names are checked with (src/tenants/
+ * names.ts), so the document and the validation say what a name can be (docs/api.md,
+ * "Operations"). A name outside it is 400; a name no tenant has is 404.
+ */
+export const tenant_param: Schema = { type: 'string', pattern: name_pattern.source, description: 'tenant name' }
+
+/** Params of the routes under /api/v1/t/:tenant. */
 export const tenant_params: Schema = {
   type: 'object', required: ['tenant'],
-  properties: { tenant: { type: 'string', description: 'tenant name' } },
+  properties: { tenant: tenant_param },
 }
 
 /** An integer query parameter: digits, 0 to query_int_param_max unless narrowed. */

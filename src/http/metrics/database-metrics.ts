@@ -4,7 +4,10 @@
 // db.healthDetail() and db.stats() per scrape (the collect callbacks of a scrape run
 // together; the reading is dropped once they have), so the figures of one scrape agree.
 // Counters here count since the database was opened: a restart starts them again,
-// which Prometheus's rate() takes as a reset.
+// which Prometheus's rate() takes as a reset. The one exception is corruption
+// detections, kept in the directory (docs/api.md, "Health and stats"): only a restore or
+// a new directory starts it again, and a name ending in _count is reserved for
+// histograms and summaries (docs/operations.md, "Metrics").
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Database } from '../../database/index.js'
 import { EngineHistogram } from './engine-histogram.js'
@@ -63,7 +66,7 @@ export function registerDatabaseMetrics(registry: Registry, db: Database): void 
   counter('tenantdb_page_cache_misses_total', 'Page reads that went to the page file, since the database was opened.', (r) => r.stats.cache.misses)
   counter('tenantdb_memory_node_reads_total', 'Node reads of nodes still in memory (written since the last checkpoint), which no cache serves, since the database was opened.', (r) => r.stats.cache.memory_reads)
   gauge('tenantdb_page_cache_bytes', 'Bytes of decoded pages in the page cache.', (r) => r.stats.cache.bytes)
-  gauge('tenantdb_corruption_count', 'Damaged page slots or WAL frames detected, kept in the directory across restarts; non-zero means data loss was detected.', (r) => r.detail.corruption.total)
+  counter('tenantdb_corruption_detections_total', 'Detections of damaged page slots or WAL frames, kept in the directory across restarts; non-zero means data loss was detected.', (r) => r.detail.corruption.total)
   gauge('tenantdb_tenants', 'Tenants in the catalog.', (r) => r.stats.tenants)
   gauge('tenantdb_migrations_blocked', 'Tenants whose lazy migration to the loaded schema is known to be blocked (checked at start, or tried).', (r) => r.migrations_blocked)
 

@@ -71,6 +71,8 @@ export function opsRoutes(db: Database, tokens: AccessTokens) {
     app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', { schema, attachValidation: true, config: { access: { tenant: 'admin' } } }, async (request) => {
       const op = opRequest(request.body, request.params.tenant)
       if (request.validationError !== undefined) {
+        // A path tenant outside the name pattern is a refused parameter, as on every route (docs/api.md, "Operations").
+        if (request.validationError.validationContext === 'params') throw request.validationError
         checkOpRequest(op)
         throw new Error(`bug: the ops body schema refused what checkOpRequest accepts (${request.validationError.message})`)
       }

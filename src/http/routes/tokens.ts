@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AccessTokens, IssueRequest } from '../../database/index.js'
 import { token_scopes } from '../../tenants/index.js'
 import { access_token_expires_in_s_max, access_token_name_chars_max } from '../../limits.js'
-import { described, ref, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
+import { described, ref, responses, tenant_param, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
 
 export const tokens_path = '/api/v1/t/:tenant/tokens'
 
@@ -79,7 +79,7 @@ const revoke = {
   summary: 'Revoke a token that opens this tenant (service token only): refused from the next request on; its open change tails close with 4401',
   params: {
     type: 'object', required: ['tenant', 'id'],
-    properties: { tenant: { type: 'string', description: 'tenant name' }, id: { type: 'string', description: 'the token\'s id' } },
+    properties: { tenant: tenant_param, id: { type: 'string', description: 'the token\'s id' } },
   },
   response: responses(
     { 200: described('OK', ref('OpResult')) },
