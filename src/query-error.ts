@@ -18,5 +18,6 @@ export type QueryErrorCode =
   | 'key_too_large'
   | 'row_too_large'
   | 'lookup_too_large'
+  | 'result_too_large'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

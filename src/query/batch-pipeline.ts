@@ -4,7 +4,8 @@
 // through stages.ts's async generators (profiled: those, and the garbage they made,
 // cost more than reading the rows). Streaming is kept: a take stops the reading, and
 // between batches the loop yields to the event loop and checks the deadline, as
-// access.ts does. The semantics are stages.ts's, row for row.
+// access.ts does. The semantics are stages.ts's, row for row. Each row of the answer
+// is counted against result_bytes_max as it is made (result-bytes.ts).
 import type { Stage, Value } from '../lang/ast.js'
 import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt } from '../codec/index.js'
 import { checkDeadline, type Row } from './access.js'
@@ -13,6 +14,7 @@ import { evaluate, type EvalContext } from './evaluate.js'
 import type { BatchLookup } from './lookup.js'
 import { rowFieldsRead } from './lookup-fields.js'
 import type { KeyRange } from './plan.js'
+import type { ResultBytes } from './result-bytes.js'
 import { lookup_absent, type Entry, type TxnView } from '../txn/index.js'
 
 export interface BatchRead {
@@ -35,6 +37,8 @@ export interface BatchRead {
   batch: number
   /** The lookup stages, ready to run, by their index in `stages` (only the async read runs lookups). */
   lookups?: ReadonlyMap<number, BatchLookup>
+  /** Counts each row of the answer as it is made (none: a stream, whose caller takes the rows as they come). */
+  result?: ResultBytes
 }
 
 /**
@@ -244,7 +248,9 @@ function runRows<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'trun
         state = 'truncated'
         break
       }
-      out.push(fused === null ? shape(step.row) : fused(step.row))
+      const made = fused === null ? shape(step.row) : fused(step.row)
+      read.result?.add(made as Value)
+      out.push(made)
     }
     if (step.done) {
       state = 'done'
@@ -376,7 +382,9 @@ function runBatch<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'tru
       state = 'truncated'
       break
     }
-    out.push(shape(row))
+    const made = shape(row)
+    read.result?.add(made as Value)
+    out.push(made)
   }
   // A failure at a row the read reaches is the query's; one past a stop never happened.
   if (failure !== null && failure.at <= stop) throw failure.error
