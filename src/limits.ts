@@ -74,6 +74,17 @@ export const query_time_ms_max = 30_000
  */
 export const result_bytes_max = 16 * 1024 * 1024
 
+/**
+ * Bytes of rows one statement may hold while it runs (docs/language.md, "Limits of a
+ * statement"): what a sort keeps, its groups and distinct values, a hash lookup's
+ * table, the rows a lookup found for a batch. Estimated from the rows' sizes (encoded
+ * bytes for rows read from storage, a heap estimate for rows a stage made, and an
+ * entry's overhead each); beyond it the statement fails with `statement_memory_exceeded`.
+ * The same bound as a hash lookup's alone (lookup_hash_bytes_max): a statement past it
+ * needs a narrower where, a take or an index, not more memory.
+ */
+export const statement_memory_bytes_max = 64 * 1024 * 1024
+
 /** Bytes of JSON the query route makes and writes at a time: other requests are served between two chunks. */
 export const answer_chunk_bytes = 64 * 1024
 

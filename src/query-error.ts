@@ -19,5 +19,6 @@ export type QueryErrorCode =
   | 'row_too_large'
   | 'lookup_too_large'
   | 'result_too_large'
+  | 'statement_memory_exceeded'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

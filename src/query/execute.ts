@@ -1,7 +1,8 @@
 // Runs a checked statement against a transaction view. Reads stream; writes go into
 // the view and are committed by the caller (run.ts, through the committer) as one
-// engine commit. Every row of the answer is counted as it is made (result_bytes_max,
-// docs/api.md "Size of an answer").
+// engine commit. Every row of the answer is counted as it is made (result_bytes_max),
+// and what stages hold is charged to the statement's memory (statement_memory_bytes_max):
+// docs/api.md, "Size of an answer".
 import type { SelectItem, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { batchLookup, lookupHint, lookupRows, type BatchLookup, type LookupEnv } from './lookup.js'
@@ -18,6 +19,7 @@ import { readBatches } from './batch-pipeline.js'
 import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
 import type { ResultBytes } from './result-bytes.js'
+import type { StatementMemory } from './statement-memory.js'
 import type { AutoIds, TxnView } from '../txn/index.js'
 import { deleteRows, insertRows, updateRows, type WriteContext } from './write.js'
 
@@ -33,6 +35,7 @@ export interface ExecuteContext {
   lookup_hash_bytes_max: number
   /** The answer's rows so far, an atomic block's statements' together. */
   result: ResultBytes
+  memory: StatementMemory
 }
 
 export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
@@ -130,7 +133,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
-  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max }
+  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max, memory: ctx.memory }
   if (chosen.access.kind === 'range' && batchStagesOnly(stages)) {
     const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({
@@ -149,8 +152,10 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
+  // A read takes rows_max rows and one more (which says it was truncated); a write all of them.
+  const stageEnv = { eval: ctx.eval, memory: ctx.memory, rows_taken_max: flowing === stages ? ctx.rows_max + 1 : Infinity, lookup: (input: AsyncIterable<Row>, lookup: Stage & { kind: 'lookup' }) => lookupRows(input, lookup, env) }
   flowing.forEach((stage, i) => {
-    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval, (input, lookup) => lookupRows(input, lookup, env))
+    rows = applyStage(rows, stage, flowing.slice(i + 1), stageEnv)
   })
   if (sink?.kind === 'update' || sink?.kind === 'delete') {
     const matched: Row[] = []
