@@ -65,6 +65,30 @@ export const query_rows_max = 10_000
 export const query_time_ms_max = 30_000
 
 /**
+ * Bytes of the JSON text of one answer's rows (docs/api.md, "Size of an answer"), counted
+ * as the rows are made: beyond it the statement fails with `result_too_large`. The
+ * answer is held whole before it is sent (so a refusal is still a 400, never a cut
+ * body), as values taking a few times its JSON size, once per concurrent query: 16 MiB
+ * keeps ten such queries within a few hundred MiB of heap. It is MongoDB's bound on a
+ * batch of a cursor, and sixteen of the largest stored row (row_bytes_max).
+ */
+export const result_bytes_max = 16 * 1024 * 1024
+
+/**
+ * Bytes of rows one statement may hold while it runs (docs/language.md, "Limits of a
+ * statement"): what a sort keeps, its groups and distinct values, a hash lookup's
+ * table, the rows a lookup found for a batch. Estimated from the rows' sizes (encoded
+ * bytes for rows read from storage, a heap estimate for rows a stage made, and an
+ * entry's overhead each); beyond it the statement fails with `statement_memory_exceeded`.
+ * The same bound as a hash lookup's alone (lookup_hash_bytes_max): a statement past it
+ * needs a narrower where, a take or an index, not more memory.
+ */
+export const statement_memory_bytes_max = 64 * 1024 * 1024
+
+/** Bytes of JSON the query route makes and writes at a time: other requests are served between two chunks. */
+export const answer_chunk_bytes = 64 * 1024
+
+/**
  * Largest key of one engine tree entry, in encoded bytes: the storage core refuses
  * larger keys (KEY_BYTES_MAX in crates/storage/src/limits.rs, docs/operations.md, "Limits": key 1 KiB).
  * A primary key is the encoding of its value; an index entry the encoding of its

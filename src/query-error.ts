@@ -18,5 +18,7 @@ export type QueryErrorCode =
   | 'key_too_large'
   | 'row_too_large'
   | 'lookup_too_large'
+  | 'result_too_large'
+  | 'statement_memory_exceeded'
 
 export class QueryError extends CodedError<QueryErrorCode> {}

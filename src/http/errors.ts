@@ -28,6 +28,10 @@ export const error_statuses = {
   key_too_large: 400,
   row_too_large: 400,
   lookup_too_large: 400,
+  // An answer past result_bytes_max, a statement holding more than statement_memory_bytes_max
+  // (docs/api.md, "Size of an answer"): the request's failure, as every query's is.
+  result_too_large: 400,
+  statement_memory_exceeded: 400,
   not_allowed_here: 400,
   readonly_snapshot: 400,
   migration_blocked: 400,

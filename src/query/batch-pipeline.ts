@@ -4,7 +4,9 @@
 // through stages.ts's async generators (profiled: those, and the garbage they made,
 // cost more than reading the rows). Streaming is kept: a take stops the reading, and
 // between batches the loop yields to the event loop and checks the deadline, as
-// access.ts does. The semantics are stages.ts's, row for row.
+// access.ts does. The semantics are stages.ts's, row for row. Each row of the answer
+// is counted against result_bytes_max as it is made (result-bytes.ts), and the rows a
+// batch's lookups read are held only until the batch is passed on (lookup.ts).
 import type { Stage, Value } from '../lang/ast.js'
 import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt } from '../codec/index.js'
 import { checkDeadline, type Row } from './access.js'
@@ -13,6 +15,7 @@ import { evaluate, type EvalContext } from './evaluate.js'
 import type { BatchLookup } from './lookup.js'
 import { rowFieldsRead } from './lookup-fields.js'
 import type { KeyRange } from './plan.js'
+import type { ResultBytes } from './result-bytes.js'
 import { lookup_absent, type Entry, type TxnView } from '../txn/index.js'
 
 export interface BatchRead {
@@ -35,6 +38,8 @@ export interface BatchRead {
   batch: number
   /** The lookup stages, ready to run, by their index in `stages` (only the async read runs lookups). */
   lookups?: ReadonlyMap<number, BatchLookup>
+  /** Counts each row of the answer as it is made (none: a stream, whose caller takes the rows as they come). */
+  result?: ResultBytes
 }
 
 /**
@@ -131,14 +136,15 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
   const limits = stages.map((stage) => (stage.kind === 'skip' || stage.kind === 'take' ? evaluate(stage.count, {}, ctx) as number : 0))
   if (stages.some((stage, i) => stage.kind === 'take' && limits[i] === 0)) return 'done'
   let bounds: KeyRange = read.range
-  // Entries a first batch needs at most: with only skips and selects before a take, no
-  // more than they pass (`kv | take 10` reads 10, not a whole batch).
+  // Entries a first batch needs at most: with only skips, selects and lookups that drop
+  // no row before a take, no more than they pass (`kv | take 10` reads 10, not a whole
+  // batch; nor does a `lookup many` before it look up a thousand rows' matches).
   let needed = Infinity
   let skipped = 0
   for (const [i, stage] of stages.entries()) {
     if (stage.kind === 'skip') skipped += limits[i] as number
     else if (stage.kind === 'take') { needed = skipped + (limits[i] as number); break }
-    else if (stage.kind !== 'select') break
+    else if (stage.kind !== 'select' && !(stage.kind === 'lookup' && !stage.inner)) break
   }
   const batch: Batch<T> = { read, counts, limits, out, shape, fused }
   const first = read.lookups?.get(0)
@@ -180,6 +186,8 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       got = entries.length
       last = entries.at(-1)?.[0]
     }
+    // The batch's rows are the answer's now, or dropped: what its lookups read is let go.
+    if (read.lookups !== undefined) for (const lookup of read.lookups.values()) lookup.release()
     if (state !== 'next') {
       yield state
       return
@@ -244,7 +252,9 @@ function runRows<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'trun
         state = 'truncated'
         break
       }
-      out.push(fused === null ? shape(step.row) : fused(step.row))
+      const made = fused === null ? shape(step.row) : fused(step.row)
+      read.result?.add(made as Value)
+      out.push(made)
     }
     if (step.done) {
       state = 'done'
@@ -376,7 +386,9 @@ function runBatch<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'tru
       state = 'truncated'
       break
     }
-    out.push(shape(row))
+    const made = shape(row)
+    read.result?.add(made as Value)
+    out.push(made)
   }
   // A failure at a row the read reaches is the query's; one past a stop never happened.
   if (failure !== null && failure.at <= stop) throw failure.error

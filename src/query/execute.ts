@@ -1,6 +1,8 @@
 // Runs a checked statement against a transaction view. Reads stream; writes go into
 // the view and are committed by the caller (run.ts, through the committer) as one
-// engine commit.
+// engine commit. Every row of the answer is counted as it is made (result_bytes_max),
+// and what stages hold is charged to the statement's memory (statement_memory_bytes_max):
+// docs/api.md, "Size of an answer".
 import type { SelectItem, Stage, Value } from '../lang/ast.js'
 import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { batchLookup, lookupHint, lookupRows, type BatchLookup, type LookupEnv } from './lookup.js'
@@ -16,6 +18,8 @@ import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import { readBatches } from './batch-pipeline.js'
 import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
+import type { ResultBytes } from './result-bytes.js'
+import type { StatementMemory } from './statement-memory.js'
 import type { AutoIds, TxnView } from '../txn/index.js'
 import { deleteRows, insertRows, updateRows, type WriteContext } from './write.js'
 
@@ -29,6 +33,9 @@ export interface ExecuteContext {
   examined: { rows: number }
   ids: AutoIds
   lookup_hash_bytes_max: number
+  /** The answer's rows so far, an atomic block's statements' together. */
+  result: ResultBytes
+  memory: StatementMemory
 }
 
 export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
@@ -54,6 +61,8 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
       const results: StatementResult[] = []
       for (const inner of statement.statements) results.push(await execute(inner, ctx))
       const last = results.at(-1) ?? { columns: [], rows: [], writes: false }
+      // The answer holds the last statement's rows twice: as its `rows`, and in `results`.
+      for (const row of last.rows) ctx.result.add(row)
       return {
         ...last,
         results: results.map(({ writes: _, ...r }) => r),
@@ -67,7 +76,11 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
 function writeResult(affected: number, returning: SelectItem[] | null, written: Row[] | undefined, ctx: ExecuteContext): StatementResult {
   if (returning === null || written === undefined) return { columns: ['affected'], rows: [[affected]], writes: true }
   const shown = written.length > ctx.rows_max ? written.slice(0, ctx.rows_max) : written
-  const rows = shown.map((row) => returning.map((item) => evaluate(item.expr, row, ctx.eval)))
+  const rows = shown.map((row) => {
+    const values = returning.map((item) => evaluate(item.expr, row, ctx.eval))
+    ctx.result.add(values)
+    return values
+  })
   return { columns: returning.map((item) => item.name), rows, ...(written.length > ctx.rows_max ? { truncated: true } : {}), writes: true }
 }
 
@@ -113,15 +126,19 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
   if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max
-    const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => columns.map((c) => row[c] ?? null))
+    const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => {
+      const values = columns.map((c) => row[c] ?? null)
+      ctx.result.add(values)
+      return values
+    })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
-  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max }
+  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max, memory: ctx.memory }
   if (chosen.access.kind === 'range' && batchStagesOnly(stages)) {
     const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({
       view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
-      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000, lookups,
+      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000, lookups, result: ctx.result,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
@@ -135,8 +152,10 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
+  // A read takes rows_max rows and one more (which says it was truncated); a write all of them.
+  const stageEnv = { eval: ctx.eval, memory: ctx.memory, rows_taken_max: flowing === stages ? ctx.rows_max + 1 : Infinity, lookup: (input: AsyncIterable<Row>, lookup: Stage & { kind: 'lookup' }) => lookupRows(input, lookup, env) }
   flowing.forEach((stage, i) => {
-    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval, (input, lookup) => lookupRows(input, lookup, env))
+    rows = applyStage(rows, stage, flowing.slice(i + 1), stageEnv)
   })
   if (sink?.kind === 'update' || sink?.kind === 'delete') {
     const matched: Row[] = []
@@ -154,7 +173,9 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
       truncated = true
       break
     }
-    out.push(columns.map((c) => row[c] ?? null))
+    const values = columns.map((c) => row[c] ?? null)
+    ctx.result.add(values)
+    out.push(values)
     if (Date.now() > ctx.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
   }
   const hint: PlanHint = chosen.hint

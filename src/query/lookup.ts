@@ -7,6 +7,11 @@
 // - `hash`: anything else: the other collection is read once into a hash table, whose
 //   encoded rows are bounded by lookup_hash_bytes_max (`lookup_too_large` beyond it).
 //
+// What a lookup holds is charged to the statement's memory (statement-memory.ts,
+// docs/language.md "Limits of a statement"): the hash table for the statement's life,
+// the rows read by key or index until the batch (or row) they were read for is passed
+// on, so a `lookup many` of thousands of rows each cannot fill the heap in one batch.
+//
 // A null value matches nothing (as an SQL join). A single lookup takes the first match
 // in the other collection's primary-key order; `many` takes all of them in that order;
 // `inner` drops the rows with no match. Reads go through the statement's view, so a
@@ -20,6 +25,7 @@ import { checkDeadline, type Row } from './access.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { parseTimestamp } from './timestamp-text.js'
+import { entry_overhead_bytes, type StatementMemory } from './statement-memory.js'
 import type { LookupHint } from './plan.js'
 
 type LookupStage = Stage & { kind: 'lookup' }
@@ -34,6 +40,7 @@ export interface LookupEnv {
   deadline_ms: number
   /** Encoded bytes a hash lookup may hold (lookup_hash_bytes_max unless a caller lowers it). */
   hash_bytes_max: number
+  memory: StatementMemory
 }
 
 type Access = { kind: 'primary' } | { kind: 'index'; index: IndexIR } | { kind: 'hash' }
@@ -63,6 +70,7 @@ export async function* lookupRows(rows: AsyncIterable<Row>, stage: LookupStage, 
     const value = lookup.value(row)
     const found = lookup.matches([value], true)[0] as Row[]
     if (lookup.add(row, found)) yield row
+    lookup.release()
   }
 }
 
@@ -82,6 +90,8 @@ export interface BatchLookup {
    * its read reaches).
    */
   matches(values: readonly Value[], count: boolean): Row[][]
+  /** Gives back the statement memory the rows `matches` read hold: their batch (or row) has been passed on. */
+  release(): void
   /** Whether each match is a row read for it (by key or index; a hash table's were read once, before). */
   readonly reads: boolean
   /** Adds the matches to `row` as the stage's column; false when an inner lookup drops it. */
@@ -132,6 +142,15 @@ export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: Re
   const tree = rowsTree(env.tenant, other.name)
   const hash = access.kind === 'hash' ? await hashTable(env, other, tree, stage.field) : null
   const none: Row[] = []
+  // The rows read by key or index since the last release, charged as they are read.
+  const held = { bytes: 0 }
+  const holder = `lookup on '${other.name}.${stage.field}'`
+  const charged = (stored: Buffer) => {
+    const bytes = stored.length + entry_overhead_bytes
+    env.memory.hold(bytes, holder, 'narrow the rows before the lookup, or take fewer')
+    held.bytes += bytes
+    return decode(stored)
+  }
   return {
     stage,
     reads: hash === null,
@@ -144,8 +163,12 @@ export async function batchLookup(stage: LookupStage, env: LookupEnv, fields: Re
     },
     matches(values, count) {
       if (hash !== null) return values.map((value) => (value === null ? none : (hash.get(keyOf(value)) ?? none)))
-      if (access.kind === 'primary') return primaryMatches(env, tree, values, count, decode)
-      return values.map((value) => (value === null ? none : matches(env, access, other, tree, value, stage.many, count, decode)))
+      if (access.kind === 'primary') return primaryMatches(env, tree, values, count, charged)
+      return values.map((value) => (value === null ? none : matches(env, access, other, tree, value, stage.many, count, charged)))
+    },
+    release() {
+      env.memory.release(held.bytes)
+      held.bytes = 0
     },
     add(row, found) {
       if (stage.inner && found.length === 0) return false
@@ -201,6 +224,8 @@ function matches(env: LookupEnv, access: Access, other: CollectionIR, tree: stri
 async function hashTable(env: LookupEnv, other: CollectionIR, tree: string, field: string): Promise<Map<string, Row[]>> {
   const table = new Map<string, Row[]>()
   let bytes = 0
+  const advice = `declare index (${field}) in '${other.name}' so each row is looked up by it`
+  const holder = `hash lookup on '${other.name}.${field}'`
   let bounds: { lower?: Buffer; lowerInclusive?: boolean } = {}
   for (;;) {
     const batch = env.view.range(tree, { ...bounds, limit: 1000 })
@@ -211,8 +236,9 @@ async function hashTable(env: LookupEnv, other: CollectionIR, tree: string, fiel
       if (value === null) continue
       bytes += key.length + stored.length
       if (bytes > env.hash_bytes_max) {
-        throw new QueryError('lookup_too_large', `lookup on '${other.name}.${field}' would hold more than ${env.hash_bytes_max} bytes of rows in memory; declare index (${field}) in '${other.name}' so each row is looked up by it`)
+        throw new QueryError('lookup_too_large', `lookup on '${other.name}.${field}' would hold more than ${env.hash_bytes_max} bytes of rows in memory; ${advice}`)
       }
+      env.memory.hold(key.length + stored.length + entry_overhead_bytes, holder, advice)
       const id = keyOf(value)
       const list = table.get(id)
       if (list === undefined) table.set(id, [row])

@@ -9,7 +9,7 @@
 // The checked statement is kept per parameter shape (check-cache.ts), so a statement
 // is checked again only when the types of its parameters change.
 import type { Statement, Value } from '../lang/ast.js'
-import { query_rows_max, query_time_ms_max } from '../limits.js'
+import { query_rows_max, query_time_ms_max, result_bytes_max } from '../limits.js'
 import type { Committer } from '../txn/index.js'
 import type { Row } from './access.js'
 import { readBatchesSync, streamBatches, type BatchRead } from './batch-pipeline.js'
@@ -21,6 +21,7 @@ import { planTemplate, type Plan } from './plan.js'
 import { withoutAnswered } from './answered.js'
 import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import type { QueryResult } from './result.js'
+import { ResultBytes } from './result-bytes.js'
 import type { SchemaIR } from '../schema/ir.js'
 import type { Snapshot } from '../txn/index.js'
 
@@ -75,7 +76,10 @@ export class PreparedStatement {
     return this.#read(params, 1)[0]
   }
 
-  /** Every row (at most `query_rows_max`: more is an error, never a silent cut). Synchronous. */
+  /**
+   * Every row (at most `query_rows_max`, and result_bytes_max of them as JSON: more is
+   * an error, never a silent cut). Synchronous.
+   */
   all(params: Record<string, Value> = {}): ResultRow[] {
     return this.#read(params, query_rows_max)
   }
@@ -118,6 +122,8 @@ export class PreparedStatement {
     // A read without writes reads the snapshot itself (no transaction view to overlay).
     const view = snapshot
     const examined = { rows: 0 }
+    // One row (get) is bounded by the largest stored row; all() by the answer's bound.
+    const result = limit > 1 ? new ResultBytes(result_bytes_max) : undefined
     let rows: ResultRow[]
     let truncated = false
     if (access.kind === 'points') {
@@ -125,6 +131,7 @@ export class PreparedStatement {
       transient.snapshot = snapshot
       try {
         rows = readPoints(transient, access.tree, access.keys, stages, ctx, examined).map((row) => shaped(row, columns))
+        if (result !== undefined) for (let i = 0; i < Math.min(rows.length, limit); i += 1) result.add(rows[i] as ResultRow)
       } finally {
         transient.snapshot = undefined
       }
@@ -133,6 +140,7 @@ export class PreparedStatement {
       const read: BatchRead = {
         view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined,
         deadline_ms: ctx.now.getTime() + this.#time_ms_max, rows_max: limit, batch: Math.min(1000, limit + 1),
+        ...(result === undefined ? {} : { result }),
       }
       ;({ rows, truncated } = readBatchesSync(read, (row) => shaped(row, columns)))
     } else {

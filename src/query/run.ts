@@ -9,7 +9,7 @@ import { ConflictError } from '../mvcc/index.js'
 import type { Statement, Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import type { SchemaIR } from '../schema/ir.js'
-import { lookup_hash_bytes_max, query_rows_max, query_time_ms_max } from '../limits.js'
+import { lookup_hash_bytes_max, query_rows_max, query_time_ms_max, result_bytes_max, statement_memory_bytes_max } from '../limits.js'
 import { TxnView, type Committer, type Snapshot } from '../txn/index.js'
 import type { Checked, CheckedStatement } from './check.js'
 import { Transaction, type TransactionOptions } from './transaction.js'
@@ -17,6 +17,8 @@ import { QueryError } from './errors.js'
 import { execute, type ExecuteContext, type StatementResult } from './execute.js'
 import { PreparedStatement } from './prepared.js'
 import { StatementCache } from './statement-cache.js'
+import { ResultBytes } from './result-bytes.js'
+import { StatementMemory } from './statement-memory.js'
 import type { QueryResult } from './result.js'
 
 export interface LoadedSchema {
@@ -56,6 +58,10 @@ export interface QueryOptions {
   time_ms_max?: number
   /** Lowers lookup_hash_bytes_max for this statement. */
   lookup_hash_bytes_max?: number
+  /** Lowers result_bytes_max for this statement. */
+  result_bytes_max?: number
+  /** Lowers statement_memory_bytes_max for this statement. */
+  statement_memory_bytes_max?: number
 }
 
 /** Runs Eel: what queries of one database share is the committer, the schema and the parsed texts. */
@@ -188,6 +194,8 @@ export class QueryRunner {
       examined: { rows: 0 },
       ids: this.#committer.autoIds,
       lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
+      result: new ResultBytes(Math.min(options.result_bytes_max ?? result_bytes_max, result_bytes_max)),
+      memory: new StatementMemory(Math.min(options.statement_memory_bytes_max ?? statement_memory_bytes_max, statement_memory_bytes_max)),
     }
   }
 }

@@ -1,31 +1,52 @@
 // Pipeline stages as async-iterator transforms: rows stream through, `take` stops
 // the reading upstream, and only sort, aggregate and distinct hold rows (sort with
-// a following take keeps just the rows it may still return).
+// a following take keeps just the rows it may still return, as does one the answer's
+// row bound ends). What they hold is charged to the statement's memory
+// (statement-memory.ts, docs/language.md "Limits of a statement").
 import type { AggregateItem, Expr, SortKey, Stage, Value } from '../lang/ast.js'
 import { compareValues, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import { describeValue } from './types.js'
 import { evaluate, floatOverflow, type EvalContext } from './evaluate.js'
 import type { Row } from './access.js'
+import { entry_overhead_bytes, type StatementMemory } from './statement-memory.js'
 
 type Rows = AsyncIterable<Row>
 
 /** Runs a lookup stage (lookup.ts): it reads another collection, which these transforms cannot. */
 export type LookupRunner = (rows: Rows, stage: Stage & { kind: 'lookup' }) => Rows
 
-export function applyStage(rows: Rows, stage: Stage, next: Stage[], ctx: EvalContext, lookup?: LookupRunner): Rows {
+export interface StageEnv {
+  eval: EvalContext
+  memory: StatementMemory
+  /**
+   * Rows the statement takes from its last stage at most: the answer's bound and one
+   * more (which says it was truncated), or Infinity for a write, which takes them all.
+   */
+  rows_taken_max: number
+  lookup?: LookupRunner
+}
+
+/** What a stage holds, charged to the statement's memory as it grows. */
+interface Held {
+  memory: StatementMemory
+  bytes: number
+}
+
+export function applyStage(rows: Rows, stage: Stage, next: Stage[], env: StageEnv): Rows {
+  const ctx = env.eval
   switch (stage.kind) {
     case 'lookup':
-      if (lookup === undefined) throw new Error('a lookup stage needs a lookup runner')
-      return lookup(rows, stage)
+      if (env.lookup === undefined) throw new Error('a lookup stage needs a lookup runner')
+      return env.lookup(rows, stage)
     case 'where': return filter(rows, stage.predicate, ctx)
     case 'select': return project(rows, stage.items, ctx)
-    case 'sort': return sort(rows, stage.keys, keepForSort(next, ctx), ctx)
+    case 'sort': return holding(env.memory, (held) => sort(rows, stage.keys, keepForSort(next, ctx, env.rows_taken_max), ctx, held))
     case 'skip': return skip(rows, count(stage.count, ctx))
     case 'take': return take(rows, count(stage.count, ctx))
     case 'count': return countRows(rows)
-    case 'aggregate': return aggregate(rows, stage.items, stage.by, ctx)
-    case 'distinct': return distinct(rows, stage.fields, ctx)
+    case 'aggregate': return holding(env.memory, (held) => aggregate(rows, stage.items, stage.by, ctx, held))
+    case 'distinct': return holding(env.memory, (held) => distinct(rows, stage.fields, ctx, held))
     // get is the access path itself; update and delete are sinks (write.ts).
     case 'get': case 'update': case 'delete': return rows
   }
@@ -35,16 +56,35 @@ function count(expr: Expr, ctx: EvalContext): number {
   return evaluate(expr, {}, ctx) as number
 }
 
-/** How many rows a sort must keep: skip + take when a take follows, else all. */
-function keepForSort(next: Stage[], ctx: EvalContext): number {
+/** A stage that holds rows, giving back what it held when it ends, however it ends (a take after it ends it early). */
+async function* holding(memory: StatementMemory, stage: (held: Held) => Rows): Rows {
+  const held: Held = { memory, bytes: 0 }
+  try {
+    yield* stage(held)
+  } finally {
+    memory.release(held.bytes)
+  }
+}
+
+/** Charges `bytes` of one entry (a group, a value seen) to `holder`. */
+function hold(held: Held, bytes: number, holder: string): void {
+  held.memory.hold(bytes, holder)
+  held.bytes += bytes
+}
+
+/**
+ * How many rows a sort must keep: skip + take when a take follows; skip + what the
+ * statement takes when only selects and skips follow; else all.
+ */
+function keepForSort(next: Stage[], ctx: EvalContext, taken: number): number {
   let skipped = 0
   for (const stage of next) {
     if (stage.kind === 'skip') skipped += count(stage.count, ctx)
     else if (stage.kind === 'take') return skipped + count(stage.count, ctx)
     // A select keeps the number of rows; anything else (a where) needs them all.
-    else if (stage.kind !== 'select') break
+    else if (stage.kind !== 'select') return Infinity
   }
-  return Infinity
+  return skipped + taken
 }
 
 async function* filter(rows: Rows, predicate: Expr, ctx: EvalContext): Rows {
@@ -83,8 +123,8 @@ async function* countRows(rows: Rows): Rows {
  * Stable sort by the keys; nulls first ascending and last descending, the key
  * encoding's order. With a bound, keeps at most 2 × bound rows at a time.
  */
-async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext): Rows {
-  type Keyed = { row: Row; keys: Value[]; seq: number }
+async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext, held: Held): Rows {
+  type Keyed = { row: Row; keys: Value[]; seq: number; bytes: number }
   const order = (a: Keyed, b: Keyed) => {
     for (let i = 0; i < keys.length; i += 1) {
       const c = compareValues(a.keys[i] ?? null, b.keys[i] ?? null)
@@ -95,8 +135,18 @@ async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContex
   let kept: Keyed[] = []
   let seq = 0
   for await (const row of rows) {
-    kept.push({ row, keys: keys.map((k) => evaluate(k.expr, row, ctx)), seq: seq++ })
-    if (kept.length >= 2 * bound) kept = kept.sort(order).slice(0, bound)
+    const bytes = held.memory.holdRow(row, 'sort')
+    held.bytes += bytes
+    kept.push({ row, keys: keys.map((k) => evaluate(k.expr, row, ctx)), seq: seq++, bytes })
+    if (kept.length >= 2 * bound) {
+      kept = kept.sort(order)
+      // The rows trimmed away are let go.
+      let dropped = 0
+      for (let i = bound; i < kept.length; i += 1) dropped += (kept[i] as Keyed).bytes
+      held.memory.release(dropped)
+      held.bytes -= dropped
+      kept = kept.slice(0, bound)
+    }
   }
   kept.sort(order)
   for (const k of kept.slice(0, bound)) yield k.row
@@ -116,17 +166,19 @@ interface AggregateState {
   seen?: Set<string>
 }
 
-async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext): Rows {
+/** Each group weighs its encoded key (hex: two characters a byte) and an entry; each value count_distinct keeps, its encoded bytes and an entry. */
+async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext, held: Held): Rows {
   const groups = new Map<string, Group>()
   for await (const row of rows) {
     const byValues = by.map((e) => evaluate(e, row, ctx))
     const id = encodeKey(byValues).toString('hex')
     let group = groups.get(id)
     if (group === undefined) {
+      hold(held, id.length / 2 + entry_overhead_bytes, 'aggregate')
       group = { by: byValues, states: items.map(() => ({ count: 0, sum: 0, min: null, max: null })) }
       groups.set(id, group)
     }
-    items.forEach((item, i) => accumulate(group.states[i] as AggregateState, item, row, ctx))
+    items.forEach((item, i) => accumulate(group.states[i] as AggregateState, item, row, ctx, held))
   }
   // No rows and no grouping: one row of empty aggregates (count 0, sum null), as in SQL.
   if (groups.size === 0 && by.length === 0) groups.set('', { by: [], states: items.map(() => ({ count: 0, sum: 0, min: null, max: null })) })
@@ -140,7 +192,7 @@ async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: E
   }
 }
 
-function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: EvalContext): void {
+function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: EvalContext, held: Held): void {
   if (item.arg === null) {
     state.count += 1
     return
@@ -150,7 +202,9 @@ function accumulate(state: AggregateState, item: AggregateItem, row: Row, ctx: E
   if (item.fn === 'count_distinct') {
     // Values equal under == count once: 3 and 3.0 encode alike, as do a timestamp and its instant.
     state.seen ??= new Set()
-    state.seen.add(encodeKey([value]).toString('latin1'))
+    const seen = encodeKey([value]).toString('latin1')
+    if (!state.seen.has(seen)) hold(held, seen.length + entry_overhead_bytes, 'aggregate')
+    state.seen.add(seen)
     return
   }
   state.count += 1
@@ -178,12 +232,14 @@ function result(state: AggregateState, item: AggregateItem): Value {
   }
 }
 
-async function* distinct(rows: Rows, fields: Expr[], ctx: EvalContext): Rows {
+/** Each value seen weighs its encoded key (hex: two characters a byte) and an entry. */
+async function* distinct(rows: Rows, fields: Expr[], ctx: EvalContext, held: Held): Rows {
   const seen = new Set<string>()
   for await (const row of rows) {
     const values = fields.map((f) => evaluate(f, row, ctx))
     const id = encodeKey(values).toString('hex')
     if (seen.has(id)) continue
+    hold(held, id.length / 2 + entry_overhead_bytes, 'distinct')
     seen.add(id)
     const out: Row = {}
     fields.forEach((f, i) => { out[f.kind === 'field' ? (f.path.at(-1) as string) : `f${i}`] = values[i] ?? null })

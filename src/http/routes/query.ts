@@ -3,10 +3,12 @@
 // body that is not JSON, or a JSON string). `Service-Snapshot: <name>` pins the read to
 // a snapshot. Every failure of the query is a 400 with `conflict` (the error handler
 // adds it), and every other error body of this route carries `conflict: false`
-// (config.errorsAddConflict, errors.ts).
+// (config.errorsAddConflict, errors.ts). The answer is written a chunk at a time
+// once the statement has finished (answer-body.ts, docs/api.md "Size of an answer").
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import type { Value } from '../../lang/ast.js'
+import { answerBody } from '../answer-body.js'
 import { HttpError } from '../errors.js'
 import { credentialOf, queryRefusal } from '../route-access.js'
 import { described, ref, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
@@ -96,12 +98,13 @@ export function queryRoutes(db: Database) {
         access: { tenant: 'read' },
         swaggerTransform: ({ schema: routeSchema, url }) => ({ schema: { ...routeSchema, body: document_body }, url }),
       },
-    }, async (request) => {
+    }, async (request, reply) => {
       const { text, params } = queryRequest(request.body)
       const refusal = queryRefusal(credentialOf(request), text, db.schema.ir)
       if (refusal !== null) throw new HttpError(refusal.code, refusal.message)
       const pin = request.headers['service-snapshot']
-      return db.tenant(request.params.tenant).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
+      const result = await db.tenant(request.params.tenant).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
+      return reply.type('application/json; charset=utf-8').send(answerBody(result))
     })
   }
 }
