@@ -17,7 +17,7 @@ import { tempDir } from './helpers/temp-dir.js'
 
 t.test('--help, -h and help CMD print the command\'s own usage', async (t) => {
   const commands = Object.keys(command_help)
-  t.same(commands, ['serve', 'query', 'compact', 'verify', 'backup', 'restore', 'token', 'bench'], 'every command has its text')
+  t.same(commands, ['serve', 'query', 'compact', 'verify', 'repair', 'backup', 'restore', 'token', 'bench'], 'every command has its text')
   const runs = commands.flatMap((command) => [[command, '--help'], [command, '-h'], ['help', command], [command, 'some-dir', '--help']].map((args) => ({ command, args, run: spawnCli(t, args) })))
   for (const { command, args, run } of runs) {
     t.equal(await run.exited, 0, args.join(' '))

@@ -8,8 +8,9 @@
 //! (a commit after the version it wrote: the reader-held version a checkpoint writes
 //! instead of the newest, `database/checkpoint_run.rs`) became two copies, and only
 //! the one the next checkpoint wrote was ever followed again: the other kept the old
-//! locations, and once compaction moved a large value it named, freed, slots
-//! (issue 31's C1: "slot was free yet had a count", a directory left unopenable).
+//! locations, and once compaction moved a large value it named, freed, slots: the
+//! next checkpoint counted a reference to a free slot and stopped ("slot was free yet
+//! had a count"), and open found a record naming pages past the end of the file.
 //!
 //! A node in memory that holds a moved large value and that the checkpoint did not
 //! copy (a commit in flight changed its leaf) gets the value's bytes back, read while

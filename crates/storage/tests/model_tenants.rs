@@ -1,5 +1,5 @@
 //! Model-based sequence test of tenant operations as the service issues them
-//! (docs/architecture.md, "Testing"; issue 31's C1): several tenants, each a few trees
+//! (docs/architecture.md, "Testing"): several tenants, each a few trees
 //! named by its prefix, are created, written, emptied in runs, snapshotted (a pin),
 //! unpinned, forked (tree copies, now or from a pin), compacted the way the server does
 //! it (a reader leased across the compaction's commit and checkpoint, then the file's

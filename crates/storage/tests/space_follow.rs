@@ -1,5 +1,5 @@
-//! Regression (issue 31, C1: "slot was free yet had a count", then a directory no open
-//! could load). A checkpoint that writes the version a reader holds, older than the
+//! Regression of "slot was free yet had a count", and a directory no open could load
+//! after it (docs/architecture.md, "Testing"). A checkpoint that writes the version a reader holds, older than the
 //! head, left the head's newer nodes in memory; followed apart from the durable
 //! version, head and durable each got their own copy of them. Compaction then moved a
 //! large value one of those nodes held and rebased only the durable copy: the head's
