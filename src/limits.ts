@@ -6,6 +6,12 @@ export const body_bytes_max = 1024 * 1024
 
 /** Random bytes in a generated service token (base64url-encoded). */
 export const token_random_bytes = 32
+/**
+ * Below this many characters a service token given with --token or SERVICE_TOKEN gets
+ * a warning at start: the auth throttle slows wrong guesses but never refuses a right
+ * token (docs/operations.md, "The token"), so only length keeps a token unguessable.
+ */
+export const token_chars_advised_min = 32
 
 // Tenant tokens (docs/operations.md, "Tenant tokens").
 

@@ -7,8 +7,10 @@ import { tempDir } from './helpers/temp-dir.js'
 t.test('auth: the flag wins over the environment and the file', async (t) => {
   const dir = tempDir(t)
   writeFileSync(join(dir, 'service.token'), 'from-file\n', { mode: 0o600 })
-  t.same(await resolveToken({ flag: 'from-flag', env: 'from-env', dir }), { token: 'from-flag', source: 'flag' })
-  t.same(await resolveToken({ env: 'from-env', dir }), { token: 'from-env', source: 'env' })
+  const long = 'f'.repeat(32)
+  t.same(await resolveToken({ flag: long, env: 'from-env', dir }), { token: long, source: 'flag' })
+  t.same(await resolveToken({ env: long, dir }), { token: long, source: 'env' })
+  t.match(await resolveToken({ flag: 'from-flag', env: 'from-env', dir }), { token: 'from-flag', source: 'flag' })
   t.same(await resolveToken({ dir }), { token: 'from-file', source: 'file', file: join(dir, 'service.token') })
 })
 
@@ -25,6 +27,15 @@ t.test('auth: a generated token is 32 random bytes, saved with mode 0600, then r
   t.equal(second.source, 'file')
   const other = await resolveToken({ dir: tempDir(t) })
   t.not(other.token, first.token)
+})
+
+t.test('auth: a token chosen with --token or SERVICE_TOKEN shorter than 32 characters is used with a warning', async (t) => {
+  const dir = tempDir(t)
+  const short = await resolveToken({ flag: 'hunter2', dir })
+  t.equal(short.token, 'hunter2')
+  t.match(short.warning, /the token from --token is 7 characters: wrong guesses are throttled, but a right one is never refused, so use 32 or more random characters/)
+  t.match((await resolveToken({ env: 'x'.repeat(31), dir })).warning, /from SERVICE_TOKEN is 31 characters/)
+  t.equal((await resolveToken({ env: 'x'.repeat(32), dir })).warning, undefined, 'none at 32')
 })
 
 t.test('auth: a token file readable by others is used with a warning', async (t) => {

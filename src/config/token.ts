@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { token_random_bytes } from '../limits.js'
+import { token_chars_advised_min, token_random_bytes } from '../limits.js'
 
 export const token_file_name = 'service.token'
 
@@ -40,10 +40,8 @@ export async function resolveToken(options: {
   /** False: none found is a TokenError instead of a generated one (the nodes of a cluster share one token). */
   generate?: boolean
 }): Promise<ResolvedToken> {
-  if (options.flag !== undefined) return { token: checkToken(options.flag, '--token'), source: 'flag' }
-  if (options.env !== undefined && options.env !== '') {
-    return { token: checkToken(options.env, 'SERVICE_TOKEN'), source: 'env' }
-  }
+  if (options.flag !== undefined) return given(checkToken(options.flag, '--token'), 'flag', '--token')
+  if (options.env !== undefined && options.env !== '') return given(checkToken(options.env, 'SERVICE_TOKEN'), 'env', 'SERVICE_TOKEN')
   const file = join(options.dir, token_file_name)
   const existing = await readTokenFile(file)
   if (existing !== undefined) return existing
@@ -52,6 +50,16 @@ export async function resolveToken(options: {
   // 'wx': never overwrite a token file another process wrote meanwhile.
   await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' })
   return { token, source: 'generated', file }
+}
+
+/** A token the operator chose, with a warning when it is short enough to guess. */
+function given(token: string, source: 'flag' | 'env', origin: string): ResolvedToken {
+  if (token.length >= token_chars_advised_min) return { token, source }
+  return {
+    token,
+    source,
+    warning: `the token from ${origin} is ${token.length} characters: wrong guesses are throttled, but a right one is never refused, so use ${token_chars_advised_min} or more random characters`,
+  }
 }
 
 async function readTokenFile(file: string): Promise<ResolvedToken | undefined> {
