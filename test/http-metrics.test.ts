@@ -56,7 +56,7 @@ t.test('metrics: the answer parses as the exposition format, every family typed 
     'tenantdb_http_requests_total', 'tenantdb_http_request_duration_seconds', 'tenantdb_commits_total', 'tenantdb_commit_duration_seconds',
     'tenantdb_fsync_duration_seconds', 'tenantdb_wal_bytes', 'tenantdb_wal_lag_bytes', 'tenantdb_wal_checkpoint_lsn', 'tenantdb_wal_current_lsn',
     'tenantdb_page_file_bytes', 'tenantdb_pages', 'tenantdb_page_cache_hits_total', 'tenantdb_page_cache_misses_total', 'tenantdb_memory_node_reads_total', 'tenantdb_corruption_detections_total',
-    'tenantdb_tenants', 'tenantdb_tail_subscribers', 'tenantdb_tail_events_sent_total', 'tenantdb_migrations_applied_total', 'tenantdb_migrations_blocked',
+    'tenantdb_engine_fail_stopped', 'tenantdb_tenants', 'tenantdb_tail_subscribers', 'tenantdb_tail_events_sent_total', 'tenantdb_migrations_applied_total', 'tenantdb_migrations_blocked',
   ]) t.ok(names.includes(name), `${name} is exposed`)
   for (const family of families) {
     t.ok(['COUNTER', 'GAUGE', 'HISTOGRAM'].includes(family.type), `${family.name} has a TYPE (${family.type})`)
@@ -138,6 +138,8 @@ t.test('metrics: the engine figures are the ones health detail and stats report'
   t.equal(sampleValue(m, 'tenantdb_page_file_bytes'), detail.pages.file_bytes)
   for (const state of ['live', 'free', 'pending', 'releasing'] as const) t.equal(sampleValue(m, 'tenantdb_pages', { state }), detail.pages[state], `pages ${state}`)
   t.equal(sampleValue(m, 'tenantdb_corruption_detections_total'), detail.corruption.total)
+  t.equal(detail.fail_stopped, null)
+  t.equal(sampleValue(m, 'tenantdb_engine_fail_stopped'), 0, 'the engine writes (test/http-engine-panic.test.ts: 1 once stopped)')
   t.equal(sampleValue(m, 'tenantdb_tenants'), 2, 'default and acme')
   t.equal(sampleValue(m, 'tenantdb_page_cache_hits_total'), stats.cache.hits)
   t.equal(sampleValue(m, 'tenantdb_page_cache_misses_total'), stats.cache.misses)

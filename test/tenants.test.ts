@@ -140,6 +140,6 @@ t.test('db.run takes queries and tenant operations; schema and collections repor
   t.match(db.tenant('acme').schema(), { tenant: { pending: false } }, 'collections migrated it')
   t.match(await db.run('collection x { id: int primary }').catch((e: unknown) => e), { name: 'EelError' })
   t.match(db.health(), { ok: true, tenant: 'default' })
-  t.match(db.healthDetail(), { ok: true, corruption: { total: 0, reports: [] }, wal: { current_lsn: Number }, fsync: { buckets: Array } })
+  t.match(db.healthDetail(), { ok: true, fail_stopped: null, corruption: { total: 0, reports: [] }, wal: { current_lsn: Number }, fsync: { buckets: Array } })
   t.match(db.stats(), { tenants: 3, corruption_count: 0 })
 })

@@ -10,18 +10,23 @@
 //! with `lsn = -1` for a failed commit, whose error is the next one of `errors`
 //! (`error.rs`'s mapping, built here on the JavaScript thread).
 //!
+//! A panic while delivering (`unwind.rs`) fails every commit of that delivery with
+//! `internal` (each may or may not be durable) and stops the database.
+//!
 //! Liveness: the function is unreferenced while no commit is in flight, so an idle
 //! open engine never keeps the process alive, and referenced while one is (a pending
 //! commit did keep it alive, and still does). It is released when the engine closes.
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use napi::bindgen_prelude::{FnArgs, Float64ArraySlice, Function, ToNapiValue, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, Status};
 
-use crate::error::to_js;
+use crate::error::{to_js, Failure};
+use crate::test_panic;
+use crate::unwind::{self, Stop};
 
 /// `settle`'s arguments: the `[id, lsn]` pairs and the errors of failed commits.
 type SettleArgs = FnArgs<(Pairs, Option<Vec<napi::Error>>)>;
@@ -36,6 +41,8 @@ struct Shared {
     in_flight: AtomicU32,
     /// The raw threadsafe function, to reference and unreference it. JS thread only.
     raw: AtomicPtr<sys::napi_threadsafe_function__>,
+    /// The database a panic while delivering stops; set once it is open.
+    db: OnceLock<Weak<storage::Database>>,
 }
 
 /// One open engine's completion channel.
@@ -52,6 +59,7 @@ impl Completions {
             settled: Mutex::new(Vec::new()),
             in_flight: AtomicU32::new(0),
             raw: AtomicPtr::new(std::ptr::null_mut()),
+            db: OnceLock::new(),
         });
         let drain = shared.clone();
         let tsfn: SettleFn = settle
@@ -85,6 +93,11 @@ impl Completions {
         }))
     }
 
+    /// Names the database once it is open (JS thread).
+    pub fn attach(&self, db: &Arc<storage::Database>) {
+        let _ = self.shared.db.set(Arc::downgrade(db));
+    }
+
     /// Releases the threadsafe function (JS thread, once the database is closed:
     /// calls already queued are still delivered).
     pub fn release(&self) {
@@ -95,16 +108,31 @@ impl Completions {
 impl Shared {
     /// On the JS thread: takes everything settled since the last call.
     fn deliver(&self, env: &Env) -> SettleArgs {
-        let settled = std::mem::take(&mut *self.settled.lock().expect("settled lock"));
+        // Taken even from a lock a panic poisoned: these commits are settled either way.
+        let mut settled = std::mem::take(&mut *self.settled.lock().unwrap_or_else(PoisonError::into_inner));
         let count = settled.len() as u32;
         if self.in_flight.fetch_sub(count, Ordering::Relaxed) == count && count > 0 {
             unsafe { sys::napi_unref_threadsafe_function(env.raw(), self.raw.load(Ordering::Relaxed)) };
         }
+        let stop = self.db.get().map_or(Stop::Opening, Stop::Weak);
+        let args = || {
+            test_panic::trap("settle");
+            Self::args(env, &mut settled)
+        };
+        unwind::contain(stop, "settle", args).unwrap_or_else(|panic| {
+            let pairs = settled.iter().flat_map(|&(id, _)| [id, -1.0]).collect();
+            let errors = settled.iter().map(|_| to_js(env, Failure::Panic(panic.clone()))).collect();
+            FnArgs::from((Pairs(pairs), Some(errors)))
+        })
+    }
+
+    /// `settle`'s arguments for these results (each result is taken; the ids stay).
+    fn args(env: &Env, settled: &mut Settled) -> SettleArgs {
         let mut pairs = Vec::with_capacity(settled.len() * 2);
         let mut errors = Vec::new();
-        for (id, result) in settled {
-            pairs.push(id);
-            match result {
+        for (id, result) in settled.iter_mut() {
+            pairs.push(*id);
+            match std::mem::replace(result, Ok(0)) {
                 Ok(lsn) => pairs.push(lsn as f64),
                 Err(err) => {
                     pairs.push(-1.0);

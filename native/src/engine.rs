@@ -8,9 +8,10 @@ use napi_derive::napi;
 use crate::backup::BeginBackup;
 use crate::completions::Completions;
 use crate::convert::{self, EngineStats, OpenOptions, WorkProgress};
-use crate::error::{to_js, OrThrow};
+use crate::error::{to_js, Failure};
 use crate::snapshot::Snapshot;
-use crate::tasks;
+use crate::tasks::{self, Contained};
+use crate::unwind::{self, Access, Stop};
 
 /// An open database directory. Obtained from `open()`; closed with `close()`.
 #[napi]
@@ -28,12 +29,20 @@ pub struct Engine {
     ts_return_type = "Promise<Engine>"
 )]
 pub fn open(
+    env: &Env,
     dir: String,
     options: Option<OpenOptions>,
     settle: Function<'_, Unknown<'static>, Unknown<'static>>,
-) -> napi::Result<AsyncTask<tasks::Open>> {
-    let completions = Arc::new(Completions::new(settle)?);
-    Ok(AsyncTask::new(tasks::Open { dir: PathBuf::from(dir), options: convert::options(options), completions }))
+) -> napi::Result<AsyncTask<Contained<tasks::Open>>> {
+    let completions = unwind::contain(Stop::Opening, "open", || Completions::new(settle)).map_err(|panic| to_js(env, Failure::Panic(panic)))??;
+    Ok(AsyncTask::new(Contained(tasks::Open { dir: PathBuf::from(dir), options: convert::options(options), completions: Arc::new(completions) })))
+}
+
+impl Engine {
+    /// Runs a synchronous delegate contained (`unwind.rs`) and maps its failure.
+    fn call<T>(&self, env: &Env, entry: &'static str, access: Access, work: impl FnOnce() -> storage::Result<T>) -> napi::Result<T> {
+        unwind::run(Stop::Db(&self.db), entry, access, work).map_err(|failure| to_js(env, failure))
+    }
 }
 
 #[napi]
@@ -46,10 +55,12 @@ impl Engine {
     /// Buffer after this returns), are the WAL frame's payload as they are.
     #[napi]
     pub fn commit(&self, env: &Env, id: f64, payload: BufferSlice) -> napi::Result<()> {
-        let commit = storage::CommitPayload::parse(payload.to_vec()).or_throw(env)?;
-        let done = self.completions.completion(env, id).ok_or_else(|| to_js(env, storage::Error::Closed))?;
-        self.db.commit_payload(commit, done);
-        Ok(())
+        self.call(env, "commit", Access::Write, || {
+            let commit = storage::CommitPayload::parse(payload.to_vec())?;
+            let done = self.completions.completion(env, id).ok_or(storage::Error::Closed)?;
+            self.db.commit_payload(commit, done);
+            Ok(())
+        })
     }
 
     /// Follower mode only: queues frame `lsn` of a primary (a Buffer in the WAL payload
@@ -58,99 +69,111 @@ impl Engine {
     /// `settle` under `id` like a commit, refused unless `lsn` follows the head.
     #[napi]
     pub fn apply_frame(&self, env: &Env, id: f64, lsn: i64, payload: BufferSlice) -> napi::Result<()> {
-        let commit = storage::CommitPayload::parse(payload.to_vec()).or_throw(env)?;
-        let done = self.completions.completion(env, id).ok_or_else(|| to_js(env, storage::Error::Closed))?;
-        self.db.apply_frame(lsn.max(0) as u64, commit, done);
-        Ok(())
+        self.call(env, "applyFrame", Access::Write, || {
+            let commit = storage::CommitPayload::parse(payload.to_vec())?;
+            let done = self.completions.completion(env, id).ok_or(storage::Error::Closed)?;
+            self.db.apply_frame(lsn.max(0) as u64, commit, done);
+            Ok(())
+        })
     }
 
     /// Switches between follower mode (local commits refused with `not_primary`,
     /// frames applied) and primary mode (`storage::Database::set_follower`).
     #[napi]
-    pub fn set_follower(&self, follower: bool) {
-        self.db.set_follower(follower);
+    pub fn set_follower(&self, env: &Env, follower: bool) -> napi::Result<()> {
+        self.call(env, "setFollower", Access::Read, || {
+            self.db.set_follower(follower);
+            Ok(())
+        })
     }
 
     /// The generation of the newest meta record (a snapshot's `epoch` when taken now).
     #[napi(getter)]
-    pub fn generation(&self) -> f64 {
-        self.db.generation() as f64
+    pub fn generation(&self, env: &Env) -> napi::Result<f64> {
+        self.call(env, "generation", Access::Read, || Ok(self.db.generation() as f64))
     }
 
     /// The newest durable version. Synchronous: it clones a reference.
     #[napi]
-    pub fn snapshot(&self) -> Snapshot {
-        Snapshot::new(self.db.snapshot())
+    pub fn snapshot(&self, env: &Env) -> napi::Result<Snapshot> {
+        self.call(env, "snapshot", Access::Read, || Ok(Snapshot::new(&self.db, self.db.snapshot())))
     }
 
     #[napi(ts_return_type = "Promise<CheckpointInfo>")]
-    pub fn checkpoint(&self) -> AsyncTask<tasks::Checkpoint> {
-        AsyncTask::new(tasks::Checkpoint(self.db.clone()))
+    pub fn checkpoint(&self) -> AsyncTask<Contained<tasks::Checkpoint>> {
+        AsyncTask::new(Contained(tasks::Checkpoint(self.db.clone())))
     }
 
     /// Releases what no version reaches and moves live pages down the page file so its
     /// free tail is cut off (`storage::Database::compact_space`).
     #[napi(ts_return_type = "Promise<CompactInfo>")]
-    pub fn compact_space(&self) -> AsyncTask<tasks::CompactSpace> {
-        AsyncTask::new(tasks::CompactSpace(self.db.clone()))
+    pub fn compact_space(&self) -> AsyncTask<Contained<tasks::CompactSpace>> {
+        AsyncTask::new(Contained(tasks::CompactSpace(self.db.clone())))
     }
 
     /// Begins an online backup on the thread pool (`storage::Database::begin_backup`):
     /// waits for a running checkpoint or compaction, then keeps them out until the
     /// backup ends.
     #[napi(ts_return_type = "Promise<Backup>")]
-    pub fn begin_backup(&self) -> AsyncTask<BeginBackup> {
-        AsyncTask::new(BeginBackup(self.db.clone()))
+    pub fn begin_backup(&self) -> AsyncTask<Contained<BeginBackup>> {
+        AsyncTask::new(Contained(BeginBackup(self.db.clone())))
     }
 
     #[napi(ts_return_type = "Promise<VerifyInfo>")]
-    pub fn verify(&self) -> AsyncTask<tasks::Verify> {
-        AsyncTask::new(tasks::Verify(self.db.clone()))
+    pub fn verify(&self) -> AsyncTask<Contained<tasks::Verify>> {
+        AsyncTask::new(Contained(tasks::Verify(self.db.clone())))
     }
 
     /// Committed frames with LSN > `after`, in order, at most `framesMax` of them and
     /// about `bytesMax` bytes of payload (always at least one frame if any).
     #[napi(ts_return_type = "Promise<FrameBatch>")]
-    pub fn read_frames(&self, after: i64, frames_max: u32, bytes_max: u32) -> AsyncTask<tasks::ReadFrames> {
-        AsyncTask::new(tasks::ReadFrames {
+    pub fn read_frames(&self, after: i64, frames_max: u32, bytes_max: u32) -> AsyncTask<Contained<tasks::ReadFrames>> {
+        AsyncTask::new(Contained(tasks::ReadFrames {
             db: self.db.clone(),
             after: after.max(0) as u64,
             frames_max: frames_max as usize,
             bytes_max: bytes_max as usize,
-        })
+        }))
     }
 
     /// The long work running now (a verify, a tree compaction, a checkpoint) and how
     /// far it has come, or null. Synchronous: it reads atomics, so it can be polled
     /// while that work runs on the thread pool.
     #[napi]
-    pub fn progress(&self) -> Option<WorkProgress> {
-        self.db.progress().map(convert::progress)
+    pub fn progress(&self, env: &Env) -> napi::Result<Option<WorkProgress>> {
+        self.call(env, "progress", Access::Read, || Ok(self.db.progress().map(convert::progress)))
     }
 
     /// Counters of the open database. Synchronous: memory and one stat() per file.
     #[napi]
     pub fn stats(&self, env: &Env) -> napi::Result<EngineStats> {
-        self.db.stats().or_throw(env).map(convert::stats)
+        self.call(env, "stats", Access::Read, || self.db.stats().map(convert::stats))
     }
 
     /// LSN of the newest durable commit (`stats().currentLsn`), from memory only.
     #[napi]
     pub fn head_lsn(&self, env: &Env) -> napi::Result<f64> {
-        self.db.durable_lsn().or_throw(env).map(|lsn| lsn as f64)
+        self.call(env, "headLsn", Access::Read, || self.db.durable_lsn().map(|lsn| lsn as f64))
     }
 
     /// Oldest LSN the WAL still holds (`stats().oldestLsn`), from memory only.
     #[napi]
     pub fn oldest_lsn(&self, env: &Env) -> napi::Result<f64> {
-        self.db.oldest_lsn().or_throw(env).map(|lsn| lsn as f64)
+        self.call(env, "oldestLsn", Access::Read, || self.db.oldest_lsn().map(|lsn| lsn as f64))
+    }
+
+    /// Why the engine stopped writing (a failed fsync, a panic caught here), or null
+    /// while it writes (`storage::Database::fail_stopped`).
+    #[napi]
+    pub fn fail_stopped(&self, env: &Env) -> napi::Result<Option<String>> {
+        self.call(env, "failStopped", Access::Read, || Ok(self.db.fail_stopped()))
     }
 
     /// Completes queued commits, checkpoints and releases the directory lock, then
     /// the completion channel (their completions are still delivered). Resolves with
     /// `checkpointSkipped` set when a full disk skipped the checkpoint (not a failure).
     #[napi(ts_return_type = "Promise<CloseInfo>")]
-    pub fn close(&self) -> AsyncTask<tasks::Close> {
-        AsyncTask::new(tasks::Close(self.db.clone(), self.completions.clone()))
+    pub fn close(&self) -> AsyncTask<Contained<tasks::Close>> {
+        AsyncTask::new(Contained(tasks::Close(self.db.clone(), self.completions.clone())))
     }
 }

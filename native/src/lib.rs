@@ -6,7 +6,12 @@
 //! (`crates/storage/src/commit.rs`), checked by the storage core and logged as it is;
 //! a range batch is one packed Buffer (`snapshot.rs`), so no call pays per-entry
 //! conversion costs. Errors cross as objects with fields (`error.rs`), never as text
-//! to parse.
+//! to parse. No panic crosses: every entry point catches one (`unwind.rs`).
+
+// Catching a panic needs it to unwind; no profile of the workspace sets
+// `panic = "abort"` (Cargo.toml), and this keeps one from doing so unnoticed.
+#[cfg(panic = "abort")]
+compile_error!("the binding catches panics at every entry point (native/src/unwind.rs): build it with panic = \"unwind\"");
 
 mod backup;
 mod completions;
@@ -15,6 +20,8 @@ mod engine;
 mod error;
 mod snapshot;
 mod tasks;
+mod test_panic;
+mod unwind;
 
 pub use backup::Backup;
 pub use engine::{open, Engine};

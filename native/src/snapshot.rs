@@ -13,28 +13,47 @@
 //! the caller passes and reuses.
 
 use std::ops::Bound;
+use std::sync::{Arc, Weak};
 
 use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi::Env;
 use napi_derive::napi;
 
 use crate::convert::TreeInfo;
-use crate::error::{to_js, OrThrow};
+use crate::error::to_js;
+use crate::unwind::{self, Access, Stop};
 
 #[napi]
 pub struct Snapshot {
     /// `None` once released: the slots the version reaches may then be reused, so a
     /// read after that is refused rather than allowed to meet another page.
     inner: Option<storage::Snapshot>,
+    /// The database a panic here stops (`unwind.rs`); a snapshot does not keep it open.
+    db: Weak<storage::Database>,
 }
 
 impl Snapshot {
-    pub(crate) fn new(inner: storage::Snapshot) -> Snapshot {
-        Snapshot { inner: Some(inner) }
+    pub(crate) fn new(db: &Arc<storage::Database>, inner: storage::Snapshot) -> Snapshot {
+        Snapshot { inner: Some(inner), db: Arc::downgrade(db) }
     }
 
-    fn inner(&self, env: &Env) -> napi::Result<&storage::Snapshot> {
-        self.inner.as_ref().ok_or_else(|| to_js(env, storage::Error::InvalidArgument("the snapshot was released".into())))
+    fn inner(&self) -> storage::Result<&storage::Snapshot> {
+        self.inner.as_ref().ok_or_else(|| storage::Error::InvalidArgument("the snapshot was released".into()))
+    }
+
+    /// Runs a read contained (`unwind.rs`) and maps its failure.
+    fn call<T>(&self, env: &Env, entry: &'static str, read: impl FnOnce() -> storage::Result<T>) -> napi::Result<T> {
+        unwind::run(Stop::Weak(&self.db), entry, Access::Read, read).map_err(|failure| to_js(env, failure))
+    }
+}
+
+impl Drop for Snapshot {
+    /// Collected: lets go of the version (`storage::Snapshot`'s own drop), contained, as
+    /// the garbage collector's finalizer is an entry point too.
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            let _ = unwind::contain(Stop::Weak(&self.db), "snapshot.drop", || drop(inner));
+        }
     }
 }
 
@@ -154,43 +173,49 @@ impl Snapshot {
     /// Up to `limit` differences of `tree` from this snapshot to `newer`, in key order.
     #[napi]
     pub fn diff(&self, env: &Env, newer: &Snapshot, tree: Buffer, limit: u32, newer_tree: Option<Buffer>) -> napi::Result<DiffBatch> {
-        let newer_tree = newer_tree.as_deref().unwrap_or(&tree);
-        let (diffs, truncated) = self.inner(env)?.diff_trees(&tree, newer.inner(env)?, newer_tree, limit as usize).or_throw(env)?;
-        let mut out = Vec::new();
-        for d in diffs {
-            out.extend_from_slice(&(d.key.len() as u32).to_le_bytes());
-            out.extend_from_slice(&d.key);
-            for side in [&d.before, &d.after] {
-                match side {
-                    Some(value) => {
-                        out.extend_from_slice(&(value.len() as u32).to_le_bytes());
-                        out.extend_from_slice(value);
+        self.call(env, "snapshot.diff", || {
+            let newer_tree = newer_tree.as_deref().unwrap_or(&tree);
+            let (diffs, truncated) = self.inner()?.diff_trees(&tree, newer.inner()?, newer_tree, limit as usize)?;
+            let mut out = Vec::new();
+            for d in diffs {
+                out.extend_from_slice(&(d.key.len() as u32).to_le_bytes());
+                out.extend_from_slice(&d.key);
+                for side in [&d.before, &d.after] {
+                    match side {
+                        Some(value) => {
+                            out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+                            out.extend_from_slice(value);
+                        }
+                        None => out.extend_from_slice(&ABSENT.to_le_bytes()),
                     }
-                    None => out.extend_from_slice(&ABSENT.to_le_bytes()),
                 }
             }
-        }
-        Ok(DiffBatch { entries: Buffer::from(out), truncated })
+            Ok(DiffBatch { entries: Buffer::from(out), truncated })
+        })
     }
 
     /// LSN of the last commit this snapshot contains.
     #[napi(getter)]
     pub fn lsn(&self, env: &Env) -> napi::Result<i64> {
-        Ok(self.inner(env)?.lsn() as i64)
+        self.call(env, "snapshot.lsn", || Ok(self.inner()?.lsn() as i64))
     }
 
     /// The generation of the newest meta record when it was taken: while it lives, the
     /// slots freed since cannot be reused.
     #[napi(getter)]
     pub fn epoch(&self, env: &Env) -> napi::Result<f64> {
-        Ok(self.inner(env)?.epoch() as f64)
+        self.call(env, "snapshot.epoch", || Ok(self.inner()?.epoch() as f64))
     }
 
     /// Lets go of the version now rather than when the object is collected: the
     /// slots only it reaches become reusable (`storage::Snapshot`). Later reads fail.
     #[napi]
-    pub fn release(&mut self) {
-        self.inner = None;
+    pub fn release(&mut self, env: &Env) -> napi::Result<()> {
+        let inner = self.inner.take();
+        self.call(env, "snapshot.release", || {
+            drop(inner);
+            Ok(())
+        })
     }
 
     /// Copies the value of `key` into `out` and returns its length; -1 when absent;
@@ -199,18 +224,22 @@ impl Snapshot {
     /// BufferSlice arguments take no references.
     #[napi]
     pub fn get_into(&self, env: &Env, tree: BufferSlice, key: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
-        let value = self.inner(env)?.get(&tree, &key).or_throw(env)?;
-        Ok(value.map_or(-1, |value| copy_into(&value, &mut out)))
+        self.call(env, "snapshot.getInto", || {
+            let value = self.inner()?.get(&tree, &key)?;
+            Ok(value.map_or(-1, |value| copy_into(&value, &mut out)))
+        })
     }
 
     /// The values of many keys of `tree` in one call (see the module comment for both
     /// layouts): a lookup reads a whole batch of rows' matches without a call per row.
     #[napi]
     pub fn get_many(&self, env: &Env, tree: BufferSlice, keys: BufferSlice) -> napi::Result<Buffer> {
-        let keys = packed_keys(&keys).ok_or_else(|| to_js(env, storage::Error::InvalidArgument("malformed batch of keys".into())))?;
-        let mut out = Vec::new();
-        self.inner(env)?.get_each(&tree, &keys, &mut |value| push_match(&mut out, value)).or_throw(env)?;
-        Ok(Buffer::from(out))
+        self.call(env, "snapshot.getMany", || {
+            let keys = packed_keys(&keys).ok_or_else(|| storage::Error::InvalidArgument("malformed batch of keys".into()))?;
+            let mut out = Vec::new();
+            self.inner()?.get_each(&tree, &keys, &mut |value| push_match(&mut out, value))?;
+            Ok(Buffer::from(out))
+        })
     }
 
     /// A range of `tree` with, for each entry, the value of `other` under the key that
@@ -223,93 +252,93 @@ impl Snapshot {
     /// again with room enough (the snapshot answers the same).
     #[napi]
     pub fn range_lookup_into(&self, env: &Env, tree: BufferSlice, options: RangeOptions, field: BufferSlice, other: BufferSlice, mut out: BufferSlice) -> napi::Result<i64> {
-        let lower = bound(&options.lower, options.lower_inclusive);
-        let upper = bound(&options.upper, options.upper_inclusive);
-        let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
-        let snapshot = self.inner(env)?;
-        let mut writer = SliceWriter { buf: &mut out, at: 8, entries: 0 };
-        let mut key_bytes = Vec::new();
-        let mut key_ends = Vec::with_capacity(limit);
-        // The entry each key is of: a row without a key (no such field, null) is not looked up.
-        let mut keyed = Vec::with_capacity(limit);
-        let count = snapshot
-            .range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| {
-                if rowkey::field_key(value, &field, &mut key_bytes) {
-                    key_ends.push(key_bytes.len());
-                    keyed.push(writer.entries);
-                }
-                writer.entry(key, value);
-            })
-            .or_throw(env)?;
-        let matches_at = writer.at;
-        let mut start = 0;
-        let keys: Vec<&[u8]> = key_ends
-            .iter()
-            .map(|&end| {
-                let key = &key_bytes[start..end];
-                start = end;
-                key
-            })
-            .collect();
-        // Matches in entry order: the entries without a key before each keyed one are absent.
-        let (mut next, mut asked) = (0, 0);
-        snapshot
-            .get_each(&other, &keys, &mut |value| {
-                for _ in next..keyed[asked] {
-                    writer.matched(None);
-                }
-                writer.matched(value);
-                next = keyed[asked] + 1;
-                asked += 1;
-            })
-            .or_throw(env)?;
-        for _ in next..count {
-            writer.matched(None);
-        }
-        let header = |n: usize| u32::try_from(n).map_err(|_| to_js(env, storage::Error::InvalidArgument("a range with lookups over 4 GiB; ask for fewer entries".into())));
-        let (count, matches_at) = (header(count)?, header(matches_at)?);
-        let total = writer.at;
-        if let Some(head) = writer.buf.get_mut(..8) {
-            head[..4].copy_from_slice(&count.to_le_bytes());
-            head[4..].copy_from_slice(&matches_at.to_le_bytes());
-        }
-        Ok(total as i64)
+        self.call(env, "snapshot.rangeLookupInto", || {
+            let lower = bound(&options.lower, options.lower_inclusive);
+            let upper = bound(&options.upper, options.upper_inclusive);
+            let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
+            let snapshot = self.inner()?;
+            let mut writer = SliceWriter { buf: &mut out, at: 8, entries: 0 };
+            let mut key_bytes = Vec::new();
+            let mut key_ends = Vec::with_capacity(limit);
+            // The entry each key is of: a row without a key (no such field, null) is not looked up.
+            let mut keyed = Vec::with_capacity(limit);
+            let count = snapshot
+                .range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| {
+                    if rowkey::field_key(value, &field, &mut key_bytes) {
+                        key_ends.push(key_bytes.len());
+                        keyed.push(writer.entries);
+                    }
+                    writer.entry(key, value);
+                })?;
+            let matches_at = writer.at;
+            let mut start = 0;
+            let keys: Vec<&[u8]> = key_ends
+                .iter()
+                .map(|&end| {
+                    let key = &key_bytes[start..end];
+                    start = end;
+                    key
+                })
+                .collect();
+            // Matches in entry order: the entries without a key before each keyed one are absent.
+            let (mut next, mut asked) = (0, 0);
+            snapshot
+                .get_each(&other, &keys, &mut |value| {
+                    for _ in next..keyed[asked] {
+                        writer.matched(None);
+                    }
+                    writer.matched(value);
+                    next = keyed[asked] + 1;
+                    asked += 1;
+                })?;
+            for _ in next..count {
+                writer.matched(None);
+            }
+            let header = |n: usize| u32::try_from(n).map_err(|_| storage::Error::InvalidArgument("a range with lookups over 4 GiB; ask for fewer entries".into()));
+            let (count, matches_at) = (header(count)?, header(matches_at)?);
+            let total = writer.at;
+            if let Some(head) = writer.buf.get_mut(..8) {
+                head[..4].copy_from_slice(&count.to_le_bytes());
+                head[4..].copy_from_slice(&matches_at.to_le_bytes());
+            }
+            Ok(total as i64)
+        })
     }
 
     /// One batch of entries within the bounds (see the module comment for its layout).
     #[napi]
     pub fn range(&self, env: &Env, tree: Buffer, options: RangeOptions) -> napi::Result<Buffer> {
-        let lower = bound(&options.lower, options.lower_inclusive);
-        let upper = bound(&options.upper, options.upper_inclusive);
-        let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
-        let mut out = Vec::new();
-        // Each entry is copied from its node straight into the batch: no allocation per entry.
-        self.inner(env)?
-            .range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| push_entry(&mut out, key, value))
-            .or_throw(env)?;
-        Ok(Buffer::from(out))
+        self.call(env, "snapshot.range", || {
+            let lower = bound(&options.lower, options.lower_inclusive);
+            let upper = bound(&options.upper, options.upper_inclusive);
+            let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
+            let mut out = Vec::new();
+            // Each entry is copied from its node straight into the batch: no allocation per entry.
+            self.inner()?.range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| push_entry(&mut out, key, value))?;
+            Ok(Buffer::from(out))
+        })
     }
 
     /// Every tree with its entry count and the LSN of its last change.
     #[napi]
     pub fn trees(&self, env: &Env) -> napi::Result<Vec<TreeInfo>> {
-        Ok(self.inner(env)?.trees().or_throw(env)?.into_iter().map(TreeInfo::from).collect())
+        self.call(env, "snapshot.trees", || Ok(self.inner()?.trees()?.into_iter().map(TreeInfo::from).collect()))
     }
 
     #[napi]
     pub fn tree_info(&self, env: &Env, name: Buffer) -> napi::Result<Option<TreeInfo>> {
-        Ok(self.inner(env)?.tree_info(&name).or_throw(env)?.map(TreeInfo::from))
+        self.call(env, "snapshot.treeInfo", || Ok(self.inner()?.tree_info(&name)?.map(TreeInfo::from)))
     }
 
     /// Every pin; `count` is its number of trees, `lsn` the LSN it was taken at.
     #[napi]
     pub fn pins(&self, env: &Env) -> napi::Result<Vec<TreeInfo>> {
-        Ok(self.inner(env)?.pins().or_throw(env)?.into_iter().map(TreeInfo::from).collect())
+        self.call(env, "snapshot.pins", || Ok(self.inner()?.pins()?.into_iter().map(TreeInfo::from).collect()))
     }
 
     /// The version saved under pin `name`, or null.
     #[napi]
     pub fn pin(&self, env: &Env, name: Buffer) -> napi::Result<Option<Snapshot>> {
-        Ok(self.inner(env)?.pin(&name).or_throw(env)?.map(Snapshot::new))
+        self.call(env, "snapshot.pin", || Ok(self.inner()?.pin(&name)?.map(|inner| Snapshot { inner: Some(inner), db: self.db.clone() })))
     }
 }

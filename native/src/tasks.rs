@@ -1,17 +1,55 @@
-//! Work that touches the disk runs on the libuv thread pool as `AsyncTask`s. Each
-//! computes a `storage::Result` and maps a failure in `resolve`, on the JavaScript
-//! thread, where `error.rs` can build the error object.
+//! Work that touches the disk runs on the libuv thread pool as `AsyncTask`s. Each is a
+//! `Work`, run as a `Contained` task: `compute` runs the delegate in `unwind::run` (so
+//! a panic stops the database and becomes a `Failure`, never an abort), and `resolve`,
+//! on the JavaScript thread, converts the result, also contained, or maps the failure
+//! (`error.rs`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::Buffer;
+use napi::bindgen_prelude::{Buffer, ToNapiValue, TypeName};
 use napi::{Env, Task};
 
 use crate::completions::Completions;
 use crate::convert::{self, CheckpointInfo, CloseInfo, CompactInfo, FrameBatch, VerifyInfo};
 use crate::engine::Engine;
-use crate::error::OrThrow;
+use crate::error::{to_js, Failure};
+use crate::unwind::{self, Access, Stop};
+
+/// One async call of the binding.
+pub trait Work: Send + Sized {
+    type Output: Send + 'static;
+    type JsValue: ToNapiValue + TypeName;
+    /// The entry point, as JavaScript calls it.
+    const ENTRY: &'static str;
+    const ACCESS: Access = Access::Read;
+    fn stop(&self) -> Stop<'_>;
+    /// On the thread pool.
+    fn compute(&self) -> storage::Result<Self::Output>;
+    /// On the JavaScript thread: the value the promise resolves with.
+    fn resolve(&self, output: Self::Output) -> Self::JsValue;
+    /// On the JavaScript thread, once the promise settles either way.
+    fn settled(&self) {}
+}
+
+pub struct Contained<W>(pub W);
+
+impl<W: Work> Task for Contained<W> {
+    type Output = Result<W::Output, Failure>;
+    type JsValue = W::JsValue;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let work = &self.0;
+        Ok(unwind::run(work.stop(), W::ENTRY, W::ACCESS, || work.compute()))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<W::JsValue> {
+        let work = &self.0;
+        let value = output.and_then(|output| unwind::contain(work.stop(), W::ENTRY, || work.resolve(output)).map_err(Failure::Panic));
+        work.settled();
+        value.map_err(|failure| to_js(&env, failure))
+    }
+}
 
 pub struct Open {
     pub dir: PathBuf,
@@ -19,53 +57,73 @@ pub struct Open {
     pub completions: Arc<Completions>,
 }
 
-impl Task for Open {
-    type Output = storage::Result<storage::Database>;
+impl Work for Open {
+    type Output = storage::Database;
     type JsValue = Engine;
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(storage::Database::open(&self.dir, self.options.clone()))
+    const ENTRY: &'static str = "open";
+    fn stop(&self) -> Stop<'_> {
+        Stop::Opening
     }
-    fn resolve(&mut self, env: Env, db: Self::Output) -> napi::Result<Engine> {
-        Ok(Engine { db: Arc::new(db.or_throw(&env)?), completions: self.completions.clone() })
+    fn compute(&self) -> storage::Result<storage::Database> {
+        storage::Database::open(&self.dir, self.options.clone())
+    }
+    fn resolve(&self, db: storage::Database) -> Engine {
+        let db = Arc::new(db);
+        self.completions.attach(&db);
+        Engine { db, completions: self.completions.clone() }
     }
 }
 
 pub struct Checkpoint(pub Arc<storage::Database>);
 
-impl Task for Checkpoint {
-    type Output = storage::Result<storage::CheckpointStats>;
+impl Work for Checkpoint {
+    type Output = storage::CheckpointStats;
     type JsValue = CheckpointInfo;
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(self.0.checkpoint())
+    const ENTRY: &'static str = "checkpoint";
+    const ACCESS: Access = Access::Write;
+    fn stop(&self) -> Stop<'_> {
+        Stop::Db(&self.0)
     }
-    fn resolve(&mut self, env: Env, stats: Self::Output) -> napi::Result<CheckpointInfo> {
-        stats.or_throw(&env).map(convert::checkpoint)
+    fn compute(&self) -> storage::Result<storage::CheckpointStats> {
+        self.0.checkpoint()
+    }
+    fn resolve(&self, stats: storage::CheckpointStats) -> CheckpointInfo {
+        convert::checkpoint(stats)
     }
 }
 
 pub struct CompactSpace(pub Arc<storage::Database>);
 
-impl Task for CompactSpace {
-    type Output = storage::Result<storage::CompactReport>;
+impl Work for CompactSpace {
+    type Output = storage::CompactReport;
     type JsValue = CompactInfo;
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(self.0.compact_space())
+    const ENTRY: &'static str = "compactSpace";
+    const ACCESS: Access = Access::Write;
+    fn stop(&self) -> Stop<'_> {
+        Stop::Db(&self.0)
     }
-    fn resolve(&mut self, env: Env, report: Self::Output) -> napi::Result<CompactInfo> {
-        report.or_throw(&env).map(convert::compact)
+    fn compute(&self) -> storage::Result<storage::CompactReport> {
+        self.0.compact_space()
+    }
+    fn resolve(&self, report: storage::CompactReport) -> CompactInfo {
+        convert::compact(report)
     }
 }
 
 pub struct Verify(pub Arc<storage::Database>);
 
-impl Task for Verify {
-    type Output = storage::Result<storage::VerifyReport>;
+impl Work for Verify {
+    type Output = storage::VerifyReport;
     type JsValue = VerifyInfo;
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(self.0.verify())
+    const ENTRY: &'static str = "verify";
+    fn stop(&self) -> Stop<'_> {
+        Stop::Db(&self.0)
     }
-    fn resolve(&mut self, env: Env, report: Self::Output) -> napi::Result<VerifyInfo> {
-        report.or_throw(&env).map(convert::verify)
+    fn compute(&self) -> storage::Result<storage::VerifyReport> {
+        self.0.verify()
+    }
+    fn resolve(&self, report: storage::VerifyReport) -> VerifyInfo {
+        convert::verify(report)
     }
 }
 
@@ -76,34 +134,41 @@ pub struct ReadFrames {
     pub bytes_max: usize,
 }
 
-impl Task for ReadFrames {
-    type Output = storage::Result<Vec<storage::Frame>>;
+impl Work for ReadFrames {
+    type Output = Vec<storage::Frame>;
     type JsValue = FrameBatch;
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(self.db.read_frames(self.after, self.frames_max, self.bytes_max))
+    const ENTRY: &'static str = "readFrames";
+    fn stop(&self) -> Stop<'_> {
+        Stop::Db(&self.db)
     }
-    fn resolve(&mut self, env: Env, frames: Self::Output) -> napi::Result<FrameBatch> {
-        let frames = frames.or_throw(&env)?;
+    fn compute(&self) -> storage::Result<Vec<storage::Frame>> {
+        self.db.read_frames(self.after, self.frames_max, self.bytes_max)
+    }
+    fn resolve(&self, frames: Vec<storage::Frame>) -> FrameBatch {
         let lsns = frames.iter().map(|f| f.lsn as i64).collect();
         let payloads = frames.into_iter().map(|f| Buffer::from(f.payload)).collect();
-        Ok(FrameBatch { lsns, payloads })
+        FrameBatch { lsns, payloads }
     }
 }
 
+/// After a stop the core's close skips its checkpoint and fails with `fail_stopped`,
+/// still releasing the directory.
 pub struct Close(pub Arc<storage::Database>, pub Arc<Completions>);
 
-impl Task for Close {
-    type Output = storage::Result<storage::CloseReport>;
+impl Work for Close {
+    type Output = storage::CloseReport;
     type JsValue = CloseInfo;
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(self.0.close())
+    const ENTRY: &'static str = "close";
+    fn stop(&self) -> Stop<'_> {
+        Stop::Db(&self.0)
     }
-    fn resolve(&mut self, env: Env, report: Self::Output) -> napi::Result<CloseInfo> {
-        self.1.release();
-        report.or_throw(&env).map(convert::close)
+    fn compute(&self) -> storage::Result<storage::CloseReport> {
+        self.0.close()
     }
-    fn reject(&mut self, _env: Env, err: napi::Error) -> napi::Result<CloseInfo> {
+    fn resolve(&self, report: storage::CloseReport) -> CloseInfo {
+        convert::close(report)
+    }
+    fn settled(&self) {
         self.1.release();
-        Err(err)
     }
 }

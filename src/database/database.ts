@@ -185,8 +185,11 @@ export class Database {
   /** Health detail (docs/api.md, "Health and stats"). */
   healthDetail() {
     const s = this.#parts.engine.stats()
+    // Why the engine stopped writing (a failed fsync, a caught panic), or null.
+    const fail_stopped = this.#parts.engine.failStopped()
     return {
-      ok: true,
+      ok: fail_stopped === null,
+      fail_stopped,
       corruption: {
         total: s.corruption_total,
         reports: s.corruption.map((r) => ({

@@ -3,7 +3,7 @@
 // chunks on the thread pool. While one is open the storage core keeps checkpoints and
 // compaction out (crates/storage/src/backup_gate.rs); `end` lets them in again, so
 // whoever begins a backup ends it, also when the copy fails.
-import { mapAsync } from './engine-error.js'
+import { mapAsync, mapSync } from './engine-error.js'
 import type { NativeBackup } from './native.js'
 
 /** A file of a backup: its path in the database directory and the bytes to copy. */
@@ -23,8 +23,8 @@ export class EngineBackup {
   constructor(handle: NativeBackup, onEnd: () => void) {
     this.#native = handle
     this.#onEnd = onEnd
-    this.lsn = handle.lsn
-    this.files = handle.files.map((f) => ({ path: f.path, bytes: f.bytes }))
+    this.lsn = mapSync(() => handle.lsn)
+    this.files = mapSync(() => handle.files).map((f) => ({ path: f.path, bytes: f.bytes }))
   }
 
   /** Up to `length` bytes of `files[index]` from `offset`; fewer only at the end of what is copied. */
@@ -40,7 +40,11 @@ export class EngineBackup {
   end(): void {
     if (this.#ended) return
     this.#ended = true
-    this.#native.end()
-    this.#onEnd()
+    try {
+      mapSync(() => this.#native.end())
+    } finally {
+      // Let waiting checkpoints go on even when ending failed.
+      this.#onEnd()
+    }
   }
 }

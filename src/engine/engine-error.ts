@@ -7,8 +7,10 @@ import { native, type NativeErrorCode } from './native.js'
 // `storage_full`: a full disk refused the change before any of it was written (not
 // written; the database carries on). `outcome_unknown`: writing the commit failed
 // after its bytes went out (it may or may not be durable; the database stopped).
-// `fail_stopped`: the database stopped earlier, so this change was not written.
-// `read_only`: the engine was opened read-only.
+// `fail_stopped`: the database stopped earlier (a failed fsync, or a panic below),
+// so this change was not written. `internal`: a bug: the engine panicked in this call;
+// the binding caught it, and the engine stopped writing (docs/architecture.md, "The
+// binding"). `read_only`: the engine was opened read-only.
 export type EngineErrorCode = `${NativeErrorCode}`
 
 const codes: ReadonlySet<string> = new Set(Object.values(native.ErrorCode))

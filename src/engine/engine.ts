@@ -210,7 +210,7 @@ export class Engine {
   /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
   static async open(dir: string, options: EngineOptions = {}): Promise<Engine> {
     const commits = new Commits()
-    return new Engine(await mapAsync(native.open(dir, options, commits.settle)), commits)
+    return new Engine(await mapAsync(mapSync(() => native.open(dir, options, commits.settle))), commits)
   }
 
   /**
@@ -262,7 +262,7 @@ export class Engine {
    * queued before the switch is applied before anything queued after it.
    */
   setFollower(follower: boolean): void {
-    this.#native.setFollower(follower)
+    mapSync(() => this.#native.setFollower(follower))
   }
 
   /**
@@ -278,7 +278,7 @@ export class Engine {
     const now = Date.now()
     if (this.#head !== undefined && now !== this.#generation_checked_ms) {
       this.#generation_checked_ms = now
-      if (this.#head.epoch !== this.#native.generation) this.#retireHead()
+      if (this.#head.epoch !== mapSync(() => this.#native.generation)) this.#retireHead()
     }
     this.#head ??= new Snapshot(mapSync(() => this.#native.snapshot()))
     return this.#head
@@ -408,7 +408,17 @@ export class Engine {
    * runs on the thread pool (docs/architecture.md, "Progress").
    */
   progress(): WorkProgress | null {
-    return (this.#native.progress() ?? null) as WorkProgress | null
+    return (mapSync(() => this.#native.progress()) ?? null) as WorkProgress | null
+  }
+
+  /**
+   * Why the engine stopped writing, or null while it writes: a failed write or fsync,
+   * or a panic the binding caught (an `internal` error; docs/architecture.md, "The
+   * binding"). Once stopped, commits, checkpoints and compaction fail with
+   * `fail_stopped` until the directory is reopened; reads go on.
+   */
+  failStopped(): string | null {
+    return mapSync(() => this.#native.failStopped())
   }
 
   /** Committed transactions with LSN > `after`, in order, in one bounded batch. */

@@ -168,7 +168,7 @@ export class Snapshot {
    * garbage collector takes it.)
    */
   release(): void {
-    this.#native.release()
+    mapSync(() => this.#native.release())
   }
 
   /** The version saved under pin `name`, or null; release it when done. */

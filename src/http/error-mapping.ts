@@ -34,7 +34,14 @@ export const outcome_unknown_message =
   'writing to disk failed: this write may or may not be durable; check whether it took effect before retrying, ' +
   'and restart the server (it accepts no more writes until then)'
 export const fail_stopped_message =
-  'the server stopped writing after a disk failure: nothing of this request was written; restart the server'
+  'the server stopped writing after a disk failure or an internal error: nothing of this request was written; ' +
+  'restart the server (the cause is in /api/v1/health/detail)'
+// An `internal` EngineError: the engine panicked in this request and stopped writing
+// (docs/architecture.md, "The binding"). What it was doing may or may not have taken
+// effect (a commit's completion, a compaction's checkpoint); the log has the panic.
+export const engine_internal_message =
+  'an internal error stopped the storage engine: what this request wrote may or may not have taken effect; ' +
+  'the server accepts no more writes until it is restarted (see /api/v1/health/detail and the server log)'
 
 export function mapError(err: unknown, route: { query: boolean }): MappedError {
   const base = classify(err)
@@ -75,6 +82,7 @@ function classify(err: unknown): MappedError {
     if (err.code === 'storage_full') return mapped('storage_full', storage_full_message, {}, true)
     if (err.code === 'outcome_unknown') return mapped('storage_unavailable', outcome_unknown_message, { outcome: 'unknown' }, true)
     if (err.code === 'fail_stopped') return mapped('storage_unavailable', fail_stopped_message, { outcome: 'not_written' }, true)
+    if (err.code === 'internal') return mapped('internal', engine_internal_message, {}, true)
     return mapped('internal', 'internal error; see the server log', {}, true)
   }
   if (err instanceof CodecError) return mapped('internal', 'internal error; see the server log', {}, true)

@@ -110,7 +110,7 @@ const common_errors: Readonly<Record<number, string>> = {
   429: 'too many wrong tokens from this address (`rate_limited`), with `Retry-After`',
   431: '`headers_too_large`',
   500: '`storage_error` or `internal`',
-  503: 'the server is shutting down (`shutting_down`), or stopped writing after a disk failure (`storage_unavailable`, with `outcome`)',
+  503: 'the server is shutting down (`shutting_down`), or stopped writing after a disk failure or an internal error (`storage_unavailable`, with `outcome`)',
   507: 'the disk is full: nothing of the request was written (`storage_full`)',
 }
 

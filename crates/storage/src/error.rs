@@ -43,10 +43,10 @@ pub enum Error {
     /// A WAL frame that was durable is damaged: a bad frame followed by frames of a
     /// later, synced batch. (A torn tail after a crash is normal recovery instead.)
     WalCorrupted { segment: String, offset: u64 },
-    /// A write or fsync failed (now or earlier; the cause names it), so the database
-    /// stopped writing: this commit or checkpoint was NOT written, and nothing more
-    /// is until the directory is reopened and recovered (fail-stop: never retry an
-    /// fsync and carry on).
+    /// A write or fsync failed, or the binding caught a panic (`fail_stop.rs`), now or
+    /// earlier (the cause names it), so the database stopped writing: this commit or
+    /// checkpoint was NOT written, and nothing more is until the directory is reopened
+    /// and recovered (fail-stop: never retry an fsync and carry on).
     FailStopped(String),
     /// Writing or syncing this commit's WAL batch failed after its bytes may have
     /// reached the file: it may or may not be durable (recovery decides). The
@@ -171,8 +171,8 @@ impl fmt::Display for Error {
             }
             Error::FailStopped(cause) => write!(
                 f,
-                "database stopped writing after a failed write or fsync ({cause}); this change \
-                 was not written; reopen the directory to recover"
+                "database stopped writing after a failure ({cause}); this change was not \
+                 written; reopen the directory to recover"
             ),
             Error::OutcomeUnknown(cause) => write!(
                 f,

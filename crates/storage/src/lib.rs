@@ -20,6 +20,7 @@ pub mod decoders;
 mod dir_lock;
 mod disk_loc;
 mod error;
+mod fail_stop;
 mod follow;
 mod group_commit;
 mod histogram;

@@ -67,6 +67,7 @@ export function registerDatabaseMetrics(registry: Registry, db: Database): void 
   counter('tenantdb_memory_node_reads_total', 'Node reads of nodes still in memory (written since the last checkpoint), which no cache serves, since the database was opened.', (r) => r.stats.cache.memory_reads)
   gauge('tenantdb_page_cache_bytes', 'Bytes of decoded pages in the page cache.', (r) => r.stats.cache.bytes)
   counter('tenantdb_corruption_detections_total', 'Detections of damaged page slots or WAL frames, kept in the directory across restarts; non-zero means data loss was detected.', (r) => r.detail.corruption.total)
+  gauge('tenantdb_engine_fail_stopped', 'Whether the storage engine stopped writing (1: a failed write or fsync, or an internal error it caught; restart the server), else 0.', (r) => (r.detail.fail_stopped === null ? 0 : 1))
   gauge('tenantdb_tenants', 'Tenants in the catalog.', (r) => r.stats.tenants)
   gauge('tenantdb_migrations_blocked', 'Tenants whose lazy migration to the loaded schema is known to be blocked (checked at start, or tried).', (r) => r.migrations_blocked)
 

@@ -29,7 +29,11 @@ const health_detail = {
     200: described('OK', {
       type: 'object',
       properties: {
-        ok: { type: 'boolean' },
+        ok: { type: 'boolean', description: 'false once the storage engine stopped writing (`fail_stopped`)' },
+        fail_stopped: {
+          type: ['string', 'null'],
+          description: 'why the storage engine stopped writing (a failed write or fsync, or an internal error it caught), or null; restart the server',
+        },
         corruption: { type: 'object', properties: { total: { type: 'integer' }, reports: { type: 'array', items: anyObject } } },
         wal: { type: 'object', properties: { current_lsn: { type: 'integer' }, checkpoint_lsn: { type: 'integer' }, lag_bytes: { type: 'integer' }, bytes: { type: 'integer' } } },
         recovery: { type: 'object', properties: { replayed_frames: { type: 'integer' }, open_micros: { type: 'integer' } } },
