@@ -2,7 +2,8 @@
 // builds are the bytes of the WAL frame. CommitWriter writes the hand-written vector
 // that Rust's `Commit::encode` is held to as well (crates/storage/tests/commit_vector.rs),
 // the engine logs a payload as it was handed in, and a malformed one is refused with a
-// typed error and changes nothing.
+// typed error and changes nothing. A payload of format version 1 (WAL frames written
+// before pin_prefix) is still read by both and logged as it is.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -18,6 +19,7 @@ const b = (text: string) => Buffer.from(text)
 const every_op: Op[] = [
   { op: 'put', tree: 'ŧree', key: b('k'), value: b('v') },
   { op: 'pin', name: 'p' },
+  { op: 'pin_prefix', name: 'ŧenant', prefix: 'ŧ' },
   { op: 'copy_tree', from: 'ŧree', to: 'copy' },
   { op: 'copy_tree_from_pin', pin: 'p', from: 'ŧree', to: 'copy2' },
   { op: 'compact_tree', tree: 'ŧree' },
@@ -26,11 +28,14 @@ const every_op: Op[] = [
   { op: 'drop_tree', tree: 'copy' },
 ]
 
-/** The hand-written vector: hex pairs, `#` comments. */
-function vector(): Buffer {
-  const text = readFileSync(join(package_root, 'crates/storage/tests/vectors/commit_every_op.hex'), 'utf8')
+/** A hand-written vector: hex pairs, `#` comments. */
+function vectorFile(name: string): Buffer {
+  const text = readFileSync(join(package_root, 'crates/storage/tests/vectors', name), 'utf8')
   return Buffer.from(text.split('\n').map((line) => line.split('#')[0]).join('').replace(/\s+/g, ''), 'hex')
 }
+const vector = () => vectorFile('commit_every_op.hex')
+/** Format version 1: every operation but pin_prefix. */
+const vector_v1 = () => vectorFile('commit_every_op_v1.hex')
 
 /** The WAL frame payloads of `dir`, read from the segment files themselves. */
 function framePayloads(dir: string): Map<number, Buffer> {
@@ -46,6 +51,7 @@ t.test('CommitWriter writes the hand-written vector Rust\'s encoder writes', asy
   const writer = new CommitWriter()
   writer.put('t', b('k'), b('v1'))
   writer.op({ op: 'pin', name: 'p' })
+  writer.op({ op: 'pin_prefix', name: 'q', prefix: 't/a/' })
   writer.op({ op: 'copy_tree', from: 't', to: 'c' })
   writer.op({ op: 'copy_tree_from_pin', pin: 'p', from: 't', to: 'd' })
   writer.op({ op: 'compact_tree', tree: 't' })
@@ -53,6 +59,25 @@ t.test('CommitWriter writes the hand-written vector Rust\'s encoder writes', asy
   writer.op({ op: 'unpin', name: 'p' })
   writer.op({ op: 'drop_tree', tree: 'ŧ' })
   t.same(writer.finish(b('m1')).toString('hex'), vector().toString('hex'))
+})
+
+t.test('a version 1 payload is still decoded, committed and logged as it is; pin_prefix is not one of its operations', async (t) => {
+  const v1 = vector_v1()
+  t.equal(v1[0], 1)
+  const decoded = decodeCommit(v1)
+  t.same(decoded.meta.toString(), 'm1')
+  t.same(decoded.ops.map((op) => op.op), ['put', 'pin', 'copy_tree', 'copy_tree_from_pin', 'compact_tree', 'delete', 'unpin', 'drop_tree'])
+  t.same(decodeCommit(vector()).ops.map((op) => ({ ...op })), [...decoded.ops.slice(0, 2), { op: 'pin_prefix', name: 'q', prefix: 't/a/' }, ...decoded.ops.slice(2)].map((op) => ({ ...op })), 'version 2 reads the same operations and the pin prefix')
+  const dir = tempDir(t)
+  const engine = await Engine.open(dir)
+  const lsn = await engine.commitPayload(v1)
+  const [frame] = await engine.readFramePayloads(0, 10, 1 << 20)
+  t.same([frame?.lsn, frame?.payload.toString('hex')], [lsn, v1.toString('hex')], 'logged in its own version')
+  t.same(engine.snapshot().trees().map((tree) => tree.name), ['c', 'd', 't'])
+  await engine.close()
+  const prefixed = encodeCommit({ meta: b(''), ops: [{ op: 'pin_prefix', name: 'x', prefix: 't/' }] })
+  prefixed[0] = 1
+  t.throws(() => decodeCommit(prefixed), /unknown operation/, 'tag 9 in a version 1 payload')
 })
 
 t.test('CommitWriter: metadata of any size before operations that grew, and offsets that stay true', async (t) => {

@@ -11,6 +11,8 @@ export type Op =
   | { op: 'copy_tree'; from: string; to: string }
   | { op: 'copy_tree_from_pin'; pin: string; from: string; to: string }
   | { op: 'pin'; name: string }
+  /** Pins only the trees whose names start with `prefix` (a tenant's snapshot); format version 2 on. */
+  | { op: 'pin_prefix'; name: string; prefix: string }
   | { op: 'unpin'; name: string }
   | { op: 'compact_tree'; tree: string }
 
@@ -20,15 +22,25 @@ export interface CommitRecord {
   ops: Op[]
 }
 
-export const commit_format_version = 1
+/** The version written. Version 1 (WAL frames written before pin_prefix existed) is still read. */
+export const commit_format_version = 2
+const commit_format_version_1 = 1
 export const op_tags = {
-  put: 1, delete: 2, drop_tree: 3, copy_tree: 4, copy_tree_from_pin: 5, pin: 6, unpin: 7, compact_tree: 8,
+  put: 1, delete: 2, drop_tree: 3, copy_tree: 4, copy_tree_from_pin: 5, pin: 6, unpin: 7, compact_tree: 8, pin_prefix: 9,
 } as const
+
+/** The payload's format version; throws on one this code does not read. */
+function formatVersion(payload: Buffer): number {
+  const version = payload.readUInt8(0)
+  if (version !== commit_format_version && version !== commit_format_version_1) throw new Error('unknown commit payload version')
+  return version
+}
 const names = Object.fromEntries(Object.entries(op_tags).map(([name, tag]) => [tag, name])) as Record<number, Op['op']>
 
 /** Only the metadata of a frame payload (its operations unread); throws on anything this version did not write. */
 export function commitMeta(payload: Buffer): Buffer {
-  if (payload.length < 5 || payload.readUInt8(0) !== commit_format_version) throw new Error('unknown commit payload version')
+  if (payload.length < 5) throw new Error('commit payload is truncated')
+  formatVersion(payload)
   const len = payload.readUInt32LE(1)
   if (5 + len > payload.length) throw new Error('commit payload is truncated')
   return payload.subarray(5, 5 + len)
@@ -51,7 +63,8 @@ export function decodeCommit(payload: Buffer): CommitRecord {
   }
   const text = () => bytes().toString('utf8')
   need(1)
-  if (payload.readUInt8(at++) !== commit_format_version) throw new Error('unknown commit payload version')
+  const version = formatVersion(payload)
+  at += 1
   const meta = bytes()
   need(4)
   const count = payload.readUInt32LE(at)
@@ -59,7 +72,8 @@ export function decodeCommit(payload: Buffer): CommitRecord {
   const ops: Op[] = []
   for (let i = 0; i < count; i += 1) {
     need(1)
-    const name = names[payload.readUInt8(at++)]
+    const tag = payload.readUInt8(at++)
+    const name = tag === op_tags.pin_prefix && version === commit_format_version_1 ? undefined : names[tag]
     switch (name) {
       case 'put': ops.push({ op: name, tree: text(), key: bytes(), value: bytes() }); break
       case 'delete': ops.push({ op: name, tree: text(), key: bytes() }); break
@@ -67,6 +81,7 @@ export function decodeCommit(payload: Buffer): CommitRecord {
       case 'copy_tree': ops.push({ op: name, from: text(), to: text() }); break
       case 'copy_tree_from_pin': ops.push({ op: name, pin: text(), from: text(), to: text() }); break
       case 'pin': case 'unpin': ops.push({ op: name, name: text() }); break
+      case 'pin_prefix': ops.push({ op: name, name: text(), prefix: text() }); break
       default: throw new Error('unknown operation in commit payload')
     }
   }

@@ -86,6 +86,7 @@ export class CommitWriter {
       case 'copy_tree': return this.#names(op_tags.copy_tree, op.from, op.to)
       case 'copy_tree_from_pin': return this.#names(op_tags.copy_tree_from_pin, op.pin, op.from, op.to)
       case 'pin': case 'unpin': return this.#names(op_tags[op.op], op.name)
+      case 'pin_prefix': return this.#names(op_tags.pin_prefix, op.name, op.prefix)
     }
   }
 

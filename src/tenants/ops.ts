@@ -144,7 +144,7 @@ async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: Txn
         throw new TenantError('snapshot_exists', `tenant '${name}' already has a snapshot '${snapshotName}'`)
       }
       writeSnapshot(view, name, { name: snapshotName, created_at: now.toISOString() })
-      view.pin(pinName(name, snapshotName))
+      view.pinTenant(pinName(name, snapshotName), name)
       view.conflictOn(snapshotsKey(name))
       const lsn = await ctx.committer.commit(view, name, 'catalog')
       return { ok: true, message: `snapshot ${snapshotName} of ${name} at lsn ${lsn}` }

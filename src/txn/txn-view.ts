@@ -11,6 +11,7 @@ import { CommitWriter, type Entry, type LookupBatch, type RangeOptions, type Sna
 import { key_bytes_max, row_bytes_max } from '../limits.js'
 import { op_kind_other, type RestoredFrom, type RowChangeKind } from './commit-header.js'
 import { checkTreeEntrySize } from './entry-size.js'
+import { tenantPrefix } from './layout.js'
 import { PendingWrites } from './pending-writes.js'
 
 export class TxnView {
@@ -139,9 +140,13 @@ export class TxnView {
     commit.op({ op: 'copy_tree', from, to })
   }
 
-  /** Operations without an overlay: they take effect when the commit is applied. */
-  pin(name: string): void {
-    this.#write().op({ op: 'pin', name })
+  /**
+   * Operations without an overlay: they take effect when the commit is applied.
+   * A tenant's pin holds its trees alone (those under `tenantPrefix`), so it keeps no
+   * other tenant's pages (docs/operations.md, "Disk space").
+   */
+  pinTenant(name: string, tenant: string): void {
+    this.#write().op({ op: 'pin_prefix', name, prefix: tenantPrefix(tenant) })
   }
 
   unpin(name: string): void {

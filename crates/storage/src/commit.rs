@@ -11,7 +11,7 @@
 //!
 //! | field    | encoding                     | meaning                                |
 //! |----------|------------------------------|----------------------------------------|
-//! | version  | u8 = 1                       | payload format                         |
+//! | version  | u8 = 2 (1 is still read)     | payload format                         |
 //! | meta     | bytes                        | caller's metadata (the service's event header) |
 //! | op_count | u32                          | number of operations                   |
 //! | ops      | `tag: u8` then fields        | see the table below                    |
@@ -26,6 +26,11 @@
 //! |   6 | pin                | name                 |
 //! |   7 | unpin              | name                 |
 //! |   8 | compact tree       | tree                 |
+//! |   9 | pin prefix         | name, prefix         |
+//!
+//! Version 2 added tag 9 and is what both encoders write. A version 1 payload (a WAL
+//! frame written before it, a frame of the replication stream) is read as it is: it
+//! holds tags 1 to 8 only, and means what it meant (docs/format.md, "Commit payload").
 
 use std::fmt;
 use std::sync::Arc;
@@ -50,6 +55,9 @@ pub enum Op {
     CopyTreeFromPin { pin: Vec<u8>, from: Vec<u8>, to: Vec<u8> },
     /// Saves the current root set (after the operations before it) under `name`.
     Pin { name: Vec<u8> },
+    /// Saves only the trees whose names start with `prefix` (a tenant's snapshot) under
+    /// `name`, as `Pin` would save them: other trees' pages are not held by it.
+    PinPrefix { name: Vec<u8>, prefix: Vec<u8> },
     /// Forgets a pin; absent pins are a no-op.
     Unpin { name: Vec<u8> },
     /// Rebuilds `tree` from its live entries into fresh, dense nodes.
@@ -66,6 +74,7 @@ pub enum OpRef<'a> {
     CopyTree { from: &'a [u8], to: &'a [u8] },
     CopyTreeFromPin { pin: &'a [u8], from: &'a [u8], to: &'a [u8] },
     Pin { name: &'a [u8] },
+    PinPrefix { name: &'a [u8], prefix: &'a [u8] },
     Unpin { name: &'a [u8] },
     CompactTree { tree: &'a [u8] },
 }
@@ -76,7 +85,10 @@ pub struct Commit {
     pub ops: Vec<Op>,
 }
 
-pub(crate) const FORMAT_VERSION: u8 = 1;
+/// The version both encoders write.
+pub(crate) const FORMAT_VERSION: u8 = 2;
+/// The version before `PIN_PREFIX`: read, never written.
+const FORMAT_VERSION_1: u8 = 1;
 
 const PUT: u8 = 1;
 const DELETE: u8 = 2;
@@ -86,6 +98,8 @@ const COPY_TREE_FROM_PIN: u8 = 5;
 const PIN: u8 = 6;
 const UNPIN: u8 = 7;
 const COMPACT_TREE: u8 = 8;
+/// Since format version 2.
+const PIN_PREFIX: u8 = 9;
 
 /// The smallest operation: a tag and one empty field.
 const OP_BYTES_MIN: usize = 5;
@@ -93,11 +107,11 @@ const OP_BYTES_MIN: usize = 5;
 /// Why bytes are not a commit payload of this format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Malformed {
-    /// The first byte is not `FORMAT_VERSION`.
+    /// The first byte is neither `FORMAT_VERSION_1` nor `FORMAT_VERSION`.
     Version(u8),
     /// The payload ends inside a field.
     Truncated,
-    /// An operation's tag is none of the table's.
+    /// An operation's tag is none of the table's for the payload's version.
     UnknownTag(u8),
     /// `op_count` is more than the payload's bytes can hold.
     CountTooLarge(u32),
@@ -108,7 +122,7 @@ pub enum Malformed {
 impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Malformed::Version(v) => write!(f, "format version {v}, expected {FORMAT_VERSION}"),
+            Malformed::Version(v) => write!(f, "format version {v}, expected {FORMAT_VERSION_1} to {FORMAT_VERSION}"),
             Malformed::Truncated => f.write_str("it ends inside a field"),
             Malformed::UnknownTag(tag) => write!(f, "unknown operation tag {tag}"),
             Malformed::CountTooLarge(n) => write!(f, "{n} operations cannot fit in it"),
@@ -118,9 +132,9 @@ impl fmt::Display for Malformed {
 }
 
 /// Reads the header (version, meta, op count); `r` is then at the first operation.
-pub(crate) fn read_header<'a>(r: &mut ByteReader<'a>, payload_bytes: usize) -> Result<(&'a [u8], u32), Malformed> {
+pub(crate) fn read_header<'a>(r: &mut ByteReader<'a>, payload_bytes: usize) -> Result<(u8, &'a [u8], u32), Malformed> {
     let version = r.u8().ok_or(Malformed::Truncated)?;
-    if version != FORMAT_VERSION {
+    if !(FORMAT_VERSION_1..=FORMAT_VERSION).contains(&version) {
         return Err(Malformed::Version(version));
     }
     let meta = r.bytes_u32().ok_or(Malformed::Truncated)?;
@@ -129,12 +143,15 @@ pub(crate) fn read_header<'a>(r: &mut ByteReader<'a>, payload_bytes: usize) -> R
     if count as usize > payload_bytes / OP_BYTES_MIN {
         return Err(Malformed::CountTooLarge(count));
     }
-    Ok((meta, count))
+    Ok((version, meta, count))
 }
 
-/// Reads one operation: its tag and every field's length.
-pub(crate) fn read_op<'a>(r: &mut ByteReader<'a>) -> Result<OpRef<'a>, Malformed> {
+/// Reads one operation of a payload of format `version`: its tag and every field's length.
+pub(crate) fn read_op<'a>(r: &mut ByteReader<'a>, version: u8) -> Result<OpRef<'a>, Malformed> {
     let tag = r.u8().ok_or(Malformed::Truncated)?;
+    if tag == PIN_PREFIX && version == FORMAT_VERSION_1 {
+        return Err(Malformed::UnknownTag(tag));
+    }
     let mut field = || r.bytes_u32().ok_or(Malformed::Truncated);
     Ok(match tag {
         PUT => OpRef::Put { tree: field()?, key: field()?, value: field()? },
@@ -143,6 +160,7 @@ pub(crate) fn read_op<'a>(r: &mut ByteReader<'a>) -> Result<OpRef<'a>, Malformed
         COPY_TREE => OpRef::CopyTree { from: field()?, to: field()? },
         COPY_TREE_FROM_PIN => OpRef::CopyTreeFromPin { pin: field()?, from: field()?, to: field()? },
         PIN => OpRef::Pin { name: field()? },
+        PIN_PREFIX => OpRef::PinPrefix { name: field()?, prefix: field()? },
         UNPIN => OpRef::Unpin { name: field()? },
         COMPACT_TREE => OpRef::CompactTree { tree: field()? },
         other => return Err(Malformed::UnknownTag(other)),
@@ -172,16 +190,18 @@ impl Commit {
     }
 
     /// `None` when the payload is not well formed (`Malformed`). Only the format is
-    /// checked: the limits a commit must meet are `CommitPayload::parse`'s.
+    /// checked: the limits a commit must meet are `CommitPayload::parse`'s. A version 1
+    /// payload decodes to the commit it holds, which `encode` writes as version 2: the
+    /// same bytes but the first.
     pub fn decode(payload: &[u8]) -> Option<Commit> {
         let mut r = ByteReader::new(payload);
-        let (meta, count) = read_header(&mut r, payload.len()).ok()?;
+        let (version, meta, count) = read_header(&mut r, payload.len()).ok()?;
         let mut ops = Vec::with_capacity(count as usize);
         // The puts of a commit usually go to a few trees: consecutive puts to the same
         // tree share its name instead of allocating it again.
         let mut last_tree: Option<SharedBytes> = None;
         for _ in 0..count {
-            ops.push(match read_op(&mut r).ok()? {
+            ops.push(match read_op(&mut r, version).ok()? {
                 OpRef::Put { tree, key, value } => {
                     let tree = match &last_tree {
                         Some(last) if **last == *tree => last.clone(),
@@ -206,6 +226,7 @@ impl Op {
             Op::CopyTree { from, to } => OpRef::CopyTree { from, to },
             Op::CopyTreeFromPin { pin, from, to } => OpRef::CopyTreeFromPin { pin, from, to },
             Op::Pin { name } => OpRef::Pin { name },
+            Op::PinPrefix { name, prefix } => OpRef::PinPrefix { name, prefix },
             Op::Unpin { name } => OpRef::Unpin { name },
             Op::CompactTree { tree } => OpRef::CompactTree { tree },
         }
@@ -221,6 +242,7 @@ impl OpRef<'_> {
             OpRef::CopyTree { from, to } => Op::CopyTree { from: from.to_vec(), to: to.to_vec() },
             OpRef::CopyTreeFromPin { pin, from, to } => Op::CopyTreeFromPin { pin: pin.to_vec(), from: from.to_vec(), to: to.to_vec() },
             OpRef::Pin { name } => Op::Pin { name: name.to_vec() },
+            OpRef::PinPrefix { name, prefix } => Op::PinPrefix { name: name.to_vec(), prefix: prefix.to_vec() },
             OpRef::Unpin { name } => Op::Unpin { name: name.to_vec() },
             OpRef::CompactTree { tree } => Op::CompactTree { tree: tree.to_vec() },
         }
@@ -234,6 +256,7 @@ impl OpRef<'_> {
             OpRef::CopyTree { .. } => COPY_TREE,
             OpRef::CopyTreeFromPin { .. } => COPY_TREE_FROM_PIN,
             OpRef::Pin { .. } => PIN,
+            OpRef::PinPrefix { .. } => PIN_PREFIX,
             OpRef::Unpin { .. } => UNPIN,
             OpRef::CompactTree { .. } => COMPACT_TREE,
         }
@@ -248,6 +271,7 @@ impl OpRef<'_> {
             OpRef::CopyTree { from, to } => [from, to].into_iter().for_each(f),
             OpRef::CopyTreeFromPin { pin, from, to } => [pin, from, to].into_iter().for_each(f),
             OpRef::Pin { name } | OpRef::Unpin { name } => [name].into_iter().for_each(f),
+            OpRef::PinPrefix { name, prefix } => [name, prefix].into_iter().for_each(f),
         }
     }
 
@@ -279,6 +303,7 @@ mod tests {
                 Op::CopyTree { from: b"a".to_vec(), to: b"b".to_vec() },
                 Op::CopyTreeFromPin { pin: b"p".to_vec(), from: b"a".to_vec(), to: b"c".to_vec() },
                 Op::Pin { name: b"p".to_vec() },
+                Op::PinPrefix { name: b"q".to_vec(), prefix: b"t/a/".to_vec() },
                 Op::Unpin { name: b"p".to_vec() },
                 Op::CompactTree { tree: b"t".to_vec() },
             ],
@@ -291,5 +316,18 @@ mod tests {
         let commit = every_op();
         assert_eq!(commit.encoded_bytes(), commit.encode().len());
         assert_eq!(Commit::decode(&commit.encode()), Some(commit));
+    }
+
+    #[test]
+    fn a_version_1_payload_decodes_to_its_commit_and_may_not_hold_a_pin_prefix() {
+        let old = Commit { meta: b"m".to_vec(), ops: vec![Op::Pin { name: b"p".to_vec() }] };
+        let mut bytes = old.encode();
+        assert_eq!(bytes[0], FORMAT_VERSION);
+        bytes[0] = FORMAT_VERSION_1;
+        assert_eq!(Commit::decode(&bytes), Some(old));
+        let mut prefix = Commit { meta: Vec::new(), ops: vec![Op::PinPrefix { name: b"p".to_vec(), prefix: b"t/".to_vec() }] }.encode();
+        assert!(Commit::decode(&prefix).is_some());
+        prefix[0] = FORMAT_VERSION_1;
+        assert_eq!(Commit::decode(&prefix), None, "tag 9 is not an operation of version 1");
     }
 }

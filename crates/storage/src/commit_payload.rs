@@ -16,6 +16,8 @@ pub struct CommitPayload {
     /// Where the first operation starts.
     ops_at: usize,
     count: u32,
+    /// The format version it was written in (`commit.rs`): an old WAL frame keeps its own.
+    version: u8,
 }
 
 impl CommitPayload {
@@ -32,16 +34,16 @@ impl CommitPayload {
         }
         let malformed = |at: String, why: Malformed| Error::InvalidArgument(format!("the commit payload is malformed: {at}{why}"));
         let mut r = ByteReader::new(&bytes);
-        let (_meta, count) = read_header(&mut r, bytes.len()).map_err(|why| malformed(String::new(), why))?;
+        let (version, _meta, count) = read_header(&mut r, bytes.len()).map_err(|why| malformed(String::new(), why))?;
         let ops_at = bytes.len() - r.remaining();
         for n in 0..count {
-            let op = read_op(&mut r).map_err(|why| malformed(format!("operation {} of {count}: ", n + 1), why))?;
+            let op = read_op(&mut r, version).map_err(|why| malformed(format!("operation {} of {count}: ", n + 1), why))?;
             check_limits(op)?;
         }
         if !r.is_done() {
             return Err(malformed(String::new(), Malformed::TrailingBytes(r.remaining())));
         }
-        Ok(CommitPayload { bytes, ops_at, count })
+        Ok(CommitPayload { bytes, ops_at, count, version })
     }
 
     /// The payload, as the WAL frame holds it.
@@ -52,7 +54,7 @@ impl CommitPayload {
 
     /// The operations in order, read in place.
     pub fn ops(&self) -> Ops<'_> {
-        Ops { reader: ByteReader::new(&self.bytes[self.ops_at..]), left: self.count }
+        Ops { reader: ByteReader::new(&self.bytes[self.ops_at..]), left: self.count, version: self.version }
     }
 }
 
@@ -66,6 +68,7 @@ impl Commit {
 pub struct Ops<'a> {
     reader: ByteReader<'a>,
     left: u32,
+    version: u8,
 }
 
 impl<'a> Iterator for Ops<'a> {
@@ -76,7 +79,7 @@ impl<'a> Iterator for Ops<'a> {
             return None;
         }
         self.left -= 1;
-        Some(read_op(&mut self.reader).expect("a parsed payload reads as it did when parsed"))
+        Some(read_op(&mut self.reader, self.version).expect("a parsed payload reads as it did when parsed"))
     }
 }
 
@@ -107,6 +110,8 @@ fn check_limits(op: OpRef<'_>) -> Result<()> {
         OpRef::CopyTree { from, to } => name("tree", from).and(name("tree", to)),
         OpRef::CopyTreeFromPin { pin, from, to } => name("pin", pin).and(name("tree", from)).and(name("tree", to)),
         OpRef::Pin { name: n } | OpRef::Unpin { name: n } => name("pin", n),
+        // A prefix is held to a tree name's limits: an empty one would be every tree.
+        OpRef::PinPrefix { name: n, prefix } => name("pin", n).and(name("prefix", prefix)),
     }
 }
 
@@ -129,6 +134,7 @@ mod tests {
             ops: vec![
                 Op::Put { tree: b"t"[..].into(), key: b"k"[..].into(), value: b"v"[..].into() },
                 Op::Pin { name: b"p".to_vec() },
+                Op::PinPrefix { name: b"q".to_vec(), prefix: b"t/".to_vec() },
             ],
         };
         let payload = commit.to_payload().unwrap();
@@ -137,11 +143,21 @@ mod tests {
     }
 
     #[test]
+    fn a_version_1_payload_is_kept_as_it_is_and_reads_its_ops_in_place() {
+        let commit = Commit { meta: b"m".to_vec(), ops: vec![Op::Pin { name: b"p".to_vec() }, Op::Unpin { name: b"p".to_vec() }] };
+        let mut bytes = commit.encode();
+        bytes[0] = 1;
+        let payload = CommitPayload::parse(bytes.clone()).unwrap();
+        assert_eq!(payload.bytes(), &bytes[..], "logged as it came, in its own version");
+        assert_eq!(payload.ops().map(OpRef::to_owned).collect::<Vec<_>>(), commit.ops);
+    }
+
+    #[test]
     fn malformed_payloads_and_ops_over_a_limit_are_refused_naming_what_is_wrong() {
         let pin = |name: &[u8]| Commit { meta: Vec::new(), ops: vec![Op::Pin { name: name.to_vec() }] }.encode();
         let mut version = pin(b"p");
-        version[0] = 2;
-        assert!(refused(version).contains("format version 2"));
+        version[0] = 3;
+        assert!(refused(version).contains("format version 3, expected 1 to 2"));
         let mut tag = pin(b"p");
         tag[9] = 42;
         assert!(refused(tag).contains("operation 1 of 1: unknown operation tag 42"));
@@ -149,6 +165,11 @@ mod tests {
         assert!(refused(whole[..whole.len() - 1].to_vec()).contains("operation 1 of 1: it ends inside a field"));
         assert!(refused([&whole[..], b"x"].concat()).contains("1 bytes follow the last operation"));
         assert!(refused(pin(b"")).contains("pin name must be 1 to"));
+        let pin_prefix = |prefix: &[u8]| Commit { meta: Vec::new(), ops: vec![Op::PinPrefix { name: b"p".to_vec(), prefix: prefix.to_vec() }] }.encode();
+        assert!(refused(pin_prefix(b"")).contains("prefix name must be 1 to"));
+        let mut old = pin_prefix(b"t/");
+        old[0] = 1;
+        assert!(refused(old).contains("operation 1 of 1: unknown operation tag 9"), "a version 1 payload holds tags 1 to 8");
         let key = Commit { meta: Vec::new(), ops: vec![Op::Delete { tree: b"t".to_vec(), key: vec![0; KEY_BYTES_MAX + 1] }] };
         assert!(refused(key.encode()).contains("exceeds"));
     }

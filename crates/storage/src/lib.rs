@@ -31,6 +31,7 @@ mod overflow;
 mod page;
 mod page_cache;
 mod page_file;
+mod prefix_root_set;
 mod readers;
 mod release;
 mod relocate;

@@ -11,6 +11,7 @@ use crate::commit_payload::CommitPayload;
 use crate::error::{Error, Result};
 use crate::limits::RANGE_BATCH_ENTRIES_MAX;
 use crate::pager::Pager;
+use crate::prefix_root_set::prefix_root_set;
 use crate::progress::{ProgressStep, WorkStep};
 
 #[derive(Debug, Clone, Default)]
@@ -130,15 +131,8 @@ impl Working<'_> {
                 let root = lookup_tree(pager, &pinned, from)?;
                 self.touched.insert(to.to_vec(), Some(TreeRoot { lsn, ..root }));
             }
-            OpRef::Pin { name } => {
-                if btree::get(pager, &self.version.pins, name)?.is_some() {
-                    return Err(Error::InvalidArgument(format!("pin {} exists", String::from_utf8_lossy(name))));
-                }
-                self.flush()?;
-                assert!(self.touched.is_empty(), "a pin sees every change made before it in its commit");
-                let trees = TreeRoot { lsn, ..self.version.trees.clone() };
-                btree::put_owned(pager, &mut self.version.pins, name, Value::Tree(trees), lsn)?;
-            }
+            OpRef::Pin { name } => self.pin(name, None)?,
+            OpRef::PinPrefix { name, prefix } => self.pin(name, Some(prefix))?,
             OpRef::Unpin { name } => {
                 btree::delete_owned(pager, &mut self.version.pins, name, lsn)?;
             }
@@ -159,6 +153,22 @@ impl Working<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Saves the root set under `name`: all of it, or only the trees under `prefix`.
+    fn pin(&mut self, name: &[u8], prefix: Option<&[u8]>) -> Result<()> {
+        let (pager, lsn) = (self.pager, self.lsn);
+        if btree::get(pager, &self.version.pins, name)?.is_some() {
+            return Err(Error::InvalidArgument(format!("pin {} exists", String::from_utf8_lossy(name))));
+        }
+        self.flush()?;
+        assert!(self.touched.is_empty(), "a pin sees every change made before it in its commit");
+        let trees = match prefix {
+            None => TreeRoot { lsn, ..self.version.trees.clone() },
+            Some(prefix) => prefix_root_set(pager, &self.version.trees, prefix, lsn)?,
+        };
+        btree::put_owned(pager, &mut self.version.pins, name, Value::Tree(trees), lsn)?;
         Ok(())
     }
 

@@ -3,7 +3,8 @@
 //!
 //! - every commit (every operation kind, empty and long fields, empty commits) round
 //!   trips exactly: decoding its encoding gives it back, and `encoded_bytes` is the
-//!   encoding's length;
+//!   encoding's length; written as format version 1 (the version before pin prefix),
+//!   it decodes to the same commit if it holds no pin prefix, and is refused if it does;
 //! - every truncation of an encoding and the encoding with a byte appended are
 //!   refused (`None`: the decoder reads every byte and nothing past the end);
 //! - every single-bit flip, and random overwrites of a few bytes, either are refused
@@ -49,7 +50,7 @@ fn field(rng: &mut Rng) -> Vec<u8> {
 }
 
 fn random_op(rng: &mut Rng) -> Op {
-    match rng.below(8) {
+    match rng.below(9) {
         0 => Op::Put { tree: field(rng).into(), key: field(rng).into(), value: field(rng).into() },
         1 => Op::Delete { tree: field(rng), key: field(rng) },
         2 => Op::DropTree { tree: field(rng) },
@@ -57,6 +58,7 @@ fn random_op(rng: &mut Rng) -> Op {
         4 => Op::CopyTreeFromPin { pin: field(rng), from: field(rng), to: field(rng) },
         5 => Op::Pin { name: field(rng) },
         6 => Op::Unpin { name: field(rng) },
+        7 => Op::PinPrefix { name: field(rng), prefix: field(rng) },
         _ => Op::CompactTree { tree: field(rng) },
     }
 }
@@ -79,7 +81,7 @@ fn named(seed: u64, case: &str, check: impl FnOnce()) {
 fn fuzz_random_commits_round_trip_and_damaged_encodings_are_refused_or_round_trip_exactly() {
     let seed = std::env::var("TENANTDB_FUZZ_SEED").ok().map_or(SEED_DEFAULT, |s| s.parse().expect("TENANTDB_FUZZ_SEED is a number"));
     let mut rng = Rng::new(seed);
-    let (mut accepted, mut refused, mut tags) = (0u64, 0u64, [false; 8]);
+    let (mut accepted, mut refused, mut tags) = (0u64, 0u64, [false; 9]);
     let (mut parsed, mut over_limits) = (0u64, 0u64);
     for n in 0..CASES {
         let commit = random_commit(&mut rng);
@@ -93,6 +95,7 @@ fn fuzz_random_commits_round_trip_and_damaged_encodings_are_refused_or_round_tri
                 Op::Pin { .. } => 5,
                 Op::Unpin { .. } => 6,
                 Op::CompactTree { .. } => 7,
+                Op::PinPrefix { .. } => 8,
             }] = true;
         }
         let bytes = commit.encode();
@@ -103,6 +106,9 @@ fn fuzz_random_commits_round_trip_and_damaged_encodings_are_refused_or_round_tri
                 assert_eq!(Commit::decode(&bytes[..len]), None, "a prefix of {len} bytes decoded");
             }
             assert_eq!(Commit::decode(&[&bytes[..], &[rng.next() as u8]].concat()), None, "a byte appended decoded");
+            let version_1 = [&[1u8][..], &bytes[1..]].concat();
+            let has_prefix_pin = commit.ops.iter().any(|op| matches!(op, Op::PinPrefix { .. }));
+            assert_eq!(Commit::decode(&version_1), (!has_prefix_pin).then(|| commit.clone()), "as format version 1");
             match CommitPayload::parse(bytes.clone()) {
                 Ok(payload) => {
                     assert!(within_limits(&commit), "parse accepted an operation over a limit");
@@ -169,5 +175,6 @@ fn within_limits(commit: &Commit) -> bool {
         Op::CopyTree { from, to } => name(from) && name(to),
         Op::CopyTreeFromPin { pin, from, to } => name(pin) && name(from) && name(to),
         Op::Pin { name: n } | Op::Unpin { name: n } => name(n),
+        Op::PinPrefix { name: n, prefix } => name(n) && name(prefix),
     })
 }

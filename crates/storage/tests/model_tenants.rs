@@ -1,6 +1,7 @@
 //! Model-based sequence test of tenant operations as the service issues them
 //! (docs/architecture.md, "Testing"): several tenants, each a few trees
-//! named by its prefix, are created, written, emptied in runs, snapshotted (a pin),
+//! named by its prefix, are created, written, emptied in runs, snapshotted (a pin of
+//! the trees under the tenant's prefix, which holds nothing else),
 //! unpinned, forked (tree copies, now or from a pin), compacted the way the server does
 //! it (a reader leased across the compaction's commit and checkpoint, then the file's
 //! compaction), and deleted, across clean restarts and power loss (kill -9 of the
@@ -175,7 +176,7 @@ impl Run {
                 }
                 let pinned: Model = self.state.trees_of(&tenant).into_iter().map(|t| (t.clone(), self.state.head[&t].clone())).collect();
                 self.state.snapshots.insert((tenant.clone(), snapshot.clone()), pinned);
-                self.apply(vec![Op::Pin { name: pin_name(&tenant, &snapshot) }], context);
+                self.apply(vec![Op::PinPrefix { name: pin_name(&tenant, &snapshot), prefix: format!("t/{tenant}/").into_bytes() }], context);
                 self.count("snapshot");
             }
             57..=60 => {
@@ -293,8 +294,9 @@ impl Run {
         for ((tenant, name), pinned) in &self.state.snapshots {
             let pin = snapshot.pin(&pin_name(tenant, name)).unwrap().unwrap_or_else(|| panic!("{context}: snapshot {tenant}@{name} is gone"));
             let prefix = format!("t/{tenant}/");
-            let got = rows(read_all(&pin), &prefix);
-            assert_eq!(got, rows(pinned.clone(), &prefix), "{context}: snapshot {tenant}@{name} differs from the model");
+            let all = read_all(&pin);
+            assert!(all.keys().all(|t| t.starts_with(prefix.as_bytes())), "{context}: snapshot {tenant}@{name} holds another tenant's trees");
+            assert_eq!(rows(all, ""), rows(pinned.clone(), &prefix), "{context}: snapshot {tenant}@{name} differs from the model");
         }
         if let Some((reader, then)) = self.held.first() {
             let got = rows(read_all(reader), "t/");

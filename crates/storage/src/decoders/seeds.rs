@@ -74,6 +74,7 @@ fn every_op() -> Commit {
             Op::CopyTreeFromPin { pin: b"snap".to_vec(), from: b"rows".to_vec(), to: b"old".to_vec() },
             Op::Pin { name: b"snap2".to_vec() },
             Op::Unpin { name: b"snap2".to_vec() },
+            Op::PinPrefix { name: b"snap3".to_vec(), prefix: b"ro".to_vec() },
             Op::CompactTree { tree: b"rows".to_vec() },
         ],
     )
@@ -281,6 +282,11 @@ fn commit_payload(sample: &Sample) -> Seeds {
     let every = every_op().encode();
     let mut seeds: Seeds = sample.payloads.iter().enumerate().map(|(i, p)| (format!("database-frame-{}", i + 1), p.clone())).collect();
     seeds.push(("every-op".into(), every.clone()));
+    // A frame written before format version 2, which holds no pin prefix.
+    let ops = every_op().ops.into_iter().filter(|op| !matches!(op, Op::PinPrefix { .. })).collect();
+    let mut version_1 = commit("{\"event\":1}", ops).encode();
+    version_1[0] = 1;
+    seeds.push(("version-1".into(), version_1));
     seeds.push(("broken-truncated".into(), every[..every.len() - 1].to_vec()));
     seeds.push(("broken-trailing-byte".into(), [&every[..], &[0]].concat()));
     seeds

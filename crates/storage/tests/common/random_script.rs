@@ -1,6 +1,6 @@
 //! Random schedules (`schedule.rs`) from a seed, for the crash and I/O-error tests:
-//! commits of puts and deletes over several trees (alone or in batches), pins and
-//! unpins, tree copies from the current trees and from pins, tree drops, tree
+//! commits of puts and deletes over several trees (alone or in batches), pins (of
+//! every tree, or of those under a prefix) and unpins, tree copies from the current trees and from pins, tree drops, tree
 //! compaction, commits mixing all of these, a few commits the engine must refuse,
 //! checkpoints, page-file compaction, readers held across steps, and restarts.
 
@@ -84,8 +84,9 @@ impl Script {
     /// One structural operation; a pin of a name in use or a copy from a pin that
     /// never existed makes the engine refuse the whole commit.
     fn structural(&mut self) -> Op {
-        match self.rng.below(7) {
+        match self.rng.below(8) {
             0 => Op::Pin { name: if self.rng.chance(30) { self.pin() } else { self.new_pin() } },
+            6 => Op::PinPrefix { name: if self.rng.chance(30) { self.pin() } else { self.new_pin() }, prefix: self.tree() },
             1 => Op::Unpin { name: self.pin() },
             2 => Op::CopyTree { from: self.tree(), to: self.tree() },
             3 => Op::CopyTreeFromPin { pin: self.pin(), from: self.tree(), to: self.tree() },

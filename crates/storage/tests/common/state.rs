@@ -21,7 +21,7 @@ pub fn refused(pins: &BTreeSet<Vec<u8>>, commit: &Commit) -> bool {
     let mut pins = pins.clone();
     for op in &commit.ops {
         match op {
-            Op::Pin { name } if !pins.insert(name.clone()) => return true,
+            Op::Pin { name } | Op::PinPrefix { name, .. } if !pins.insert(name.clone()) => return true,
             Op::Unpin { name } => {
                 pins.remove(name);
             }
@@ -36,7 +36,7 @@ pub fn refused(pins: &BTreeSet<Vec<u8>>, commit: &Commit) -> bool {
 pub fn pins_after(pins: &mut BTreeSet<Vec<u8>>, commit: &Commit) {
     for op in &commit.ops {
         match op {
-            Op::Pin { name } => {
+            Op::Pin { name } | Op::PinPrefix { name, .. } => {
                 pins.insert(name.clone());
             }
             Op::Unpin { name } => {
@@ -75,6 +75,10 @@ impl State {
                 }
                 Op::Pin { name } => {
                     assert!(self.pins.insert(name.clone(), self.trees.clone()).is_none(), "a refused commit applied");
+                }
+                Op::PinPrefix { name, prefix } => {
+                    let trees = self.trees.iter().filter(|(tree, _)| tree.starts_with(prefix)).map(|(t, e)| (t.clone(), e.clone())).collect();
+                    assert!(self.pins.insert(name.clone(), trees).is_none(), "a refused commit applied");
                 }
                 Op::Unpin { name } => {
                     self.pins.remove(name);
