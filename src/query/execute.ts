@@ -9,13 +9,14 @@ import { withoutAnswered } from './answered.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { returningItems } from './check-returning.js'
-import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { plan, type PlanHint } from './plan.js'
 import { pointStagesOnly, readPoints } from './point-pipeline.js'
 import { readBatches } from './batch-pipeline.js'
 import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
+import type { Pace } from './pace.js'
+import { point_read_keys_at_once_max } from '../limits.js'
 import type { AutoIds, TxnView } from '../txn/index.js'
 import { deleteRows, insertRows, updateRows, type WriteContext } from './write.js'
 
@@ -25,6 +26,8 @@ export interface ExecuteContext {
   tenant: string
   eval: EvalContext
   deadline_ms: number
+  /** When the statement yields to the event loop, and its deadline (pace.ts). */
+  pace: Pace
   rows_max: number
   examined: { rows: number }
   ids: AutoIds
@@ -34,6 +37,8 @@ export interface ExecuteContext {
 export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
 
 export async function execute(statement: CheckedStatement, ctx: ExecuteContext): Promise<StatementResult> {
+  // The time limit counts from before the text was parsed: parsing and checking count too.
+  ctx.pace.check()
   switch (statement.kind) {
     case 'pipeline':
       return runPipeline(statement.collection, statement.stages, statement.output.columns, ctx)
@@ -107,10 +112,12 @@ async function batchLookups(stages: readonly Stage[], env: LookupEnv, collection
 
 async function runPipeline(collection: CollectionIR, allStages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
   const chosen = planFor(collection, allStages, ctx)
+  ctx.pace.check()
   // A sort the access path's order stands in for is not run (tree-order.ts).
   // Nor the conjuncts of a leading where that a primary-key range answers (answered.ts).
   const stages = withoutAnswered(chosen.sorted === undefined ? allStages : allStages.filter((_, i) => i !== chosen.sorted), chosen.answered)
-  if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
+  // Many keys (a long `in` list) are read as a range is, yielding as they go.
+  if (chosen.access.kind === 'points' && chosen.access.keys.length <= point_read_keys_at_once_max && pointStagesOnly(stages)) {
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max
     const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => columns.map((c) => row[c] ?? null))
@@ -121,7 +128,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({
       view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
-      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000, lookups,
+      examined: ctx.examined, deadline_ms: ctx.deadline_ms, pace: ctx.pace, rows_max: ctx.rows_max, batch: 1000, lookups,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
@@ -130,13 +137,13 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     tenant: ctx.tenant,
     collection: collection.name,
     examined: ctx.examined,
-    deadline_ms: ctx.deadline_ms,
+    pace: ctx.pace,
     batch: 1000,
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
   flowing.forEach((stage, i) => {
-    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval, (input, lookup) => lookupRows(input, lookup, env))
+    rows = applyStage(rows, stage, flowing.slice(i + 1), ctx.eval, ctx.pace, (input, lookup) => lookupRows(input, lookup, env))
   })
   if (sink?.kind === 'update' || sink?.kind === 'delete') {
     const matched: Row[] = []
@@ -155,7 +162,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
       break
     }
     out.push(columns.map((c) => row[c] ?? null))
-    if (Date.now() > ctx.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
+    if (ctx.pace.due()) await ctx.pace.yield()
   }
   const hint: PlanHint = chosen.hint
   return { columns, rows: out, plan: hint, ...(truncated ? { truncated } : {}), writes: false }

@@ -1,29 +1,33 @@
 // Pipeline stages as async-iterator transforms: rows stream through, `take` stops
 // the reading upstream, and only sort, aggregate and distinct hold rows (sort with
-// a following take keeps just the rows it may still return).
+// a following take keeps just the rows it may still return). Rows read are paced by
+// the reader (access.ts); the rows a sort or an aggregate holds are sorted and given
+// out at the statement's pace too (pace.ts), so neither holds the event loop.
 import type { AggregateItem, Expr, SortKey, Stage, Value } from '../lang/ast.js'
 import { compareValues, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import { evaluate, floatOverflow, type EvalContext } from './evaluate.js'
 import type { Row } from './access.js'
+import type { Pace } from './pace.js'
+import { pacedSort } from './paced-sort.js'
 
 type Rows = AsyncIterable<Row>
 
 /** Runs a lookup stage (lookup.ts): it reads another collection, which these transforms cannot. */
 export type LookupRunner = (rows: Rows, stage: Stage & { kind: 'lookup' }) => Rows
 
-export function applyStage(rows: Rows, stage: Stage, next: Stage[], ctx: EvalContext, lookup?: LookupRunner): Rows {
+export function applyStage(rows: Rows, stage: Stage, next: Stage[], ctx: EvalContext, pace: Pace, lookup?: LookupRunner): Rows {
   switch (stage.kind) {
     case 'lookup':
       if (lookup === undefined) throw new Error('a lookup stage needs a lookup runner')
       return lookup(rows, stage)
     case 'where': return filter(rows, stage.predicate, ctx)
     case 'select': return project(rows, stage.items, ctx)
-    case 'sort': return sort(rows, stage.keys, keepForSort(next, ctx), ctx)
+    case 'sort': return sort(rows, stage.keys, keepForSort(next, ctx), ctx, pace)
     case 'skip': return skip(rows, count(stage.count, ctx))
     case 'take': return take(rows, count(stage.count, ctx))
     case 'count': return countRows(rows)
-    case 'aggregate': return aggregate(rows, stage.items, stage.by, ctx)
+    case 'aggregate': return aggregate(rows, stage.items, stage.by, ctx, pace)
     case 'distinct': return distinct(rows, stage.fields, ctx)
     // get is the access path itself; update and delete are sinks (write.ts).
     case 'get': case 'update': case 'delete': return rows
@@ -82,7 +86,7 @@ async function* countRows(rows: Rows): Rows {
  * Stable sort by the keys; nulls first ascending and last descending, the key
  * encoding's order. With a bound, keeps at most 2 × bound rows at a time.
  */
-async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext): Rows {
+async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext, pace: Pace): Rows {
   type Keyed = { row: Row; keys: Value[]; seq: number }
   const order = (a: Keyed, b: Keyed) => {
     for (let i = 0; i < keys.length; i += 1) {
@@ -95,10 +99,14 @@ async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContex
   let seq = 0
   for await (const row of rows) {
     kept.push({ row, keys: keys.map((k) => evaluate(k.expr, row, ctx)), seq: seq++ })
-    if (kept.length >= 2 * bound) kept = kept.sort(order).slice(0, bound)
+    if (kept.length >= 2 * bound) kept = (await pacedSort(kept, order, pace)).slice(0, bound)
   }
-  kept.sort(order)
-  for (const k of kept.slice(0, bound)) yield k.row
+  kept = await pacedSort(kept, order, pace)
+  const n = Math.min(kept.length, bound)
+  for (let i = 0; i < n; i += 1) {
+    yield (kept[i] as Keyed).row
+    if (pace.due()) await pace.yield()
+  }
 }
 
 interface Group {
@@ -115,7 +123,7 @@ interface AggregateState {
   seen?: Set<string>
 }
 
-async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext): Rows {
+async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext, pace: Pace): Rows {
   const groups = new Map<string, Group>()
   for await (const row of rows) {
     const byValues = by.map((e) => evaluate(e, row, ctx))
@@ -130,12 +138,14 @@ async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: E
   // No rows and no grouping: one row of empty aggregates (count 0, sum null), as in SQL.
   if (groups.size === 0 && by.length === 0) groups.set('', { by: [], states: items.map(() => ({ count: 0, sum: 0, min: null, max: null })) })
   // Groups come out in the order of their keys: deterministic, and an index scan agrees.
-  for (const id of [...groups.keys()].sort()) {
+  // (The ids compared as Array.prototype.sort compares strings: by UTF-16 code units.)
+  for (const id of await pacedSort([...groups.keys()], (a, b) => (a < b ? -1 : a > b ? 1 : 0), pace)) {
     const group = groups.get(id) as Group
     const out: Row = {}
     by.forEach((e, i) => { out[e.kind === 'field' ? (e.path.at(-1) as string) : `by${i}`] = group.by[i] ?? null })
     items.forEach((item, i) => { out[item.name] = result(group.states[i] as AggregateState, item) })
     yield out
+    if (pace.due()) await pace.yield()
   }
 }
 
