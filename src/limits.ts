@@ -95,6 +95,26 @@ export const statement_memory_bytes_max = 64 * 1024 * 1024
 export const answer_chunk_bytes = 64 * 1024
 
 /**
+ * Longest a statement works before it yields to the event loop (and checks its
+ * deadline), so one request cannot stall every other (docs/architecture.md,
+ * "Invariants", 8; src/query/pace.ts). A single step (one row's evaluation, one
+ * pattern match) is not cut: those are bounded on their own.
+ */
+export const statement_yield_ms = 10
+
+/**
+ * Units of work (about one row's evaluation each) between two reads of the clock by a
+ * running statement: cheap enough per row, often enough to keep statement_yield_ms.
+ */
+export const statement_work_units_per_clock_read = 256
+
+/**
+ * Rows a point read (`where id in [...]`, `get`) reads in one go, without yielding: more
+ * keys are read a row at a time, pacing as a range read does.
+ */
+export const point_read_keys_at_once_max = 1000
+
+/**
  * Largest key of one engine tree entry, in encoded bytes: the storage core refuses
  * larger keys (KEY_BYTES_MAX in crates/storage/src/limits.rs, docs/operations.md, "Limits": key 1 KiB).
  * A primary key is the encoding of its value; an index entry the encoding of its
@@ -132,6 +152,14 @@ export const eel_nesting_depth_max = 256
  * building, checking and evaluating it recurse.
  */
 export const eel_expression_depth_max = 1000
+
+/**
+ * Values one list written after `in` holds at most (`id in [1, 2, …]`). Parsing and
+ * checking a literal costs microseconds, and all of it runs before the statement can
+ * yield to the event loop; a longer list is passed as a parameter (`id in $ids`),
+ * which is read as JSON.
+ */
+export const in_list_literals_max = 10_000
 
 // The change tail (docs/api.md, "Change tail").
 
@@ -308,6 +336,14 @@ export const replication_retry_ms = 250
  * length, so this bounds the work of one match.
  */
 export const eel_pattern_chars_max = 1000
+
+/**
+ * Most steps one `matches` may take, counted before it starts as (text length + 1) ×
+ * the compiled pattern's instructions: the bound of RE2's automaton, about 20 ns a step
+ * when it cannot be made deterministic. One match cannot be interrupted, so this bounds
+ * how long it holds the event loop (about 80 ms); a match over it fails with type_error.
+ */
+export const eel_pattern_steps_max = 4_000_000
 
 /** Compiled patterns kept for reuse (least recently used goes first). */
 export const eel_pattern_cache_entries_max = 256

@@ -2,7 +2,7 @@
 import type { BinaryOp, Expr, RecordField } from './ast.js'
 import { child, children, span, type Cst } from './cst-node.js'
 import type { SyntaxNode } from './parse-tree.js'
-import { eel_expression_depth_max, eel_nesting_depth_max } from '../limits.js'
+import { eel_expression_depth_max, eel_nesting_depth_max, in_list_literals_max } from '../limits.js'
 
 export const expressionNodes: ReadonlySet<string> = new Set([
   'Number', 'Duration', 'String', 'Boolean', 'Null', 'Param', 'List', 'Record', 'Field', 'Call',
@@ -134,6 +134,16 @@ function binary(cx: Cst, node: SyntaxNode): Expr {
         found: `'${op}'`,
         hint: 'combine them with and, as in a < b and b < c',
       })
+    }
+  }
+  if (op === 'in' && right.name === 'List') {
+    // Counted before the items are built: a list past the limit costs no more work.
+    const count = children(right, expressionNodes).length
+    if (count > in_list_literals_max) {
+      cx.report(span(right), `list of ${count} values after in is longer than the limit of ${in_list_literals_max}`, {
+        hint: 'pass a longer list as a parameter: where id in $ids',
+      })
+      return { kind: 'literal', value: false, integer: false, span: span(node) }
     }
   }
   return { kind: 'binary', op, left: buildExpr(cx, left), right: buildExpr(cx, right), span: span(node) }

@@ -1,10 +1,12 @@
 // Reads a collection's rows the way the plan says, in bounded batches, yielding to the
-// event loop between batches (docs/architecture.md, "Invariants", 8) and checking the
-// deadline.
+// event loop between batches and whenever the statement's pace says so (pace.ts: the
+// stages downstream run between two rows read; docs/architecture.md, "Invariants", 8),
+// and checking the deadline.
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Value } from '../lang/ast.js'
 import { decodeKey, decodeRow, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
+import type { Pace } from './pace.js'
 import type { Access, KeyRange } from './plan.js'
 import { rowsTree } from '../txn/index.js'
 import type { TxnView } from '../txn/index.js'
@@ -17,8 +19,8 @@ export interface AccessContext {
   collection: string
   /** Rows read from storage, for the response's stats. */
   examined: { rows: number }
-  deadline_ms: number
-  /** Yield after this many rows. */
+  pace: Pace
+  /** Rows read per engine call (and yield after this many rows at most). */
   batch: number
   reverse?: boolean
 }
@@ -32,6 +34,7 @@ export async function* readRows(access: Access, ctx: AccessContext): AsyncGenera
   switch (access.kind) {
     case 'points':
       for (const key of access.keys) {
+        if (ctx.pace.due()) await ctx.pace.yield()
         const value = ctx.view.get(access.tree, key)
         if (value === null) continue
         ctx.examined.rows += 1
@@ -42,6 +45,7 @@ export async function* readRows(access: Access, ctx: AccessContext): AsyncGenera
       for await (const [, value] of entries(access.tree, access.range, { ...ctx, reverse: access.reverse === true })) {
         ctx.examined.rows += 1
         yield decodeRow(value) as Row
+        if (ctx.pace.due()) await ctx.pace.yield()
       }
       return
     case 'index': {
@@ -62,7 +66,7 @@ export async function* readRows(access: Access, ctx: AccessContext): AsyncGenera
         if (value === null) throw new Error(`index ${access.index.name} names a missing row`)
         ctx.examined.rows += 1
         yield decodeRow(value) as Row
-        if (++fetched % ctx.batch === 0) await checkDeadline(ctx.deadline_ms)
+        if (++fetched % ctx.batch === 0 || ctx.pace.due()) await ctx.pace.yield()
       }
     }
   }
@@ -117,6 +121,6 @@ async function* entries(tree: string, range: KeyRange, ctx: AccessContext): Asyn
     bounds = ctx.reverse === true
       ? { ...bounds, upper: last[0], upperInclusive: false }
       : { ...bounds, lower: last[0], lowerInclusive: false }
-    await checkDeadline(ctx.deadline_ms)
+    await ctx.pace.yield()
   }
 }

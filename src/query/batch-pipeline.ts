@@ -4,16 +4,19 @@
 // through stages.ts's async generators (profiled: those, and the garbage they made,
 // cost more than reading the rows). Streaming is kept: a take stops the reading, and
 // between batches the loop yields to the event loop and checks the deadline, as
-// access.ts does. The semantics are stages.ts's, row for row. Each row of the answer
-// is counted against result_bytes_max as it is made (result-bytes.ts), and the rows a
-// batch's lookups read are held only until the batch is passed on (lookup.ts).
+// access.ts does; within a batch, when the statement's pace says so (pace.ts), the
+// batch ends at the row reached and the next read starts after it. The semantics are
+// stages.ts's, row for row. Each row of the answer is counted against result_bytes_max
+// as it is made (result-bytes.ts), and the rows a batch's lookups read are held only
+// until the batch is passed on (lookup.ts).
 import type { Stage, Value } from '../lang/ast.js'
 import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt } from '../codec/index.js'
-import { checkDeadline, type Row } from './access.js'
+import type { Row } from './access.js'
 import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import type { BatchLookup } from './lookup.js'
 import { rowFieldsRead } from './lookup-fields.js'
+import type { Pace } from './pace.js'
 import type { KeyRange } from './plan.js'
 import type { ResultBytes } from './result-bytes.js'
 import { lookup_absent, type Entry, type TxnView } from '../txn/index.js'
@@ -40,6 +43,8 @@ export interface BatchRead {
   lookups?: ReadonlyMap<number, BatchLookup>
   /** Counts each row of the answer as it is made (none: a stream, whose caller takes the rows as they come). */
   result?: ResultBytes
+  /** When to end a batch early and yield (only the async read yields). */
+  pace?: Pace
 }
 
 /**
@@ -56,8 +61,14 @@ export const batch_pipeline_runs = { count: 0 }
  */
 export const native_lookup_batches = { count: 0 }
 
+/**
+ * How many batches this process ended early because the statement's pace said to yield
+ * (pace.ts): each makes one more engine call, which a test counting calls adds back.
+ */
+export const paced_batch_ends = { count: 0 }
+
 /** The output rows (at most rows_max) and whether more matched. */
-export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; truncated: boolean }> {
+export async function readBatches(read: BatchRead & { pace: Pace }): Promise<{ rows: Value[][]; truncated: boolean }> {
   batch_pipeline_runs.count += 1
   const out: Value[][] = []
   const { columns } = read
@@ -68,7 +79,7 @@ export async function readBatches(read: BatchRead): Promise<{ rows: Value[][]; t
   }
   for (const state of batchSteps(read, out, shape, selectColumns(read))) {
     if (state !== 'next') return { rows: out, truncated: state === 'truncated' }
-    await checkDeadline(read.deadline_ms)
+    await read.pace.yield()
   }
   return { rows: out, truncated: false }
 }
@@ -146,7 +157,7 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
     else if (stage.kind === 'take') { needed = skipped + (limits[i] as number); break }
     else if (stage.kind !== 'select' && !(stage.kind === 'lookup' && !stage.inner)) break
   }
-  const batch: Batch<T> = { read, counts, limits, out, shape, fused }
+  const batch: Batch<T> = { read, counts, limits, out, shape, fused, paused: -1 }
   const first = read.lookups?.get(0)
   const join = stages[0]?.kind === 'lookup' && first !== undefined && first.nativeField !== null && view.rangeLookup !== undefined ? first : null
   // Without lookups, or with only one whose matches come with the rows, each row goes
@@ -166,6 +177,7 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
     let state: 'next' | 'done' | 'truncated'
     let got: number
     let last: Buffer | undefined
+    batch.paused = -1
     if (joined !== null && join !== null) {
       native_lookup_batches.count += 1
       const { buf, at } = joined
@@ -177,15 +189,17 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
         joined: (k) => (at[6 * k + 4] === lookup_absent ? null : join.decodeAt(buf, at[6 * k + 4] as number, at[6 * k + 5] as number)),
       })
       got = joined.count
-      // A copy: the batch's buffer is the next batch's (Snapshot.rangeLookup).
-      last = got === 0 ? undefined : Buffer.from(buf.subarray(at[6 * (got - 1)], at[6 * (got - 1) + 1]))
+      // The last entry run; a copy: the batch's buffer is the next batch's (Snapshot.rangeLookup).
+      const end = batch.paused >= 0 ? batch.paused : got - 1
+      last = got === 0 ? undefined : Buffer.from(buf.subarray(at[6 * end], at[6 * end + 1]))
     } else {
       const entries = view.range(tree, options)
       const row = wanted === null ? (k: number) => decodeRow((entries[k] as Entry)[1]) as Row : (k: number) => decodeRowFields((entries[k] as Entry)[1], wanted) as Row
       state = run({ count: entries.length, row, joined: null })
       got = entries.length
-      last = entries.at(-1)?.[0]
+      last = (batch.paused >= 0 ? entries[batch.paused] : entries.at(-1))?.[0]
     }
+    if (batch.paused >= 0) paced_batch_ends.count += 1
     // The batch's rows are the answer's now, or dropped: what its lookups read is let go.
     if (read.lookups !== undefined) for (const lookup of read.lookups.values()) lookup.release()
     if (state !== 'next') {
@@ -193,7 +207,8 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       return
     }
     if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
-    if (last === undefined || got < request) {
+    // A batch ended early is read on after its last row run, whatever the read returned.
+    if (last === undefined || (batch.paused < 0 && got < request)) {
       yield 'done'
       return
     }
@@ -210,6 +225,8 @@ interface Batch<T> {
   shape: (row: Row) => T
   /** The shape of a row before its last stage, a select of the columns (selectColumns), or null. */
   fused: ((row: Row) => T) | null
+  /** The entry after which the batch ended early for the pace (its later entries are read again), or -1. */
+  paused: number
 }
 
 /** One batch of rows read: how many, each decoded when reached, and the first stage's lookup matches when they were read with them. */
@@ -258,6 +275,10 @@ function runRows<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'trun
     }
     if (step.done) {
       state = 'done'
+      break
+    }
+    if (read.pace?.due() === true && k < source.count - 1) {
+      batch.paused = k
       break
     }
   }
@@ -354,6 +375,12 @@ function runBatch<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'tru
       if (step.done) {
         stop = i
         state = 'done'
+        break
+      }
+      // Only in the first segment: no stage has counted a later entry yet (skip, take).
+      if (first && read.pace?.due() === true && i < source.count - 1) {
+        stop = i
+        batch.paused = i
         break
       }
     }

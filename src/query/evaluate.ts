@@ -11,6 +11,8 @@ import type { Expr, Value } from '../lang/ast.js'
 import { compareValues } from '../codec/index.js'
 import { QueryError } from './errors.js'
 import { functions } from './functions.js'
+import { InListMembers, in_comparisons, in_list_walk_max } from './in-list.js'
+import { mentionsField } from './mentions-field.js'
 import { timeArithmetic, wholeMs } from './time.js'
 import { parseTimestamp } from './timestamp-text.js'
 
@@ -25,6 +27,8 @@ export interface EvalContext {
   integerOps: WeakSet<Expr>
   /** `* /` the checker typed as a duration: rounded to whole milliseconds (time.ts). */
   durationOps?: WeakSet<Expr>
+  /** The members of the statement's constant `in` lists, made on first use (in-list.ts). */
+  inLists?: Map<Expr, { list: Value[]; members: InListMembers }>
 }
 
 export function evaluate(expr: Expr, row: Row, ctx: EvalContext): Value {
@@ -90,6 +94,7 @@ function binary(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): Va
   const { op } = expr
   if (op === 'and') return evaluate(expr.left, row, ctx) === true && evaluate(expr.right, row, ctx) === true
   if (op === 'or') return evaluate(expr.left, row, ctx) === true || evaluate(expr.right, row, ctx) === true
+  if (op === 'in') return inList(expr, row, ctx)
   const left = evaluate(expr.left, row, ctx)
   const right = evaluate(expr.right, row, ctx)
   switch (op) {
@@ -103,12 +108,6 @@ function binary(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): Va
       const order = compareValues(a, b)
       return op === '<' ? order < 0 : op === '<=' ? order <= 0 : op === '>' ? order > 0 : order >= 0
     }
-    case 'in':
-      if (left === null || !Array.isArray(right)) return false
-      return right.some((item) => {
-        const [a, b] = aligned(left, item)
-        return compareValues(a, b) === 0
-      })
     default: {
       if (left === null || right === null) return null
       const time = timeArithmetic(op, left, right)
@@ -117,6 +116,42 @@ function binary(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): Va
       return ctx.durationOps?.has(expr) === true ? wholeMs(result as number, `${left} ${op} ${right}`) : result
     }
   }
+}
+
+/** Whether each list literal reads the row: worked out once per node (the AST is not changed after parsing). */
+const rowFree = new WeakMap<Expr, boolean>()
+
+/**
+ * `x in list`: a list that does not read the row (literals, a parameter) and is longer
+ * than in_list_walk_max is evaluated once per statement and its members hashed
+ * (in-list.ts); any other is walked.
+ */
+function inList(expr: Expr & { kind: 'binary' }, row: Row, ctx: EvalContext): boolean {
+  const left = evaluate(expr.left, row, ctx)
+  const source = expr.right
+  let constant = source.kind === 'param'
+  if (source.kind === 'list' && source.items.length > in_list_walk_max) {
+    let free = rowFree.get(source)
+    if (free === undefined) rowFree.set(source, (free = !mentionsField(source)))
+    constant = free
+  }
+  const known = constant ? ctx.inLists?.get(source) : undefined
+  const right = known === undefined ? evaluate(source, row, ctx) : known.list
+  if (!Array.isArray(right)) return false
+  if (constant && right.length > in_list_walk_max) {
+    let members = known?.list === right ? known.members : undefined
+    if (members === undefined) {
+      members = new InListMembers(right)
+      ;(ctx.inLists ??= new Map()).set(source, { list: right, members })
+    }
+    return left !== null && members.has(left)
+  }
+  if (left === null) return false
+  return right.some((item) => {
+    in_comparisons.count += 1
+    const [a, b] = aligned(left, item)
+    return compareValues(a, b) === 0
+  })
 }
 
 function arithmetic(op: '+' | '-' | '*' | '/' | '%', left: Value, right: Value, expr: Expr, integer: boolean): Value {

@@ -11,7 +11,6 @@ import { withoutAnswered } from './answered.js'
 import { readRows, type Row } from './access.js'
 import type { CheckedStatement } from './check.js'
 import { returningItems } from './check-returning.js'
-import { QueryError } from './errors.js'
 import { evaluate, type EvalContext } from './evaluate.js'
 import { plan, type PlanHint } from './plan.js'
 import { pointStagesOnly, readPoints } from './point-pipeline.js'
@@ -20,6 +19,8 @@ import type { QueryResult } from './result.js'
 import { applyStage } from './stages.js'
 import type { ResultBytes } from './result-bytes.js'
 import type { StatementMemory } from './statement-memory.js'
+import type { Pace } from './pace.js'
+import { point_read_keys_at_once_max } from '../limits.js'
 import type { AutoIds, TxnView } from '../txn/index.js'
 import { deleteRows, insertRows, updateRows, type WriteContext } from './write.js'
 
@@ -29,6 +30,8 @@ export interface ExecuteContext {
   tenant: string
   eval: EvalContext
   deadline_ms: number
+  /** When the statement yields to the event loop, and its deadline (pace.ts). */
+  pace: Pace
   rows_max: number
   examined: { rows: number }
   ids: AutoIds
@@ -41,6 +44,8 @@ export interface ExecuteContext {
 export type StatementResult = Omit<QueryResult, 'stats' | 'lsn' | 'results'> & { writes: boolean }
 
 export async function execute(statement: CheckedStatement, ctx: ExecuteContext): Promise<StatementResult> {
+  // The time limit counts from before the text was parsed: parsing and checking count too.
+  ctx.pace.check()
   switch (statement.kind) {
     case 'pipeline':
       return runPipeline(statement.collection, statement.stages, statement.output.columns, ctx)
@@ -120,10 +125,12 @@ async function batchLookups(stages: readonly Stage[], env: LookupEnv, collection
 
 async function runPipeline(collection: CollectionIR, allStages: Stage[], columns: string[], ctx: ExecuteContext): Promise<StatementResult> {
   const chosen = planFor(collection, allStages, ctx)
+  ctx.pace.check()
   // A sort the access path's order stands in for is not run (tree-order.ts).
   // Nor the conjuncts of a leading where that a primary-key range answers (answered.ts).
   const stages = withoutAnswered(chosen.sorted === undefined ? allStages : allStages.filter((_, i) => i !== chosen.sorted), chosen.answered)
-  if (chosen.access.kind === 'points' && pointStagesOnly(stages)) {
+  // Many keys (a long `in` list) are read as a range is, yielding as they go.
+  if (chosen.access.kind === 'points' && chosen.access.keys.length <= point_read_keys_at_once_max && pointStagesOnly(stages)) {
     const found = readPoints(ctx.view, chosen.access.tree, chosen.access.keys, stages, ctx.eval, ctx.examined)
     const truncated = found.length > ctx.rows_max
     const out = (truncated ? found.slice(0, ctx.rows_max) : found).map((row) => {
@@ -138,7 +145,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({
       view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
-      examined: ctx.examined, deadline_ms: ctx.deadline_ms, rows_max: ctx.rows_max, batch: 1000, lookups, result: ctx.result,
+      examined: ctx.examined, deadline_ms: ctx.deadline_ms, pace: ctx.pace, rows_max: ctx.rows_max, batch: 1000, lookups, result: ctx.result,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
@@ -147,13 +154,13 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     tenant: ctx.tenant,
     collection: collection.name,
     examined: ctx.examined,
-    deadline_ms: ctx.deadline_ms,
+    pace: ctx.pace,
     batch: 1000,
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
   // A read takes rows_max rows and one more (which says it was truncated); a write all of them.
-  const stageEnv = { eval: ctx.eval, memory: ctx.memory, rows_taken_max: flowing === stages ? ctx.rows_max + 1 : Infinity, lookup: (input: AsyncIterable<Row>, lookup: Stage & { kind: 'lookup' }) => lookupRows(input, lookup, env) }
+  const stageEnv = { eval: ctx.eval, memory: ctx.memory, pace: ctx.pace, rows_taken_max: flowing === stages ? ctx.rows_max + 1 : Infinity, lookup: (input: AsyncIterable<Row>, lookup: Stage & { kind: 'lookup' }) => lookupRows(input, lookup, env) }
   flowing.forEach((stage, i) => {
     rows = applyStage(rows, stage, flowing.slice(i + 1), stageEnv)
   })
@@ -176,7 +183,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     const values = columns.map((c) => row[c] ?? null)
     ctx.result.add(values)
     out.push(values)
-    if (Date.now() > ctx.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
+    if (ctx.pace.due()) await ctx.pace.yield()
   }
   const hint: PlanHint = chosen.hint
   return { columns, rows: out, plan: hint, ...(truncated ? { truncated } : {}), writes: false }

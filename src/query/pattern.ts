@@ -1,30 +1,34 @@
-// `like` and `matches` (docs/language.md "Patterns"): both run on RE2's semantics
-// through re2js, RE2's JavaScript port, whose matching takes time linear in the text
-// and never backtracks, so no pattern can make a query hang. `like` is translated to
-// such an expression. Patterns are bounded in length (eel_pattern_chars_max) and
-// compiled ones kept for reuse.
+// `like` and `matches` (docs/language.md "Patterns"). `matches` runs on RE2's semantics
+// through re2js, RE2's JavaScript port, which never backtracks: a match takes time
+// linear in the text, but also in the size of the compiled pattern (its automaton is
+// simulated when it cannot be made deterministic), about 20 ns per character and
+// instruction, and one match cannot be interrupted. So a match whose bound, text length
+// × program size, is over eel_pattern_steps_max is refused before it starts, and every
+// match is charged to the statement's pace (pace.ts) by that bound. `like` has a
+// matcher of its own (like.ts), linear too. Patterns are bounded in length
+// (eel_pattern_chars_max) and compiled ones kept for reuse.
 import { RE2JS } from 're2js'
-import { eel_pattern_cache_entries_max, eel_pattern_chars_max } from '../limits.js'
+import { eel_pattern_cache_entries_max, eel_pattern_chars_max, eel_pattern_steps_max } from '../limits.js'
 import { QueryError } from './errors.js'
+import { LikePattern } from './like.js'
+import { charge } from './pace.js'
 
-const compiled = new Map<string, RE2JS>()
+const compiled = new Map<string, RE2JS | LikePattern>()
 
-function compile(key: string, source: string, flags: number, what: string): RE2JS {
+/** Steps of a pattern function per unit of the statement's pace (pace.ts: a unit is about a row's evaluation). */
+const steps_per_pace_unit = 32
+
+function cached<T extends RE2JS | LikePattern>(key: string, make: () => T): T {
   const found = compiled.get(key)
   if (found !== undefined) {
     compiled.delete(key)
     compiled.set(key, found)
-    return found
+    return found as T
   }
-  let program: RE2JS
-  try {
-    program = RE2JS.compile(source, flags)
-  } catch (err) {
-    throw new QueryError('type_error', `${what}: ${err instanceof Error ? err.message : String(err)}`)
-  }
+  const made = make()
   if (compiled.size >= eel_pattern_cache_entries_max) compiled.delete(compiled.keys().next().value as string)
-  compiled.set(key, program)
-  return program
+  compiled.set(key, made)
+  return made
 }
 
 function checkLength(pattern: string, fn: string): void {
@@ -36,7 +40,19 @@ function checkLength(pattern: string, fn: string): void {
 /** Whether `text` holds a match of the regular expression `pattern` anywhere (anchor with ^ and $). */
 export function regexMatches(text: string, pattern: string): boolean {
   checkLength(pattern, 'matches')
-  return compile(`r${pattern}`, pattern, 0, `matches(): invalid regular expression ${JSON.stringify(pattern)}`).matcher(text).find()
+  const program = cached(`r${pattern}`, () => {
+    try {
+      return RE2JS.compile(pattern, 0)
+    } catch (err) {
+      throw new QueryError('type_error', `matches(): invalid regular expression ${JSON.stringify(pattern)}: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  })
+  const steps = (text.length + 1) * program.programSize()
+  if (steps > eel_pattern_steps_max) {
+    throw new QueryError('type_error', `matches(): a text of ${text.length} characters with this pattern (${program.programSize()} instructions) could take ${steps} steps, more than the limit of ${eel_pattern_steps_max}; shorten the text or the pattern`)
+  }
+  charge(Math.ceil(steps / steps_per_pace_unit))
+  return program.matcher(text).find()
 }
 
 /**
@@ -45,24 +61,7 @@ export function regexMatches(text: string, pattern: string): boolean {
  */
 export function likeMatches(text: string, pattern: string): boolean {
   checkLength(pattern, 'like')
-  return compile(`l${pattern}`, likeToRegex(pattern), RE2JS.DOTALL, `like(): invalid pattern ${JSON.stringify(pattern)}`).matches(text)
-}
-
-function likeToRegex(pattern: string): string {
-  let out = ''
-  const chars = [...pattern]
-  for (let i = 0; i < chars.length; i += 1) {
-    const ch = chars[i] as string
-    if (ch === '%') out += '.*'
-    else if (ch === '_') out += '.'
-    else if (ch === '\\') {
-      const next = chars[i + 1]
-      if (next === undefined) throw new QueryError('type_error', `like(): pattern ${JSON.stringify(pattern)} ends with an escape character`)
-      out += RE2JS.quote(next)
-      i += 1
-    } else {
-      out += RE2JS.quote(ch)
-    }
-  }
-  return out
+  const like = cached(`l${pattern}`, () => new LikePattern(pattern))
+  charge(Math.ceil((text.length * like.wordsPerStep) / steps_per_pace_unit))
+  return like.matches(text)
 }

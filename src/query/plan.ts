@@ -131,8 +131,7 @@ function planAccess(tenant: string, collection: CollectionIR, stages: Stage[], c
   }
   const primaryIn = points.find((p) => p.field === primary)
   if (primaryIn !== undefined) {
-    const keys = [...new Map(primaryIn.values.map((v) => [encodeKey([v]).toString('hex'), encodeKey([v])])).values()].sort(Buffer.compare)
-    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys } }, bounds }
+    return { chosen: { hint: { collection: collection.name, access: 'primary' }, access: { kind: 'points', tree: rows, keys: distinctKeys(primaryIn.values) } }, bounds }
   }
   const best = bestIndex(collection, bounds)
   if (best !== undefined && best.equalities > 0) return { chosen: indexPlan(tenant, collection, best), bounds }
@@ -144,6 +143,12 @@ function planAccess(tenant: string, collection: CollectionIR, stages: Stage[], c
   }
   if (best !== undefined) return { chosen: indexPlan(tenant, collection, best), bounds }
   return { chosen: scan, bounds }
+}
+
+/** The encoded keys of `values`, each once, in key order: each encoded once, equal ones next to each other once sorted. */
+function distinctKeys(values: readonly Value[]): Buffer[] {
+  const sorted = values.map((v) => encodeKey([v])).sort(Buffer.compare)
+  return sorted.filter((key, i) => i === 0 || !key.equals(sorted[i - 1] as Buffer))
 }
 
 interface IndexChoice {

@@ -15,6 +15,7 @@ import type { Checked, CheckedStatement } from './check.js'
 import { Transaction, type TransactionOptions } from './transaction.js'
 import { QueryError } from './errors.js'
 import { execute, type ExecuteContext, type StatementResult } from './execute.js'
+import { Pace } from './pace.js'
 import { PreparedStatement } from './prepared.js'
 import { StatementCache } from './statement-cache.js'
 import { ResultBytes } from './result-bytes.js'
@@ -184,12 +185,14 @@ export class QueryRunner {
 
   /** What `execute` needs for one checked statement, the same for run and transactions. */
   #context(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): ExecuteContext {
+    const deadline_ms = started + (options.time_ms_max ?? query_time_ms_max)
     return {
       view,
       schema: this.schema.ir,
       tenant,
       eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
-      deadline_ms: started + (options.time_ms_max ?? query_time_ms_max),
+      deadline_ms,
+      pace: new Pace(deadline_ms),
       rows_max: options.rows_max ?? query_rows_max,
       examined: { rows: 0 },
       ids: this.#committer.autoIds,

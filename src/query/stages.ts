@@ -2,7 +2,9 @@
 // the reading upstream, and only sort, aggregate and distinct hold rows (sort with
 // a following take keeps just the rows it may still return, as does one the answer's
 // row bound ends). What they hold is charged to the statement's memory
-// (statement-memory.ts, docs/language.md "Limits of a statement").
+// (statement-memory.ts, docs/language.md "Limits of a statement"). Rows read are
+// paced by the reader (access.ts); the rows a sort or an aggregate holds are sorted and
+// given out at the statement's pace too (pace.ts), so neither holds the event loop.
 import type { AggregateItem, Expr, SortKey, Stage, Value } from '../lang/ast.js'
 import { compareValues, encodeKey } from '../codec/index.js'
 import { QueryError } from './errors.js'
@@ -10,6 +12,8 @@ import { describeValue } from './types.js'
 import { evaluate, floatOverflow, type EvalContext } from './evaluate.js'
 import type { Row } from './access.js'
 import { entry_overhead_bytes, type StatementMemory } from './statement-memory.js'
+import type { Pace } from './pace.js'
+import { pacedSort } from './paced-sort.js'
 
 type Rows = AsyncIterable<Row>
 
@@ -19,6 +23,8 @@ export type LookupRunner = (rows: Rows, stage: Stage & { kind: 'lookup' }) => Ro
 export interface StageEnv {
   eval: EvalContext
   memory: StatementMemory
+  /** When the statement yields to the event loop, and its deadline (pace.ts). */
+  pace: Pace
   /**
    * Rows the statement takes from its last stage at most: the answer's bound and one
    * more (which says it was truncated), or Infinity for a write, which takes them all.
@@ -41,11 +47,11 @@ export function applyStage(rows: Rows, stage: Stage, next: Stage[], env: StageEn
       return env.lookup(rows, stage)
     case 'where': return filter(rows, stage.predicate, ctx)
     case 'select': return project(rows, stage.items, ctx)
-    case 'sort': return holding(env.memory, (held) => sort(rows, stage.keys, keepForSort(next, ctx, env.rows_taken_max), ctx, held))
+    case 'sort': return holding(env.memory, (held) => sort(rows, stage.keys, keepForSort(next, ctx, env.rows_taken_max), ctx, held, env.pace))
     case 'skip': return skip(rows, count(stage.count, ctx))
     case 'take': return take(rows, count(stage.count, ctx))
     case 'count': return countRows(rows)
-    case 'aggregate': return holding(env.memory, (held) => aggregate(rows, stage.items, stage.by, ctx, held))
+    case 'aggregate': return holding(env.memory, (held) => aggregate(rows, stage.items, stage.by, ctx, held, env.pace))
     case 'distinct': return holding(env.memory, (held) => distinct(rows, stage.fields, ctx, held))
     // get is the access path itself; update and delete are sinks (write.ts).
     case 'get': case 'update': case 'delete': return rows
@@ -123,7 +129,7 @@ async function* countRows(rows: Rows): Rows {
  * Stable sort by the keys; nulls first ascending and last descending, the key
  * encoding's order. With a bound, keeps at most 2 × bound rows at a time.
  */
-async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext, held: Held): Rows {
+async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContext, held: Held, pace: Pace): Rows {
   type Keyed = { row: Row; keys: Value[]; seq: number; bytes: number }
   const order = (a: Keyed, b: Keyed) => {
     for (let i = 0; i < keys.length; i += 1) {
@@ -139,7 +145,7 @@ async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContex
     held.bytes += bytes
     kept.push({ row, keys: keys.map((k) => evaluate(k.expr, row, ctx)), seq: seq++, bytes })
     if (kept.length >= 2 * bound) {
-      kept = kept.sort(order)
+      kept = await pacedSort(kept, order, pace)
       // The rows trimmed away are let go.
       let dropped = 0
       for (let i = bound; i < kept.length; i += 1) dropped += (kept[i] as Keyed).bytes
@@ -148,8 +154,12 @@ async function* sort(rows: Rows, keys: SortKey[], bound: number, ctx: EvalContex
       kept = kept.slice(0, bound)
     }
   }
-  kept.sort(order)
-  for (const k of kept.slice(0, bound)) yield k.row
+  kept = await pacedSort(kept, order, pace)
+  const n = Math.min(kept.length, bound)
+  for (let i = 0; i < n; i += 1) {
+    yield (kept[i] as Keyed).row
+    if (pace.due()) await pace.yield()
+  }
 }
 
 interface Group {
@@ -167,7 +177,7 @@ interface AggregateState {
 }
 
 /** Each group weighs its encoded key (hex: two characters a byte) and an entry; each value count_distinct keeps, its encoded bytes and an entry. */
-async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext, held: Held): Rows {
+async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: EvalContext, held: Held, pace: Pace): Rows {
   const groups = new Map<string, Group>()
   for await (const row of rows) {
     const byValues = by.map((e) => evaluate(e, row, ctx))
@@ -183,12 +193,14 @@ async function* aggregate(rows: Rows, items: AggregateItem[], by: Expr[], ctx: E
   // No rows and no grouping: one row of empty aggregates (count 0, sum null), as in SQL.
   if (groups.size === 0 && by.length === 0) groups.set('', { by: [], states: items.map(() => ({ count: 0, sum: 0, min: null, max: null })) })
   // Groups come out in the order of their keys: deterministic, and an index scan agrees.
-  for (const id of [...groups.keys()].sort()) {
+  // (The ids compared as Array.prototype.sort compares strings: by UTF-16 code units.)
+  for (const id of await pacedSort([...groups.keys()], (a, b) => (a < b ? -1 : a > b ? 1 : 0), pace)) {
     const group = groups.get(id) as Group
     const out: Row = {}
     by.forEach((e, i) => { out[e.kind === 'field' ? (e.path.at(-1) as string) : `by${i}`] = group.by[i] ?? null })
     items.forEach((item, i) => { out[item.name] = result(group.states[i] as AggregateState, item) })
     yield out
+    if (pace.due()) await pace.yield()
   }
 }
 
