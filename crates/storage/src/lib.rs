@@ -42,6 +42,9 @@ mod space_trace;
 mod pager;
 mod progress;
 mod snapshot;
+/// The test-only panic trigger, shared with the binding; not a storage API.
+#[doc(hidden)]
+pub mod test_panic;
 mod version;
 pub mod vfs;
 pub mod wal;

@@ -2,7 +2,7 @@
 //! head version, batches written to the WAL, the durable version published, a failed
 //! batch rolled back, and a checkpoint after a batch when the WAL has grown enough.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use super::Inner;
@@ -58,13 +58,15 @@ impl BatchSink for Inner {
             // later batch. A failure here is already fail-stop (recorded by checkpoint
             // itself), or a full disk, and then the checkpoint is retried likewise.
             if let Some(hold) = self.gate.try_automatic() {
+                crate::test_panic::trap("sync.checkpoint");
                 let _ = self.checkpoint(&hold);
             }
         }
     }
 
     fn fail_stop(&self, cause: String) {
-        self.failed.lock().expect("failed lock").get_or_insert(cause);
+        // Even through a lock a panic poisoned: a stop must not fail (`Inner::failed`).
+        self.failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(cause);
     }
 
     fn failed(&self) -> Option<String> {

@@ -33,7 +33,7 @@ mod recovery;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -494,7 +494,18 @@ impl Database {
     fn stop_sync_thread(&self) {
         let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return };
         self.inner.group.close();
-        thread.join().expect("the sync thread does not panic");
+        // The sync thread contains its own panics (`group_commit.rs`), so it ends by
+        // draining the queue. Should one end it all the same (outside a batch; the panic
+        // hook reported it then), this does not panic in turn (in `Drop` that aborts): it
+        // stops the database and answers the commits left queued.
+        if let Err(payload) = thread.join() {
+            std::mem::forget(payload);
+            let cause = "the storage core's sync thread ended with a panic".to_string();
+            self.fail_stop(cause.clone());
+            for pending in self.inner.group.drain() {
+                (pending.done)(Err(Error::FailStopped(cause.clone())));
+            }
+        }
     }
 }
 
@@ -521,7 +532,9 @@ impl SnapshotSource for Inner {
 
 impl Inner {
     pub(crate) fn failed(&self) -> Option<String> {
-        self.failed.lock().expect("failed lock").clone()
+        // Read even from a lock a panic poisoned (nothing panics holding it, and a stop
+        // must be seen whatever else a panic broke).
+        self.failed.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {
