@@ -52,7 +52,7 @@ pub fn contain<T>(stop: Stop<'_>, entry: &'static str, work: impl FnOnce() -> T)
 #[cold]
 #[inline(never)]
 fn caught(stop: Stop<'_>, entry: &'static str, payload: Box<dyn Any + Send>) -> Panic {
-    let message = message(&*payload);
+    let message = storage::panic_message(&*payload);
     // Never dropped: a payload's Drop could panic again, outside any catch.
     std::mem::forget(payload);
     let cause = format!("a panic in {entry}: {message}");
@@ -94,13 +94,3 @@ pub fn run<T>(stop: Stop<'_>, entry: &'static str, access: Access, work: impl Fn
     }
 }
 
-/// A panic's message: `panic!` makes it a `&str` or a `String`.
-fn message(payload: &(dyn Any + Send)) -> String {
-    if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_string()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "a panic without a message".to_string()
-    }
-}

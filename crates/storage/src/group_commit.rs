@@ -60,6 +60,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::commit_payload::CommitPayload;
+use crate::panic_message::panic_message;
 use crate::error::{Error, Result};
 use crate::limits::{COMMIT_POLL_MICROS_MAX, WAL_BATCH_BYTES_MAX};
 use crate::test_panic;
@@ -361,13 +362,7 @@ fn run_batch(sink: &dyn BatchSink, work: &mut BatchWork) -> bool {
 #[cold]
 #[inline(never)]
 fn panicked(payload: Box<dyn Any + Send>) -> String {
-    let message = if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_string()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "a panic without a message".to_string()
-    };
+    let message = panic_message(&*payload);
     std::mem::forget(payload);
     format!("the storage core's sync thread panicked: {message}")
 }
