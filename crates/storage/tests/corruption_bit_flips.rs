@@ -14,16 +14,21 @@
 //!   committed, and `verify` names the damaged slot.
 //! Never a panic, never an operating error.
 //!
-//! Sizes, default run: every bit of both meta slots (2 x 32 768 flips, on a small
-//! database); and one page of every role `common/page_roles.rs` finds in a database
-//! with a three-level data tree (`common/every_page_role.rs`: data leaf, branches at
-//! levels 1 and 2, root set leaf and branch, pin table leaf and branch, first and later
-//! overflow pages, the space map's page), each with its 256 header bits and 256 payload
-//! bits drawn from a fixed seed (512 of its 32 768 bits: 5 120 flips). About 18 s and
-//! 35 s. Each flip there costs an open, a read of about 500 pages and a verify (about
-//! 7 ms), so the full sweep is behind `TENANTDB_CORRUPTION_EVERY_BIT=1`: every bit of
-//! each of those ten pages (327 680 flips, about 40 minutes on one core). Every bit of every slot is
-//! also checked against the slot decoder alone by the `page.rs` unit test.
+//! Sizes (`common/soak.rs`): both meta slots of a small database, and one page of every
+//! role `common/page_roles.rs` finds in a database with a three-level data tree
+//! (`common/every_page_role.rs`: data leaf, branches at levels 1 and 2, root set leaf
+//! and branch, pin table leaf and branch, first and later overflow pages, the space
+//! map's page), each page with its 256 header bits and payload bits drawn from a fixed
+//! seed.
+//! - `npm test`: each meta slot's first 4 096 bits (its record and more) and every
+//!   eighth bit after them (2 x 7 680 flips); 64 payload bits per page (3 200 flips).
+//! - `TENANTDB_SOAK=1`: every bit of both meta slots (2 x 32 768 flips, about 18 s);
+//!   256 payload bits per page (5 120 flips, about 35 s).
+//! - `TENANTDB_CORRUPTION_EVERY_BIT=1`: every bit of each of those ten pages (327 680
+//!   flips, about 40 minutes on one core: each costs an open, a read of about 500
+//!   pages and a verify).
+//! Every bit of every slot is also checked against the slot decoder alone by the
+//! `page.rs` unit test.
 
 mod common;
 
@@ -31,12 +36,14 @@ use std::collections::BTreeMap;
 
 use common::every_page_role::{self as rich, Expected};
 use common::page_roles::{by_role, roles, Role, PAGE};
+use common::soak::soak;
 use common::{commit, db_path, put, Rng};
 use storage::vfs::SimVfs;
 use storage::{Database, Error, Op};
 
-const SAMPLED_BITS: usize = 512;
 const HEADER_BITS: usize = 256;
+/// The meta slot bits `npm test` flips all of; after them, every eighth.
+const META_BITS_ALL: usize = 4096;
 
 fn every_bit() -> bool {
     std::env::var("TENANTDB_CORRUPTION_EVERY_BIT").is_ok_and(|v| v == "1")
@@ -55,14 +62,15 @@ fn bits_of(page: u64) -> Vec<usize> {
     if every_bit() {
         return (0..PAGE * 8).collect();
     }
+    let sampled_bits = HEADER_BITS + if soak() { 256 } else { 64 };
     let mut rng = Rng::new(page * 7 + 1);
     let mut bits: Vec<usize> = (0..HEADER_BITS).collect();
     let mut rest: Vec<usize> = (HEADER_BITS..PAGE * 8).collect();
-    for i in 0..SAMPLED_BITS - HEADER_BITS {
+    for i in 0..sampled_bits - HEADER_BITS {
         let j = i + rng.below((rest.len() - i) as u64) as usize;
         rest.swap(i, j);
     }
-    bits.extend_from_slice(&rest[..SAMPLED_BITS - HEADER_BITS]);
+    bits.extend_from_slice(&rest[..sampled_bits - HEADER_BITS]);
     bits
 }
 
@@ -137,6 +145,8 @@ fn corruption_bit_flips_in_a_page_of_every_role_are_detected() {
         }
     }
     eprintln!("R3 pages: {flips:?} flips in {:?}", started.elapsed());
+    let per_page = if every_bit() { PAGE * 8 } else { HEADER_BITS + if soak() { 256 } else { 64 } };
+    assert!(flips.len() == wanted.len() && flips.values().all(|&n| n == per_page), "{flips:?}");
     // Undamaged again: everything reads and verifies clean; the reports stay.
     let db = Database::open(&db_path(), rich::open_options(&vfs)).unwrap();
     assert!(rich::read_everything(&db).unwrap() == expected);
@@ -166,8 +176,9 @@ fn corruption_every_bit_flip_in_either_meta_slot_falls_back_to_the_mirror() {
     let (vfs, file, expected) = small();
     let started = std::time::Instant::now();
     let mut flips = 0;
+    let bits: Vec<usize> = (0..PAGE * 8).filter(|&bit| soak() || bit < META_BITS_ALL || bit % 8 == 0).collect();
     for slot in 0..2u64 {
-        for bit in 0..PAGE * 8 {
+        for &bit in &bits {
             set_bit(&vfs, &file, slot, bit, true);
             check(&vfs, &expected, Role::Meta, slot, bit);
             set_bit(&vfs, &file, slot, bit, false);
@@ -175,5 +186,5 @@ fn corruption_every_bit_flip_in_either_meta_slot_falls_back_to_the_mirror() {
         }
     }
     eprintln!("R3 meta: {flips} flips in {:?}", started.elapsed());
-    assert_eq!(flips, 2 * PAGE * 8);
+    assert_eq!(flips, 2 * if soak() { PAGE * 8 } else { META_BITS_ALL + (PAGE * 8 - META_BITS_ALL) / 8 });
 }

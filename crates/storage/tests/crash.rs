@@ -15,11 +15,13 @@
 //! must carry on: the next LSN, compaction, `verify`, close (`common/recovery.rs`).
 //! Failures name the seed and the crash index.
 //!
-//! Sizes: the default run checks 4 scripts, at least 10 000 crash states.
-//! - `TENANTDB_CRASH_SCRIPTS`: how many scripts (seeds 1, 2, …; default 4);
+//! Sizes (`common/soak.rs`): `npm test` checks 4 scripts with one chaos state per I/O
+//! index (at least 2 500 I/O operations, 5 000 crash states); `TENANTDB_SOAK=1` checks
+//! 8 scripts with three (at least 20 000 crash states).
+//! - `TENANTDB_CRASH_SCRIPTS`: how many scripts (seeds 1, 2, …);
 //! - `TENANTDB_CRASH_SCRIPT_SEED`: only the script of this seed (to replay a failure);
-//! - `TENANTDB_CRASH_SEEDS`: chaos crash states per I/O index (default 3), besides
-//!   the one that drops every unsynced write.
+//! - `TENANTDB_CRASH_SEEDS`: chaos crash states per I/O index, besides the one that
+//!   drops every unsynced write.
 
 mod common;
 
@@ -28,11 +30,12 @@ use std::time::Instant;
 use common::power_loss::crash_at_every_operation;
 use common::random_script::random_script;
 use common::schedule::{Outcome, Step, Work};
+use common::soak::budget;
 
 /// Steps per script (besides its compaction episode).
 const STEPS: usize = 40;
-const SCRIPTS_DEFAULT: u64 = 4;
-const CHAOS_DEFAULT: u64 = 3;
+/// The fewest scripts whose coverage claims below hold (refusals, batches, restarts…).
+const SCRIPTS_MIN: u64 = 4;
 
 fn env(name: &str) -> Option<u64> {
     std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("{name} must be a number, got {v:?}")))
@@ -55,10 +58,10 @@ struct Seen {
 #[test]
 fn crash_at_every_io_operation_of_random_schedules_recovers_exactly_the_acknowledged_commits() {
     let started = Instant::now();
-    let chaos = env("TENANTDB_CRASH_SEEDS").unwrap_or(CHAOS_DEFAULT);
+    let chaos = budget("TENANTDB_CRASH_SEEDS", 1, 3);
     let seeds: Vec<u64> = match env("TENANTDB_CRASH_SCRIPT_SEED") {
         Some(seed) => vec![seed],
-        None => (1..=env("TENANTDB_CRASH_SCRIPTS").unwrap_or(SCRIPTS_DEFAULT)).collect(),
+        None => (1..=budget("TENANTDB_CRASH_SCRIPTS", SCRIPTS_MIN, 2 * SCRIPTS_MIN)).collect(),
     };
     let mut seen = Seen::default();
     for &seed in &seeds {
@@ -78,13 +81,15 @@ fn crash_at_every_io_operation_of_random_schedules_recovers_exactly_the_acknowle
         seen.work.in_place += work.in_place;
     }
     eprintln!("crash states checked: {} ({} I/O operations, scripts {seeds:?}, {:.0} s): {seen:?}", seen.states, seen.ops, started.elapsed().as_secs_f64());
-    if seeds.len() as u64 >= SCRIPTS_DEFAULT && chaos >= CHAOS_DEFAULT {
-        assert!(seen.states >= 10_000, "only {} crash states", seen.states);
+    // Every I/O operation was a crash point, each with every state asked for.
+    assert_eq!(seen.states, seen.ops as u64 * (1 + chaos), "{seen:?}");
+    if seeds.len() as u64 >= SCRIPTS_MIN {
+        assert!(seen.ops >= 2_500, "only {} I/O operations", seen.ops);
     }
     // The scripts reached what they claim to: refusals, batches, restarts, readers;
     // slots released, written over in place and moved by compaction; and crashes
     // that kept a commit whose outcome was unknown as well as crashes that lost one.
-    if seeds.len() as u64 >= SCRIPTS_DEFAULT {
+    if seeds.len() as u64 >= SCRIPTS_MIN {
         assert!(seen.refused > 0 && seen.batches > 0 && seen.restarts > 0 && seen.readers > 0, "{seen:?}");
         assert!(seen.work.pages_released > 0 && seen.work.in_place > 0 && seen.work.pages_moved > 0, "{seen:?}");
         assert!(seen.unknown_kept > 0 && seen.unknown_lost > 0, "{seen:?}");

@@ -203,8 +203,7 @@ fn run(seed: u64, steps: usize) {
 
 #[test]
 fn model_random_operations_match_a_btreemap() {
-    let seeds: u64 = std::env::var("TENANTDB_MODEL_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
-    for seed in 0..seeds {
-        run(seed, 250);
-    }
+    // 12 seeds in `npm test`, 200 under `TENANTDB_SOAK=1` (`common/soak.rs`).
+    let seeds = common::soak::budget("TENANTDB_MODEL_SEEDS", 12, 200);
+    common::parallel::share_out(seeds as usize, |seed| run(seed as u64, 250));
 }

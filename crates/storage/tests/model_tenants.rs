@@ -325,12 +325,11 @@ fn run(seed: u64) -> BTreeMap<&'static str, u64> {
 
 #[test]
 fn model_tenant_operations_keep_the_books_and_the_rows() {
-    let soak = std::env::var("TENANTDB_SOAK").is_ok_and(|v| v == "1");
-    let seeds: u64 = std::env::var("TENANTDB_MODEL_TENANT_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(if soak { 200 } else { 6 });
+    let seeds = common::soak::budget("TENANTDB_MODEL_TENANT_SEEDS", 6, 200);
     let mut totals: BTreeMap<&'static str, u64> = BTreeMap::new();
     let first: u64 = std::env::var("TENANTDB_MODEL_TENANT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    for seed in first..first + seeds {
-        for (what, n) in run(seed) {
+    for counts in common::parallel::share_out(seeds as usize, |i| run(first + i as u64)) {
+        for (what, n) in counts {
             *totals.entry(what).or_default() += n;
         }
     }
