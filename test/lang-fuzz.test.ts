@@ -9,10 +9,12 @@ import t from 'tap'
 import { EelError, type Diagnostic } from '../src/lang/diagnostic.js'
 import { diagnose, parse, parseExpression, syntaxDiagnostics, type ParseMode } from '../src/lang/index.js'
 import { rng } from './helpers/rng.js'
+import { soak } from './helpers/soak.js'
 
 const seed = 0xee1
-const randomCases = 1000
-const mutationCases = 2000
+// 400 and 800 in `npm test`, ten times that under TENANTDB_SOAK=1 (test/helpers/soak.ts).
+const randomCases = soak ? 10_000 : 400
+const mutationCases = soak ? 20_000 : 800
 /**
  * A hang guard, not a speed check: a parse takes well under a millisecond, so one
  * that takes seconds has run away (a loaded machine slows a parse by a factor, not a

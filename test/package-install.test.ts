@@ -53,6 +53,9 @@ function project(t: Test) {
   const dir = tempDir(t, 'tenantdb-consumer-')
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithoutRust(dir), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
   for (const key of Object.keys(env)) if (key.startsWith('npm_package_') || key === 'npm_lifecycle_event' || key === 'INIT_CWD') delete env[key]
+  // The installed package must load its own module, not the instrumented one the
+  // suite runs against (scripts/test-ts).
+  delete env.NAPI_RS_NATIVE_LIBRARY_PATH
   const app = join(dir, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }))

@@ -3,7 +3,8 @@
 // SQLite (better-sqlite3, in memory) on the same rows; results must agree.
 //
 //   TENANTDB_DIFF_SEED=<n>    the seed (printed; default fixed, so CI is deterministic)
-//   TENANTDB_DIFF_CASES=<n>   how many cases (default 3000)
+//   TENANTDB_DIFF_CASES=<n>   how many cases (1 000 in `npm test`, 10 000 under
+//                             TENANTDB_SOAK=1, test/helpers/soak.ts)
 //
 // Helpers: test/differential/ (model, generator, Eel printer, SQL translator,
 // comparison, harness). A failure prints the seed, the statement, its parameters,
@@ -20,6 +21,7 @@ import { caseSql, Differ, minimizeRows, rowsText, type DifferOptions, type Verdi
 import { collection, schemaSource, type Case, type Row } from './differential/model.js'
 import { deriveSeed, Rng } from './differential/random.js'
 import { SqlStore } from './differential/sql.js'
+import { soak } from './helpers/soak.js'
 import { tempDir } from './helpers/temp-dir.js'
 
 function envInt(name: string, fallback: number): number {
@@ -31,7 +33,7 @@ function envInt(name: string, fallback: number): number {
 }
 
 const seed = envInt('TENANTDB_DIFF_SEED', 0x7e11a1)
-const totalCases = envInt('TENANTDB_DIFF_CASES', 3000)
+const totalCases = envInt('TENANTDB_DIFF_CASES', soak ? 10_000 : 1000)
 const failures_max = 5
 
 // sums of ints beyond ±2^53 must fail with integer overflow on both sides

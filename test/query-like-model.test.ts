@@ -4,6 +4,7 @@
 // `_`, escapes, segments longer than a machine word, astral characters.
 import t from 'tap'
 import { LikePattern } from '../src/query/like.js'
+import { soak } from './helpers/soak.js'
 
 type Unit = { kind: 'any' } | { kind: 'many' } | { kind: 'char'; ch: string }
 
@@ -50,7 +51,7 @@ function random(seed: number): () => number {
 }
 
 const alphabet = ['a', 'b', 'a', 'b', 'c', '😀']
-const cases_min = Number(process.env.TENANTDB_SOAK === '1' ? 200_000 : 20_000)
+const cases_min = soak ? 200_000 : 20_000
 
 t.test(`like agrees with the model on ${cases_min} random patterns and texts`, async (t) => {
   const next = random(31)

@@ -1,7 +1,8 @@
 // Failover under load (R17, docs/architecture.md; docs/replication.md, "Failover"): a
 // real nats-server and three `tenantdb serve --nats` nodes in sync mode. Three clients
 // insert rows, following the primary; the primary is killed with SIGKILL at a random
-// moment after it took writes, 20 times (TENANTDB_REPL_KILL9_CYCLES), and restarted
+// moment after it took writes, 8 times (40 under TENANTDB_SOAK=1, test/helpers/soak.ts;
+// TENANTDB_REPL_KILL9_CYCLES sets it), and restarted
 // as soon as another node took over, rejoining as a follower (re-seeded from the new
 // primary when it held frames the cluster never acknowledged). Each time:
 //
@@ -15,9 +16,10 @@
 //   growing, every message of a term from one node (one primary per term);
 // - every node reaches the same LSN, and `verify` is clean on every directory.
 //
-//   TENANTDB_REPL_KILL9_CYCLES  kills of the primary (default 20)
+//   TENANTDB_REPL_KILL9_CYCLES  kills of the primary (8; 40 under TENANTDB_SOAK=1)
 //   TENANTDB_REPL_SEED          seed of the kill delays
 import t from 'tap'
+import { budget } from './helpers/soak.js'
 import { verifyDirectory } from '../src/database/index.js'
 import { ClusterNode, statuses, waitForLsn, waitForPrimary, writeSchema } from './helpers/cluster.js'
 import { readClusterStream, streamProblems } from './helpers/cluster-stream.js'
@@ -25,7 +27,7 @@ import { ClusterWriters } from './helpers/cluster-writer.js'
 import { startNatsServer } from './helpers/nats-server.js'
 import { rng } from './helpers/rng.js'
 
-const cycles = Number(process.env.TENANTDB_REPL_KILL9_CYCLES ?? 20)
+const cycles = budget('TENANTDB_REPL_KILL9_CYCLES', 8, 40)
 const seed = Number(process.env.TENANTDB_REPL_SEED ?? 0x5eed_0017)
 const lease_ms = 1000
 const takeover_bound_ms = lease_ms + 2000
