@@ -1,6 +1,6 @@
 // A real headless Chromium for the console's tests: Debian's `chromium` driven by
 // playwright-core (no browser download). A missing browser FAILS the test with the
-// command that installs it (.ci/run installs it); it is never skipped silently.
+// command that installs it (scripts/test-setup installs it); it is never skipped silently.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,7 +20,7 @@ export const screenshot_dir = join(package_root, '.tap', 'console-screenshots')
 /** The browser, closed when the test ends; throws (failing the test) when Chromium is missing. */
 export async function launchBrowser(t: Test): Promise<Browser> {
   if (!existsSync(chromium_path)) {
-    throw new Error(`${chromium_path} is missing: the console's browser test needs Debian's chromium. Install it with \`apt-get install -y chromium\` (.ci/run does this on CI).`)
+    throw new Error(`${chromium_path} is missing: the console's browser test needs Debian's chromium. Install it with \`apt-get install -y chromium\` (npm test does this: scripts/test-setup).`)
   }
   const browser = await chromium.launch({ executablePath: chromium_path, args: chromium_args, timeout: 30_000 })
   t.teardown(() => browser.close())

@@ -1,7 +1,7 @@
 // A real `nats-server` with JetStream for the replication tests (docs/replication.md),
 // on 127.0.0.1 and a port it picks itself the first time (and keeps across restarts),
 // its store in a temp directory; killed when the test ends. No mock: the tests fail,
-// never skip, when the binary is missing (`.ci/run` installs it).
+// never skip, when the binary is missing (`scripts/test-setup` installs it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import type { Test } from 'tap'
@@ -25,7 +25,7 @@ export interface NatsServer {
 export function natsServerVersion(): string {
   const result = spawnSync(nats_server_binary, ['--version'], { encoding: 'utf8' })
   if (result.error !== undefined || result.status !== 0) {
-    throw new Error(`${nats_server_binary} is not installed (apt-get install nats-server; .ci/run does it): ${result.error?.message ?? result.stderr}`)
+    throw new Error(`${nats_server_binary} is not installed (apt-get install nats-server; npm test does it: scripts/test-setup): ${result.error?.message ?? result.stderr}`)
   }
   return result.stdout.trim().replace(/^nats-server: /, '')
 }

@@ -1,5 +1,5 @@
 // The local Python virtual environment of the OpenAPI fuzzer: .venv/ at the repository
-// root with the pinned packages of test/fuzz-requirements.txt. .ci/run prepares it; on a
+// root with the pinned packages of test/fuzz-requirements.txt. scripts/test-setup prepares it; on a
 // developer machine without it, the test creates it (python3 -m venv, pip install).
 // Anything that fails here fails the test: it never skips.
 import { spawn } from 'node:child_process'

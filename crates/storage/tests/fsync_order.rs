@@ -14,7 +14,7 @@
 //! removed, with the journal's removed, and with each segment removal moved to just
 //! after that segment's last write must each break its rule (so the checker can fail).
 //!
-//! Needs `strace` (Debian package `strace`; `.ci/run` installs it): without it this
+//! Needs `strace` (Debian package `strace`; `scripts/test-setup` installs it): without it this
 //! test fails, saying so.
 
 mod common;
@@ -89,7 +89,7 @@ fn traced_run(dir: &Path) -> Vec<Call> {
     let version = Command::new("strace").arg("-V").output();
     assert!(
         version.as_ref().is_ok_and(|o| o.status.success()),
-        "strace is needed (Debian package strace; .ci/run installs it): {version:?}"
+        "strace is needed (Debian package strace; scripts/test-setup installs it): {version:?}"
     );
     let trace = dir.join("trace.log");
     let db = dir.join("db");
