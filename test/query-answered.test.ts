@@ -5,8 +5,8 @@
 // when every leading conjunct is dropped) and the batch-pipeline test's.
 import t from 'tap'
 import { parse, type Expr, type Stage } from '../src/lang/index.js'
-import { conjuncts, withoutAnswered } from '../src/query/answered.js'
-import { plan } from '../src/query/plan.js'
+import { conjuncts, withoutAnswered } from '../src/query/plan/answered.js'
+import { plan } from '../src/query/plan/index.js'
 import { buildSchemaIR } from '../src/schema/index.js'
 
 const ir = buildSchemaIR([{ name: 's.eel', source: 'collection kv { k: string primary, n: int, s: string?, index (n) }\n' }])

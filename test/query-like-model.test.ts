@@ -3,7 +3,7 @@
 // dynamic program over (pattern, text) positions, on random patterns and texts: `%`,
 // `_`, escapes, segments longer than a machine word, astral characters.
 import t from 'tap'
-import { LikePattern } from '../src/query/like.js'
+import { LikePattern } from '../src/query/values/like.js'
 
 type Unit = { kind: 'any' } | { kind: 'many' } | { kind: 'char'; ch: string }
 

@@ -6,7 +6,7 @@
 // The streaming path is reached by naming the rows by key (`where id in $ids`, a points
 // read), which the batch path never takes.
 import t from 'tap'
-import { batch_pipeline_runs } from '../src/query/batch-pipeline.js'
+import { batch_pipeline_runs } from '../src/query/exec/batch-pipeline.js'
 import { harness } from './helpers/query-runner.js'
 
 const schema = `

@@ -4,7 +4,7 @@
 // test/query-lookup-batch.test.ts's (the batch path projects, the streaming path never).
 import t from 'tap'
 import { parse, type Stage } from '../src/lang/index.js'
-import { lookupFieldsRead, rowFieldsRead } from '../src/query/lookup-fields.js'
+import { lookupFieldsRead, rowFieldsRead } from '../src/query/plan/index.js'
 
 function fieldsOf(text: string): string[] | null {
   const statement = parse(text).statements[0]

@@ -9,7 +9,7 @@
 // either tree) must not take it, and must give the same rows.
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
-import { batch_pipeline_runs, native_lookup_batches, paced_batch_ends } from '../src/query/batch-pipeline.js'
+import { batch_pipeline_runs, native_lookup_batches, paced_batch_ends } from '../src/query/exec/batch-pipeline.js'
 import { harness } from './helpers/query-runner.js'
 import { rng } from './helpers/rng.js'
 

@@ -12,8 +12,8 @@ import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { blockedByDanglingReference, blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
-import { defaultValue } from '../query/row-validate.js'
-import { describeValue } from '../query/types.js'
+import { defaultValue } from '../query/values/index.js'
+import { describeValue } from '../query/values/index.js'
 import { autoIdKey, indexKey, indexTree, keyTooLargeReason, meta_fingerprint_key, meta_schema_key, metaTree, rowsTree, type TxnView } from '../txn/index.js'
 
 type Row = Record<string, Value>
