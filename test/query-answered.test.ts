@@ -1,4 +1,4 @@
-// The conjuncts a primary-key range answers (src/query/answered.ts, plan.ts `answered`):
+// The conjuncts a primary-key range answers (src/query/plan/answered.ts, plan.ts `answered`):
 // only `field op constant` bounds on the primary key of the leading `where` stages, and
 // only when the access is that range; the rest of each `where` still runs. That the
 // rows stay the same is the differential test's (test/query-differential.test.ts fails

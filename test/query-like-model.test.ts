@@ -1,4 +1,4 @@
-// `like`'s own matcher (src/query/like.ts: segments between `%`, each found at its
+// `like`'s own matcher (src/query/values/like.ts: segments between `%`, each found at its
 // leftmost place by a bit-parallel search) against the textbook model of SQL's LIKE, a
 // dynamic program over (pattern, text) positions, on random patterns and texts: `%`,
 // `_`, escapes, segments longer than a machine word, astral characters.

@@ -3,7 +3,7 @@
 // it through the committer). A step that meets data it cannot migrate (a duplicate
 // under a new unique index, a `narrowed` value that does not convert) blocks the
 // migration: nothing is written. Values are defaulted and described as queries do
-// (src/query/row-validate.ts, types.ts).
+// (src/query/values/row-validate.ts, types.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Value } from '../lang/ast.js'
 import { canonicalJson } from '../schema/canonical-json.js'
