@@ -97,7 +97,7 @@ export const answer_chunk_bytes = 64 * 1024
 /**
  * Longest a statement works before it yields to the event loop (and checks its
  * deadline), so one request cannot stall every other (docs/architecture.md,
- * "Invariants", 8; src/query/pace.ts). A single step (one row's evaluation, one
+ * "Invariants", 8; src/query/pace/pace.ts). A single step (one row's evaluation, one
  * pattern match) is not cut: those are bounded on their own.
  */
 export const statement_yield_ms = 10

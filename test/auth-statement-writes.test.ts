@@ -1,4 +1,4 @@
-// Whether a statement writes, as a read token's query is judged (src/query/statement-
+// Whether a statement writes, as a read token's query is judged (src/query/check/statement-
 // writes.ts, docs/api.md "Access"): never "reads" for a statement that commits. Every
 // statement of a corpus runs through the real database; each one that committed must
 // have been called a write, and each one called a read must commit nothing. The

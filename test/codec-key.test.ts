@@ -186,7 +186,8 @@ t.test('composite prefix scans return exactly the entries whose leading componen
   for (const status of ['', 'a', 'a\u0000', 'ab', null, 7, 'zzz'] as Value[]) {
     const expected = all.filter((e) => compareValues(e[0] as Value, status) === 0)
     t.same(scan(entries, prefixRange([status])), expected, `status == ${JSON.stringify(status)}`)
-    // The same by hand, as the brief puts it: [prefix, prefixEnd(prefix)).
+    // The same by hand: a prefix of components is a byte prefix, so the keys under it
+    // are [prefix, prefixEnd(prefix)) (docs/format.md, "Key encoding").
     const prefix = encodeKey([status])
     t.same(scan(entries, { start: prefix, end: prefixEnd(prefix) }), expected)
   }

@@ -3,7 +3,7 @@
 // posts (cascading to comments) or create them. Each transaction yields between its
 // statements, so deletes commit between another's check and its commit. A checker
 // reads the head after every commit: no committed state may hold a comment whose post
-// does not exist. Without the reference signals of src/query/references.ts this fails
+// does not exist. Without the reference signals of src/query/write/references.ts this fails
 // (a delete and an insert that each passed on their snapshot both commit).
 //
 //   TENANTDB_REF_SEED=<n>   the seed (default fixed)

@@ -1,10 +1,13 @@
 // The TypeScript import graph (docs/architecture.md): no cycle (madge --circular over
 // src/), and every import statement of src/**/*.ts goes down the layer diagram at the
 // top of docs/architecture.md, read from the document itself, so the diagram and the
-// imports cannot drift apart. Breaks when a lower layer imports an upper one, when the
-// change feed, the tenants or the schema import the query layer, when anything but the
-// embedding API, the HTTP layer and the transaction layer imports the engine facade,
-// or when a route or a CLI command reaches a database's private parts.
+// imports cannot drift apart. The query layer's parts (src/query/api/, exec/, ...) are
+// layers of their own there. Breaks when a lower layer imports an upper one, when a
+// file of src/ belongs to no layer of the diagram, when the change feed, the tenants or
+// the schema import the query layer, when a part of the query layer is reached past
+// its index.ts, when anything but the embedding API, the HTTP layer and the
+// transaction layer imports the engine facade, or when a route or a CLI command
+// reaches a database's private parts.
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -35,19 +38,31 @@ function importsOf(text: string): string[] {
   return found
 }
 
-/** The layer diagram's entries, top to bottom: each a path pattern of src/ (`src/cli/`, `src/index.ts`, `src/*.ts`). */
+/**
+ * The layer diagram's entries, top to bottom: each a path pattern of src/ (`src/cli/`,
+ * `src/query/plan/`, `src/index.ts`, `src/query/errors.ts`, `src/*.ts`).
+ */
 function diagramLayers(): string[] {
   const doc = readFileSync(join(package_root, 'docs', 'architecture.md'), 'utf8')
   const block = /```\n([\s\S]*?)```/.exec(doc)?.[1] ?? ''
-  return [...block.matchAll(/^\S.*?\s(src\/(?:[a-z]+\/|[a-z*]+\.ts))\s/gm)].map((m) => m[1] as string)
+  return [...block.matchAll(/^\S.*?\s(src\/(?:[a-z-]+\/)*(?:[a-z*-]+\.ts)?)\s/gm)].map((m) => m[1] as string).filter((p) => p !== 'src/')
 }
 
-/** The diagram entry a file of src/ belongs to. */
-function layerOf(file: string, layers: readonly string[]): string {
-  if (layers.includes(`src/${file}`)) return `src/${file}`
-  const slash = file.indexOf('/')
-  return slash === -1 ? 'src/*.ts' : `src/${file.slice(0, slash + 1)}`
+/**
+ * The diagram entry a file of src/ belongs to: the file itself, else the deepest folder
+ * listed that holds it, else `src/*.ts` for a file directly in src/; undefined when
+ * the diagram has no place for it.
+ */
+function layerOf(file: string, layers: readonly string[]): string | undefined {
+  const path = `src/${file}`
+  if (layers.includes(path)) return path
+  const folders = layers.filter((l) => l.endsWith('/') && path.startsWith(l)).sort((a, b) => b.length - a.length)
+  if (folders[0] !== undefined) return folders[0]
+  return file.includes('/') ? undefined : 'src/*.ts'
 }
+
+/** The part of the query layer a file of src/ is in (`plan` for query/plan/plan.ts), or undefined. */
+const queryPart = (file: string) => /^query\/([a-z-]+)\//.exec(file)?.[1]
 
 interface Edge { from: string; to: string; spec: string }
 
@@ -89,14 +104,16 @@ t.test('the import reader sees every form of import this code base writes', asyn
 t.test('every import goes down the layer diagram of docs/architecture.md', async (t) => {
   const layers = diagramLayers()
   t.ok(layers.length > 10, `the diagram lists the layers (${layers.join(', ')})`)
-  const folders = new Set(sources().map(folder).filter((f) => f !== ''))
-  for (const name of folders) t.ok(layers.includes(`src/${name}/`), `src/${name}/ is in the diagram`)
+  t.same(sources().filter((file) => layerOf(file, layers) === undefined), [], 'every file of src/ is in a layer of the diagram')
+  const parts = new Set(sources().map(queryPart).filter((p) => p !== undefined))
+  t.ok(parts.size >= 5, `the query layer is in parts (${[...parts].join(', ')})`)
+  for (const part of parts) t.ok(layers.includes(`src/query/${part}/`), `src/query/${part}/ is in the diagram`)
   const all = edges()
   t.ok(all.length > 300, `${all.length} imports read`)
   const wrong = all.filter(({ from, to }) => {
     if (to.startsWith('../')) return false // native/: checked below
-    const a = layers.indexOf(layerOf(from, layers))
-    const b = layers.indexOf(layerOf(to, layers))
+    const a = layers.indexOf(layerOf(from, layers) ?? '')
+    const b = layers.indexOf(layerOf(to, layers) ?? '')
     return b < a
   })
   t.same(wrong.map((e) => `${e.from} imports ${e.spec}`), [], 'no layer imports one above it')
@@ -122,4 +139,14 @@ t.test('the layering the transaction layer rests on', async (t) => {
     [], "no route, CLI command or other layer reaches a database's private parts",
   )
   t.ok(into('engine').some((e) => folder(e.from) === 'txn'), 'the transaction layer does import the engine (the check sees it)')
+})
+
+t.test("each part of the query layer is reached through its index.ts", async (t) => {
+  const across = edges().filter((e) => queryPart(e.to) !== undefined && queryPart(e.from) !== queryPart(e.to))
+  t.same(
+    across.filter((e) => !e.to.endsWith('/index.ts')).map((e) => `${e.from} imports ${e.spec}`),
+    [], 'an import from outside a part names its index.ts',
+  )
+  t.ok(across.some((e) => queryPart(e.from) !== undefined), 'parts do import each other (the check sees it)')
+  t.ok(across.some((e) => folder(e.from) !== 'query'), 'layers above import parts (the check sees it)')
 })

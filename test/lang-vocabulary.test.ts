@@ -4,7 +4,7 @@
 import t from 'tap'
 import { aggregate_words, function_words, stage_keywords, stage_words } from '../src/lang/index.js'
 import { aggregateFns } from '../src/lang/cst-statement.js'
-import { functions } from '../src/query/functions.js'
+import { functions } from '../src/query/values/index.js'
 
 const names = (words: ReadonlyArray<{ name: string }>) => words.map((w) => w.name).sort()
 

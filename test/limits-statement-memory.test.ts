@@ -7,7 +7,7 @@
 // limits that batch), and a hash lookup's table counts too.
 import t from 'tap'
 import { statement_memory_bytes_max } from '../src/limits.js'
-import { heapBytes } from '../src/query/heap-bytes.js'
+import { heapBytes } from '../src/query/exec/heap-bytes.js'
 import { openDatabase } from './helpers/database.js'
 import { startServer } from './helpers/http-server.js'
 import { harness } from './helpers/query-runner.js'

@@ -1,12 +1,12 @@
-// The conjuncts a primary-key range answers (src/query/answered.ts, plan.ts `answered`):
+// The conjuncts a primary-key range answers (src/query/plan/answered.ts, plan.ts `answered`):
 // only `field op constant` bounds on the primary key of the leading `where` stages, and
 // only when the access is that range; the rest of each `where` still runs. That the
 // rows stay the same is the differential test's (test/query-differential.test.ts fails
 // when every leading conjunct is dropped) and the batch-pipeline test's.
 import t from 'tap'
 import { parse, type Expr, type Stage } from '../src/lang/index.js'
-import { conjuncts, withoutAnswered } from '../src/query/answered.js'
-import { plan } from '../src/query/plan.js'
+import { conjuncts, withoutAnswered } from '../src/query/plan/answered.js'
+import { plan } from '../src/query/plan/index.js'
 import { buildSchemaIR } from '../src/schema/index.js'
 
 const ir = buildSchemaIR([{ name: 's.eel', source: 'collection kv { k: string primary, n: int, s: string?, index (n) }\n' }])

@@ -7,7 +7,7 @@
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
 import { query_rows_max } from '../src/limits.js'
-import { batch_pipeline_runs } from '../src/query/batch-pipeline.js'
+import { batch_pipeline_runs } from '../src/query/exec/batch-pipeline.js'
 import { openDatabase } from './helpers/database.js'
 
 const key = (i: number) => `k${String(i).padStart(6, '0')}`

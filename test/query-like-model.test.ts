@@ -1,9 +1,9 @@
-// `like`'s own matcher (src/query/like.ts: segments between `%`, each found at its
+// `like`'s own matcher (src/query/values/like.ts: segments between `%`, each found at its
 // leftmost place by a bit-parallel search) against the textbook model of SQL's LIKE, a
 // dynamic program over (pattern, text) positions, on random patterns and texts: `%`,
 // `_`, escapes, segments longer than a machine word, astral characters.
 import t from 'tap'
-import { LikePattern } from '../src/query/like.js'
+import { LikePattern } from '../src/query/values/like.js'
 import { soak } from './helpers/soak.js'
 
 type Unit = { kind: 'any' } | { kind: 'many' } | { kind: 'char'; ch: string }

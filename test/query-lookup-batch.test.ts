@@ -1,4 +1,4 @@
-// Lookups on the batch path (src/query/batch-pipeline.ts, lookup.ts): a scan with
+// Lookups on the batch path (src/query/exec/batch-pipeline.ts, lookup.ts): a scan with
 // lookups runs a batch of 1000 rows at a time, each lookup by primary key reading all of
 // the batch's matches in one engine call. Its outcome must be the streaming path's, row
 // for row: the same rows, the same failure or none (a take or the result's bound that
@@ -6,7 +6,7 @@
 // The streaming path is reached by naming the rows by key (`where id in $ids`, a points
 // read), which the batch path never takes.
 import t from 'tap'
-import { batch_pipeline_runs } from '../src/query/batch-pipeline.js'
+import { batch_pipeline_runs } from '../src/query/exec/batch-pipeline.js'
 import { harness } from './helpers/query-runner.js'
 
 const schema = `

@@ -1,10 +1,10 @@
 // Which fields of a lookup's rows, and of the scanned rows, a pipeline reads
-// (src/query/lookup-fields.ts): only those are decoded. Too few would drop a field a later stage reads, so every
+// (src/query/plan/lookup-fields.ts): only those are decoded. Too few would drop a field a later stage reads, so every
 // doubtful case must keep them all (null). That the rows are the same either way is
 // test/query-lookup-batch.test.ts's (the batch path projects, the streaming path never).
 import t from 'tap'
 import { parse, type Stage } from '../src/lang/index.js'
-import { lookupFieldsRead, rowFieldsRead } from '../src/query/lookup-fields.js'
+import { lookupFieldsRead, rowFieldsRead } from '../src/query/plan/index.js'
 
 function fieldsOf(text: string): string[] | null {
   const statement = parse(text).statements[0]

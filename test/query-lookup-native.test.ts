@@ -1,6 +1,6 @@
 // A lookup by primary key as the first stage of a range read is done by the storage
 // core in the same call as the read (Snapshot.rangeLookup; rowkey turns the row's field
-// into the other collection's key, src/query/lookup.ts says when). Its rows, failures
+// into the other collection's key, src/query/exec/lookup.ts says when). Its rows, failures
 // and rows examined must be the streaming path's and a model's for every scalar kind of
 // key: ints and floats that are equal numbers, -0, negative numbers, strings with NUL
 // and multi-byte characters, timestamps before the epoch, booleans, nulls and absent
@@ -9,7 +9,7 @@
 // either tree) must not take it, and must give the same rows.
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
-import { batch_pipeline_runs, native_lookup_batches, paced_batch_ends } from '../src/query/batch-pipeline.js'
+import { batch_pipeline_runs, native_lookup_batches, paced_batch_ends } from '../src/query/exec/batch-pipeline.js'
 import { harness } from './helpers/query-runner.js'
 import { rng } from './helpers/rng.js'
 

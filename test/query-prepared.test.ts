@@ -8,7 +8,7 @@
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
 import { query_rows_max } from '../src/limits.js'
-import { plan_templates_made } from '../src/query/plan.js'
+import { plan_templates_made } from '../src/query/plan/plan.js'
 import { openDatabase } from './helpers/database.js'
 
 const key = (i: number) => `k${String(i).padStart(6, '0')}`

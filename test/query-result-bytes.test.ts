@@ -6,7 +6,7 @@
 import t from 'tap'
 import type { Value } from '../src/lang/ast.js'
 import { result_bytes_max } from '../src/limits.js'
-import { jsonBytes, jsonBytesBound } from '../src/query/json-bytes.js'
+import { jsonBytes, jsonBytesBound } from '../src/query/exec/json-bytes.js'
 import { openDatabase } from './helpers/database.js'
 import { harness } from './helpers/query-runner.js'
 import { rng } from './helpers/rng.js'

@@ -1,7 +1,7 @@
 // Statements that held the event loop for seconds, stalling every tenant: an aggregate
 // over many groups, a sort of many rows, `matches` with a large pattern program over
 // long texts, `like` with hundreds of `%`. Each now yields at bounded intervals
-// (src/query/pace.ts, docs/architecture.md "Invariants"): a timer that should fire every
+// (src/query/pace/pace.ts, docs/architecture.md "Invariants"): a timer that should fire every
 // 5 ms is never late by more than stall_ms_max while the statement runs, the answer is
 // the model's, and a statement given 50 ms stops near its deadline.
 import t from 'tap'

@@ -245,7 +245,7 @@ impl Snapshot {
     /// A range of `tree` with, for each entry, the value of `other` under the key that
     /// field `field` of the entry's row names (`rowkey::field_key`; none: absent), in
     /// one call: a lookup by primary key straight after a range read
-    /// (src/query/lookup.ts) costs no key encoding and no second crossing per batch.
+    /// (src/query/exec/lookup.ts) costs no key encoding and no second crossing per batch.
     /// Written into `out` (reused by the caller: a fresh buffer per batch cost page
     /// faults and a finalizer each, profiled); returns the bytes the batch takes, and
     /// when that is more than `out` holds, `out` is left incomplete and the caller asks

@@ -6,6 +6,7 @@ import { Database, EngineError } from '../database/index.js'
 import type { Value } from '../lang/ast.js'
 import { SchemaError, SchemaReadError, schemaText } from '../schema/index.js'
 import { HeldError } from './held-error.js'
+import { createDatabase, isNewDirectory } from './query-create.js'
 import { StatementFailure } from './query-failure.js'
 import { UsageError } from './usage-error.js'
 import { requireDatabaseDir } from './verify.js'
@@ -53,8 +54,9 @@ export interface QueryTarget {
 
 /**
  * A directory opened embedded. With schema files the tenant migrates lazily as under
- * `serve`; without, it is opened at the schema the tenant was last migrated to and
- * nothing migrates (docs/language.md, "Lazy migration").
+ * `serve`, and a new directory (absent or empty) is created first (query-create.ts);
+ * without, it is opened at the schema the tenant was last migrated to and nothing
+ * migrates (docs/language.md, "Lazy migration").
  */
 export class EmbeddedTarget implements QueryTarget {
   readonly where: string
@@ -124,8 +126,13 @@ export class EmbeddedTarget implements QueryTarget {
 }
 
 async function openDirectory(dir: string, schema: string[], tenant: string): Promise<Database> {
-  requireDatabaseDir(dir)
+  const create = schema.length > 0 && isNewDirectory(dir)
+  if (!create) requireDatabaseDir(dir)
   try {
+    if (create) {
+      await createDatabase(dir, schema)
+      process.stderr.write(`tenantdb: created a database in ${dir} with the schema ${schema.join(', ')}\n`)
+    }
     return await Database.open(dir, schema.length > 0 ? { schema } : { appliedSchemaOf: tenant })
   } catch (err) {
     if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)

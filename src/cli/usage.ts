@@ -78,7 +78,9 @@ from stdin.
 DIR is opened embedded, with no server; a directory a running server holds is
 refused (exit 2): query that server with --url. Without --schema the tenant is
 queried at the schema it was last migrated to, and nothing is migrated; with
---schema its lazy migration applies, as in serve.
+--schema its lazy migration applies, as in serve. With --schema a new DIR (absent
+or empty) is created first, as sqlite3 new.db does, and a line on stderr says so;
+without, a directory that holds no database is refused (exit 1).
 
   --schema FILE        a schema file (.eel); repeat for several              TENANTDB_SCHEMA (FILE:FILE...)
   --tenant T           the tenant queried (default 'default')                TENANTDB_TENANT

@@ -106,7 +106,7 @@ export class Snapshot {
    * `range`, and for each entry the value of `other` under the one-value key that field
    * `field` of the entry's row holds (absent when the row has no such field, or it is
    * null, a list or a record): a lookup by primary key straight after a range read, in
-   * one engine call (src/query/lookup.ts says when it is used). The batch's bytes are
+   * one engine call (src/query/exec/lookup.ts says when it is used). The batch's bytes are
    * a shared buffer's, valid until the next rangeLookup: decode it first.
    */
   rangeLookup(tree: string, options: RangeOptions, field: string, other: string): LookupBatch {

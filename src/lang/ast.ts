@@ -72,7 +72,7 @@ export type Stage =
   | { kind: 'delete'; returning: Returning | null; span: Span }
   /**
    * `lookup [inner] [many] name: collection on left == field`: `left` is evaluated on
-   * the incoming row, `field` names a field of `collection` (src/query/lookup.ts).
+   * the incoming row, `field` names a field of `collection` (src/query/exec/lookup.ts).
    */
   | { kind: 'lookup'; name: string; collection: string; collectionSpan: Span; inner: boolean; many: boolean; left: Expr; field: string; fieldSpan: Span; span: Span }
 

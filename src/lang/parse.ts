@@ -1,6 +1,6 @@
 // Eel text to AST. Syntax errors become diagnostics (syntax-diagnostics.ts); the
 // mode decides only which statements may stand at the top level. Names and types
-// are checked later, against the schema (src/query/check.ts).
+// are checked later, against the schema (src/query/check/check.ts).
 import type { Expr, Script, Statement } from './ast.js'
 import { EelError, type Diagnostic } from './diagnostic.js'
 import { buildExpr, expressionNodes } from './cst-expr.js'

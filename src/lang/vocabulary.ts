@@ -1,7 +1,7 @@
 // Eel's words as one list each, for tools that offer them (the console's autocompletion)
 // and for the checks that keep them true: the stages are the grammar's stage keywords
 // (parse-scan.ts); the functions and aggregates are those the query layer implements
-// (src/query/functions.ts, cst-statement.ts), and test/lang-vocabulary.test.ts fails
+// (src/query/values/functions.ts, cst-statement.ts), and test/lang-vocabulary.test.ts fails
 // when the two differ, so a function added there is added here. Browser-safe.
 import { keywords, stageKeywords } from './parse-scan.js'
 

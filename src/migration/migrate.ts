@@ -3,7 +3,7 @@
 // it through the committer). A step that meets data it cannot migrate (a duplicate
 // under a new unique index, a `narrowed` value that does not convert) blocks the
 // migration: nothing is written. Values are defaulted and described as queries do
-// (src/query/row-validate.ts, types.ts).
+// (src/query/values/row-validate.ts, types.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Value } from '../lang/ast.js'
 import { canonicalJson } from '../schema/canonical-json.js'
@@ -12,8 +12,8 @@ import type { CollectionIR, SchemaIR } from '../schema/ir.js'
 import { blockedByDanglingReference, blockedByDuplicate, blockedByValue, planMigration, type MigrationStep } from '../schema/migration-plan.js'
 import { decodeKey, decodeRow, encodeKey, encodeRow } from '../codec/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
-import { defaultValue } from '../query/row-validate.js'
-import { describeValue } from '../query/types.js'
+import { defaultValue } from '../query/values/index.js'
+import { describeValue } from '../query/values/index.js'
 import { autoIdKey, indexKey, indexTree, keyTooLargeReason, meta_fingerprint_key, meta_schema_key, metaTree, rowsTree, type TxnView } from '../txn/index.js'
 
 type Row = Record<string, Value>

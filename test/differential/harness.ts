@@ -4,9 +4,7 @@
 // answers from them (two per write in rotation, all of them after loading and at the
 // end of a run); expected failures must fail on both sides, leaving both unchanged.
 import type { Value } from '../../src/lang/ast.js'
-import type { PlanHint } from '../../src/query/plan.js'
-import type { QueryResult } from '../../src/query/result.js'
-import type { QueryRunner } from '../../src/query/run.js'
+import type { PlanHint, QueryResult, QueryRunner } from '../../src/query/index.js'
 import type { CollectionIR } from '../../src/schema/ir.js'
 import { diffRows, fromEel, fromSqlRows, show, type Rows } from './compare.js'
 import { caseText, recordText, stmtText, type PrintOptions } from './eel-text.js'

@@ -29,7 +29,7 @@ export type Fn = 'lower' | 'upper' | 'len' | 'abs' | 'coalesce' | 'round' | 'con
   | 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'weekday' | 'date_trunc' | 'timestamp'
 
 /**
- * `ty` is the type Eel's checker infers (src/query/check-expr.ts); a literal null
+ * `ty` is the type Eel's checker infers (src/query/check/check-expr.ts); a literal null
  * carries the type of the context it was generated for. `ty` decides literal
  * printing (2.0 vs 2), the translation of `%` and `+`, and result conversion.
  */
@@ -175,7 +175,7 @@ export function isNumeric(ty: Ty): boolean {
 
 /**
  * The instant an ISO-8601 text names, in ms since the epoch, read the way Eel
- * reads it (src/query/evaluate.ts): a time without a zone is UTC, a date alone is
+ * reads it (src/query/values/evaluate.ts): a time without a zone is UTC, a date alone is
  * midnight UTC.
  */
 export function timestampMs(text: string): number {

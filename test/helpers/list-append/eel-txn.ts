@@ -13,7 +13,7 @@ import type { Op } from './history.js'
 import { readOnly, type PlannedTxn } from './workload.js'
 
 export const filler_first = 1_000_000
-/** Filler rows: one more than a batch of a range read (src/query/execute.ts reads 1000 per batch). */
+/** Filler rows: one more than a batch of a range read (src/query/exec/execute.ts reads 1000 per batch). */
 export const filler_rows = 1001
 
 export const list_append_schema = 'collection lists { id: int primary, v: string }\n'

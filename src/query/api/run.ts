@@ -1,0 +1,245 @@
+// Running one query text for one tenant: parse, check, execute, and commit writes as
+// one engine commit through the committer (src/txn/). Every statement or atomic block
+// reads one snapshot for its whole life; writes are validated first-committer-wins and
+// become visible once durable. The tenant is made ready first (its lazy migration,
+// src/migration/) and checked on the snapshot the statement reads, through the gate
+// the database gives.
+import { CodecError } from '../../codec/index.js'
+import { ConflictError } from '../../mvcc/index.js'
+import type { Statement, Value } from '../../lang/ast.js'
+import { EelError, diagnostic } from '../../lang/diagnostic.js'
+import type { SchemaIR } from '../../schema/ir.js'
+import { lookup_hash_bytes_max, query_rows_max, query_time_ms_max, result_bytes_max, statement_memory_bytes_max } from '../../limits.js'
+import { TxnView, type Committer, type Snapshot } from '../../txn/index.js'
+import type { Checked, CheckedStatement } from '../check/index.js'
+import { Transaction, type TransactionOptions } from './transaction.js'
+import { QueryError } from '../errors.js'
+import { execute, type ExecuteContext, type StatementResult } from '../exec/index.js'
+import { Pace } from '../pace/index.js'
+import { PreparedStatement } from './prepared.js'
+import { StatementCache } from '../check/index.js'
+import { ResultBytes } from '../exec/index.js'
+import { StatementMemory } from '../exec/index.js'
+import type { QueryResult } from '../exec/index.js'
+
+export interface LoadedSchema {
+  ir: SchemaIR
+  fingerprint: string
+}
+
+/**
+ * What the runner asks of the layers that know tenants (the catalog, lazy migration),
+ * so a statement never runs on a tenant it may not run on.
+ */
+export interface TenantGate {
+  /**
+   * Resolves once `tenant`'s data is ready for statements (its lazy migration applied),
+   * or undefined when it already is (no await on the hot path). Called after the text
+   * is parsed, so a syntax error is reported before a migration is tried.
+   */
+  ready(tenant: string): Promise<void> | undefined
+  /**
+   * Throws unless a statement may run on `tenant` in `snapshot`, the very snapshot it
+   * reads (it exists and is not suspended): a write whose snapshot already holds a
+   * suspend or delete fails instead of landing after it (one whose snapshot does not
+   * hold it conflicts at commit).
+   */
+  checkStatement(snapshot: Snapshot, tenant: string): void
+}
+
+/** Without a gate (a runner without the catalog, in tests), every tenant is ready and may be queried. */
+const open_gate: TenantGate = { ready: () => undefined, checkStatement: () => {} }
+
+export interface QueryOptions {
+  /** Read this snapshot (a named snapshot's pin) instead of the newest version; writes are refused. */
+  snapshot?: Snapshot
+  /** The time `now()` returns (default: the start of the query). */
+  now?: Date
+  rows_max?: number
+  time_ms_max?: number
+  /** Lowers lookup_hash_bytes_max for this statement. */
+  lookup_hash_bytes_max?: number
+  /** Lowers result_bytes_max for this statement. */
+  result_bytes_max?: number
+  /** Lowers statement_memory_bytes_max for this statement. */
+  statement_memory_bytes_max?: number
+}
+
+/** Runs Eel: what queries of one database share is the committer, the schema and the parsed texts. */
+export class QueryRunner {
+  readonly schema: LoadedSchema
+  readonly #committer: Committer
+  readonly #gate: TenantGate
+  /** Parsed query texts (parsing depends on the text alone). */
+  readonly statements = new StatementCache()
+
+  constructor(committer: Committer, schema: LoadedSchema, gate: TenantGate = open_gate) {
+    this.#committer = committer
+    this.schema = schema
+    this.#gate = gate
+  }
+
+  /**
+   * `text` prepared for `tenant` (docs/api.md, "Prepared statements"): parsed now (a
+   * syntax error throws here), checked once per shape of its parameters.
+   */
+  prepare(tenant: string, text: string, time_ms_max?: number): PreparedStatement {
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ctx = { schema: this.schema, committer: this.#committer, gate: this.#gate, run: this.run.bind(this) }
+    return new PreparedStatement(ctx, tenant, text, statement, checks, time_ms_max)
+  }
+
+  /** `checker`: a prepared statement's checks, kept per parameter shape (default: check every time). */
+  async run(tenant: string, text: string, params: Record<string, Value> = {}, options: QueryOptions = {}, checker?: (params: Record<string, Value>) => Checked): Promise<QueryResult> {
+    // The hot path of every query: no helper is awaited here (an async helper per step
+    // cost a promise and a microtask each, measurable on a point read: docs/performance.md).
+    const started = Date.now()
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    // Checked once per parameter shape (check-cache.ts), for queries as for prepared statements.
+    const checked = checker === undefined ? checks.check(statement, this.schema.ir, text, params) : checker(params)
+    const writes = isWrite(checked.statement)
+    if (writes && options.snapshot !== undefined) {
+      throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
+    }
+    const committer = this.#committer
+    // Held across every await of the statement: its pages stay where they are until it ends.
+    const leased = options.snapshot === undefined ? committer.lease() : undefined
+    const snapshot = options.snapshot ?? (leased as Snapshot)
+    let release: (() => void) | undefined
+    try {
+      if (leased !== undefined) this.#gate.checkStatement(snapshot, tenant)
+      // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
+      release = writes ? committer.begin(snapshot.lsn) : undefined
+      const view = new TxnView(snapshot)
+      const context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options)
+      const result = await execute(checked.statement, context)
+      const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', context.eval.now) : undefined
+      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
+    } catch (err) {
+      throw asQueryError(err)
+    } finally {
+      release?.()
+      if (leased !== undefined) committer.unlease(leased)
+    }
+  }
+
+  /**
+   * Runs `fn` as one transaction (docs/api.md, "Transactions in code"): every statement
+   * it runs through `tx.query` reads one snapshot and sees the writes of the ones before
+   * it; when `fn` resolves, the writes commit as one transaction, first-committer-wins.
+   * A throw (of `fn` or of a statement) commits nothing. A conflict at commit runs `fn`
+   * again on a new snapshot, at most `retries` times, then rejects with `conflict`.
+   */
+  async transaction<T>(tenant: string, fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const retries = options.retries ?? 0
+    if (!Number.isSafeInteger(retries) || retries < 0) throw new QueryError('type_error', `retries must be a whole number of 0 or more, got ${String(retries)}`)
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#attempt(tenant, fn, options)
+      } catch (err) {
+        if (!(err instanceof QueryError && err.code === 'conflict') || attempt >= retries) throw err
+      }
+    }
+  }
+
+  async #attempt<T>(tenant: string, fn: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T> {
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    const committer = this.#committer
+    const snapshot = committer.lease()
+    const release = committer.begin(snapshot.lsn)
+    const tx = new Transaction(snapshot, (view, text, params, started) => this.#inTransaction(tenant, view, text, params, started, options))
+    try {
+      this.#gate.checkStatement(snapshot, tenant)
+      const value = await fn(tx)
+      const view = await tx.end()
+      if (view.opCount > 0) await committer.commit(view, tenant, 'write', new Date())
+      return value
+    } catch (err) {
+      await tx.end().catch(() => undefined)
+      throw asQueryError(err)
+    } finally {
+      release()
+      committer.unlease(snapshot)
+    }
+  }
+
+  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions): Promise<QueryResult> {
+    const { statement, checks } = this.statements.entry(text)
+    refuseDeclarations(statement, text)
+    const ready = this.#gate.ready(tenant)
+    if (ready !== undefined) await ready
+    const checked = checks.check(statement, this.schema.ir, text, params)
+    try {
+      const context = this.#context(tenant, checked, view, started, new Date(started), options)
+      const result = await execute(checked.statement, context)
+      return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
+    } catch (err) {
+      throw asQueryError(err)
+    }
+  }
+
+  /** What `execute` needs for one checked statement, the same for run and transactions. */
+  #context(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): ExecuteContext {
+    const deadline_ms = started + (options.time_ms_max ?? query_time_ms_max)
+    return {
+      view,
+      schema: this.schema.ir,
+      tenant,
+      eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
+      deadline_ms,
+      pace: new Pace(deadline_ms),
+      rows_max: options.rows_max ?? query_rows_max,
+      examined: { rows: 0 },
+      ids: this.#committer.autoIds,
+      lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
+      result: new ResultBytes(Math.min(options.result_bytes_max ?? result_bytes_max, result_bytes_max)),
+      memory: new StatementMemory(Math.min(options.statement_memory_bytes_max ?? statement_memory_bytes_max, statement_memory_bytes_max)),
+    }
+  }
+}
+
+/** Tenant operations and schema declarations are not queries. */
+function refuseDeclarations(statement: Statement, text: string): void {
+  if (statement.kind === 'tenant_op' || statement.kind === 'collection_decl' || statement.kind === 'query_decl' || statement.kind === 'drop_collection_decl') {
+    const tenantOp = statement.kind === 'tenant_op'
+    throw new EelError([diagnostic(text, statement.span, 'not_allowed_here',
+      tenantOp ? 'tenant operations are not allowed here' : 'schema declarations are not allowed here',
+      { hint: tenantOp ? 'use POST /ops' : 'declare them in a schema file loaded at start' })])
+  }
+}
+
+/**
+ * The response: the statement's result without its `writes` flag, with the LSN of a
+ * write. Built field by field (an object rest and spread cost more than a point read).
+ */
+function shown(result: StatementResult, lsn: number | undefined, stats: QueryResult['stats']): QueryResult {
+  const out: Omit<QueryResult, 'stats'> & { stats?: QueryResult['stats'] } = { columns: result.columns, rows: result.rows }
+  if (result.plan !== undefined) out.plan = result.plan
+  if (result.truncated !== undefined) out.truncated = result.truncated
+  const results = (result as Pick<QueryResult, 'results'>).results // atomic blocks only
+  if (results !== undefined) out.results = results
+  if (lsn !== undefined) out.lsn = lsn
+  out.stats = stats // last, as responses always showed it
+  return out as QueryResult
+}
+
+/** A lost first-committer-wins race, and values the codecs refuse, as the query errors users meet. */
+function asQueryError(err: unknown): unknown {
+  // Values the codecs refuse (NaN, a lone surrogate, nesting too deep) came from the user.
+  if (err instanceof CodecError) return new QueryError('type_error', err.message)
+  return err instanceof ConflictError ? new QueryError('conflict', err.message) : err
+}
+
+function isWrite(statement: CheckedStatement): boolean {
+  switch (statement.kind) {
+    case 'insert': case 'upsert': return true
+    case 'pipeline': return ['update', 'delete'].includes(statement.stages.at(-1)?.kind ?? '')
+    case 'atomic': return statement.statements.some(isWrite)
+    case 'explain': return false
+  }
+}
