@@ -6,8 +6,9 @@
 //! The schedule is deterministic (`common/schedule.rs`): two runs perform the same I/O
 //! operations, and every crash point is the same on every run
 //! (`TENANTDB_CRASH_SPACE_SEED` picks another script; `TENANTDB_CRASH_SEEDS` sets the
-//! chaos crash states per operation: 1 in `npm test`, 4 under `TENANTDB_SOAK=1`,
-//! `common/soak.rs`). After each crash, recovery must give
+//! chaos crash states per operation, `TENANTDB_CRASH_SPACE_STEPS` the random steps
+//! before the compaction episode: 1 and 60 in `npm test`, 4 and 110 under
+//! `TENANTDB_SOAK=1`, `common/soak.rs`). After each crash, recovery must give
 //! exactly the acknowledged commits (plus the one in flight if its outcome was
 //! unknown), every pin must read what it pinned, and `verify` must recount the books
 //! exactly (`common/recovery.rs`). A slot overwritten while a record on disk still
@@ -27,11 +28,11 @@ fn one(commit: Commit) -> Step {
 
 const TREES: [&str; 3] = ["a", "b", "c"];
 
-fn script(seed: u64) -> Vec<Step> {
+fn script(seed: u64, random_steps: u64) -> Vec<Step> {
     let mut rng = Rng::new(seed);
     let mut steps = Vec::new();
     let tree = |rng: &mut Rng| TREES[rng.below(3) as usize].as_bytes().to_vec();
-    for n in 0..110u64 {
+    for n in 0..random_steps {
         let step = match rng.below(20) {
             0..=10 => {
                 let t = tree(&mut rng);
@@ -73,7 +74,7 @@ fn script(seed: u64) -> Vec<Step> {
 fn crash_at_every_io_operation_while_slots_are_freed_and_reused() {
     let seed = std::env::var("TENANTDB_CRASH_SPACE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
     let chaos = budget("TENANTDB_CRASH_SEEDS", 1, 4);
-    let steps = script(seed);
+    let steps = script(seed, budget("TENANTDB_CRASH_SPACE_STEPS", 60, 110));
     let crashes = crash_at_every_operation(&format!("seed {seed}"), &steps, chaos);
     // The schedule exercises what it claims: slots released and written again (more
     // pages written than the file holds), and live pages moved by compaction.
