@@ -29,10 +29,11 @@
 
 mod common;
 
+use common::parallel::share_out;
 use common::power_loss::clean_trace;
 use common::random_script::random_script;
 use common::recovery::check_recovery;
-use common::schedule::{run, Failure, Outcome, Run, Seen};
+use common::schedule::{run, Failure, Outcome, Run, Seen, Step};
 use storage::vfs::{CrashMode, FaultKind, FiredFault, SimVfs};
 use storage::Error;
 
@@ -126,44 +127,67 @@ fn check_surfaced(kind: FaultKind, persistent: bool, fired: &FiredFault, result:
     }
 }
 
+/// What the four cases armed at one operation saw.
+#[derive(Default)]
+struct Cases {
+    checked: u64,
+    never_fired: u64,
+    storage_full: usize,
+    retried: u64,
+    endings: std::collections::BTreeMap<String, u64>,
+}
+
+/// EIO and ENOSPC, once and persistently, armed at operation `index` of the schedule.
+fn cases_at(steps: &[Step], trace: &[String], clean: &Run, index: u64) -> Cases {
+    let grows = |op: &String| op.starts_with("create ") || op.contains("+grow ");
+    let mut seen = Cases::default();
+    for kind in [FaultKind::Eio, FaultKind::Enospc] {
+        for persistent in [false, true] {
+            let vfs = SimVfs::new();
+            vfs.fail_at(index, kind, persistent);
+            let result = run(&vfs, steps);
+            let context = format!("seed {SEED}: {kind:?} at op {index} of {} ({}), persistent={persistent}", trace.len(), trace[index as usize]);
+            // The schedule is deterministic: the fault fires at the first operation at
+            // or after its index that it applies to, the one the clean run had there.
+            let expected = (index as usize..trace.len()).find(|&at| kind == FaultKind::Eio || grows(&trace[at]));
+            let fired = vfs.fault_fired();
+            assert_eq!(fired.as_ref().map(|f| (f.index as usize, &f.op)), expected.map(|at| (at, &trace[at])), "{context}: where the fault fired");
+            let Some(fired) = fired else {
+                assert!(result.failures.is_empty(), "{context}: no fault fired, yet {:?}", result.failures);
+                assert_eq!(result.attempts, clean.attempts, "{context}: no fault fired, yet the run differs from the clean one");
+                seen.never_fired += 1;
+                continue;
+            };
+            assert_eq!(fired.errno, if kind == FaultKind::Eio { EIO } else { ENOSPC });
+            *seen.endings.entry(format!("{:?}", check_surfaced(kind, persistent, &fired, &result, &context))).or_insert(0) += 1;
+            seen.storage_full += result.failures.iter().filter(|f| matches!(f.seen, Seen::Error(Error::StorageFull { .. }))).count();
+            seen.retried += (kind == FaultKind::Enospc && !persistent && !matches!(result.failures[0].seen, Seen::CheckpointSkipped(_))) as u64;
+            vfs.clear_faults();
+            // After power loss, and a restart with the OS's view of the files.
+            let power_loss = vfs.crash(CrashMode::DropUnsynced);
+            check_recovery(power_loss, &result, &format!("{context}, power loss"));
+            check_recovery(vfs, &result, &format!("{context}, restart"));
+            seen.checked += 1;
+        }
+    }
+    seen
+}
+
 #[test]
 fn io_errors_at_every_operation_surface_with_their_errno_and_recovery_is_clean() {
     let steps = random_script(SEED, STEPS);
     let (trace, clean) = clean_trace(&format!("seed {SEED}"), &steps);
-    let grows = |op: &String| op.starts_with("create ") || op.contains("+grow ");
-    let (mut checked, mut never_fired, mut storage_full, mut retried) = (0, 0, 0, 0);
-    let mut endings = std::collections::BTreeMap::new();
-    for index in 0..trace.len() as u64 {
-        for kind in [FaultKind::Eio, FaultKind::Enospc] {
-            for persistent in [false, true] {
-                let vfs = SimVfs::new();
-                vfs.fail_at(index, kind, persistent);
-                let result = run(&vfs, &steps);
-                let context = format!("seed {SEED}: {kind:?} at op {index} of {} ({}), persistent={persistent}", trace.len(), trace[index as usize]);
-                // The schedule is deterministic: the fault fires at the first operation at
-                // or after its index that it applies to, the one the clean run had there.
-                let expected = (index as usize..trace.len()).find(|&at| kind == FaultKind::Eio || grows(&trace[at]));
-                let fired = vfs.fault_fired();
-                assert_eq!(fired.as_ref().map(|f| (f.index as usize, &f.op)), expected.map(|at| (at, &trace[at])), "{context}: where the fault fired");
-                let Some(fired) = fired else {
-                    assert!(result.failures.is_empty(), "{context}: no fault fired, yet {:?}", result.failures);
-                    assert_eq!(result.attempts, clean.attempts, "{context}: no fault fired, yet the run differs from the clean one");
-                    never_fired += 1;
-                    continue;
-                };
-                assert_eq!(fired.errno, if kind == FaultKind::Eio { EIO } else { ENOSPC });
-                *endings.entry(format!("{:?}", check_surfaced(kind, persistent, &fired, &result, &context))).or_insert(0) += 1;
-                storage_full += result.failures.iter().filter(|f| matches!(f.seen, Seen::Error(Error::StorageFull { .. }))).count();
-                retried += (kind == FaultKind::Enospc && !persistent && !matches!(result.failures[0].seen, Seen::CheckpointSkipped(_))) as u64;
-                vfs.clear_faults();
-                // After power loss, and a restart with the OS's view of the files.
-                let power_loss = vfs.crash(CrashMode::DropUnsynced);
-                check_recovery(power_loss, &result, &format!("{context}, power loss"));
-                check_recovery(vfs, &result, &format!("{context}, restart"));
-                checked += 1;
-            }
+    let mut all = Cases::default();
+    for seen in share_out(trace.len(), |index| cases_at(&steps, &trace, &clean, index as u64)) {
+        all.checked += seen.checked;
+        all.never_fired += seen.never_fired;
+        all.storage_full += seen.storage_full;
+        all.retried += seen.retried;
+        for (ending, n) in seen.endings {
+            *all.endings.entry(ending).or_insert(0) += n;
         }
     }
+    let Cases { checked, never_fired, storage_full, retried, endings } = all;
     eprintln!("I/O error cases: {checked} checked {endings:?}, {never_fired} whose fault never fired ({} operations; {storage_full} storage_full, {retried} one-shot ENOSPC retried)", trace.len());
     // Every EIO case fires, and every ENOSPC case armed at or before the last
     // operation that grows a file (checked case by case above): nearly all of them.
