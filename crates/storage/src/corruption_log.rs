@@ -69,8 +69,10 @@ impl CorruptionLog {
         self.reports.lock().expect("corruption log lock").clone()
     }
 
+    /// The detections of every report. Counts come from a file a person can edit (a
+    /// count may be u64::MAX), so the sum stops at the largest count, never wraps.
     pub fn total(&self) -> u64 {
-        self.reports.lock().expect("corruption log lock").iter().map(|r| r.count).sum()
+        self.reports.lock().expect("corruption log lock").iter().fold(0u64, |total, r| total.saturating_add(r.count))
     }
 
     /// Records one detection and persists the list (unless read-only). A failure to
@@ -81,7 +83,7 @@ impl CorruptionLog {
         let mut reports = self.reports.lock().expect("corruption log lock");
         match reports.iter_mut().find(|r| r.id == id && r.kind == kind) {
             Some(report) => {
-                report.count += 1;
+                report.count = report.count.saturating_add(1);
                 report.last_seen_ms = now;
             }
             None => reports.push(CorruptionReport {

@@ -103,6 +103,22 @@ fn corruption_reports_persist_across_restart() {
 }
 
 #[test]
+fn corruption_log_counts_up_to_the_largest_u64_are_summed_without_wrapping() {
+    // The log is a text file a person can edit; a count of u64::MAX beside another
+    // report once made the total overflow (a panic with overflow checks, a wrong total
+    // without).
+    let dir = tempfile::tempdir().unwrap();
+    Database::open(dir.path(), Options::default()).unwrap().close().unwrap();
+    let log = "# tenantdb corruption reports v1\na\tpages\t1\tchecksum\t18446744073709551615\t2\t3\nb\tpages\t2\tchecksum\t1\t2\t3\n";
+    std::fs::write(dir.path().join("corruption.log"), log).unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let stats = db.stats().unwrap();
+    assert_eq!(stats.corruption.len(), 2);
+    assert_eq!(stats.corruption_total, u64::MAX);
+    db.close().unwrap();
+}
+
+#[test]
 fn corruption_bit_flip_in_an_earlier_wal_batch_refuses_to_open_and_is_reported() {
     let vfs = SimVfs::new();
     let options = sim_options(&vfs, 1 << 20);
