@@ -108,9 +108,10 @@ t.test('the checks find what they look for', async (t) => {
     '// as the API document 4.3 says',
     '// (language.md 3) null is smallest',
     '// see issue 12',
+    '/// Everything the brief asks of it.',
   ]
   for (const sample of outsideSamples) t.equal(outsideReferences('x.ts', sample).length > 0, true, sample)
-  const innocent = ['const seed = 0x5eed', '// with seed 0 and seed = the prime', '// failures name the seed (seeds 1, 2, …)', '// a product that is itself rounded']
+  const innocent = ['const seed = 0x5eed', '// with seed 0 and seed = the prime', '// failures name the seed (seeds 1, 2, …)', '// a product that is itself rounded', '// for the brief moment the lock is held']
   for (const sample of innocent) t.same(outsideReferences('x.ts', sample), [], `not a reference: ${sample}`)
 
   const parsed = headings('# Top\n```` ```eel ```` blocks run.\n## After inline code\n```\n# not a heading\n```\n## Twice\n## Twice\n### With `code` (and a path)')

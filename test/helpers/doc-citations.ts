@@ -27,6 +27,7 @@ const outside: Array<[RegExp, string]> = [
   [/\b(?:routes?|sections?) of the seed\b/gi, 'the API document'],
   [/(?<![\w/.-])(?:language|architecture|performance|operations|format|api)\.md §?\d/g, 'a numbered section of a design document (docs/ has named sections)'],
   [/\bissue #?\d+\b/gi, 'an issue of the tracker, which is not in the repository'],
+  [/\bthe brief\b(?! (?:moment|pause|window|while)\b)/gi, 'the brief the work came from is not in the repository'],
 ]
 
 /** Every place in `text` that points outside the repository. */
