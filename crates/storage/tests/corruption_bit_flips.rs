@@ -23,7 +23,7 @@
 //! 35 s. Each flip there costs an open, a read of about 500 pages and a verify (about
 //! 7 ms), so the full sweep is behind `TENANTDB_CORRUPTION_EVERY_BIT=1`: every bit of
 //! each of those ten pages (327 680 flips, about 40 minutes on one core). Every bit of every slot is
-//! also checked against the slot decoder alone by the `page.rs` unit test.
+//! also checked against the slot decoder alone by the `src/page/slot.rs` unit test.
 
 mod common;
 
