@@ -18,12 +18,14 @@ mod completions;
 mod convert;
 mod engine;
 mod error;
+mod open;
 mod snapshot;
 mod tasks;
 mod test_panic;
 mod unwind;
 
 pub use backup::Backup;
-pub use engine::{open, Engine};
+pub use engine::Engine;
+pub use open::open;
 pub use error::ErrorCode;
 pub use snapshot::Snapshot;

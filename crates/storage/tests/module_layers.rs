@@ -2,7 +2,8 @@
 //! layer above its own, when any modules import each other in a cycle, or when a module
 //! has no layer (docs/architecture.md, "Storage layers"). So the pager, which deals in
 //! pages, can never again know B-tree nodes: the trees sit on the pages, not the other
-//! way round.
+//! way round. The binding's modules (native/src) are read too, for cycles: it has no
+//! Rust tests of its own, and its files sit in one flat layer.
 //!
 //! A module is a top-level file of `src/` or a folder of it. What it names is every
 //! `crate::x` path (`crate::{x, y}` too), `super::x` from a top-level file and
@@ -72,6 +73,15 @@ fn no_modules_import_each_other_in_a_cycle() {
     let graph = module_graph(&src_dir());
     if let Some(cycle) = find_cycle(&edges(&graph)) {
         panic!("import cycle: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn the_binding_imports_no_modules_in_a_cycle() {
+    let graph = module_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../native/src"));
+    assert!(graph.contains_key("engine") && graph.contains_key("tasks"), "the binding's source was read: {:?}", graph.keys());
+    if let Some(cycle) = find_cycle(&edges(&graph)) {
+        panic!("import cycle in native/src: {}", cycle.join(" -> "));
     }
 }
 
