@@ -1,4 +1,4 @@
-// A panic on the storage core's own sync thread (crates/storage/src/group_commit.rs),
+// A panic on the storage core's own sync thread (crates/storage/src/commit/group_commit.rs),
 // where no entry point of the binding runs to catch it, is contained there
 // (docs/architecture.md, "The binding"): the commits of its batch reject with
 // `fail_stopped` when their write had not begun and `outcome_unknown` once it had, the
@@ -6,7 +6,7 @@
 // the same way, and reopening the directory recovers. Without that containment the
 // first commit's promise here never settles.
 //
-// The panics come from the test-only trigger (crates/storage/src/test_panic.rs):
+// The panics come from the test-only trigger (crates/storage/src/panics/test_panic.rs):
 // TENANTDB_TEST_PANIC, read as the addon loads, so it is set before the engine is
 // imported. Each sync-thread step it names panics the first time it is reached in this
 // process (a file of its own: engine-panic.test.ts's `settle` would fire on the first

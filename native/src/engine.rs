@@ -1,41 +1,26 @@
-use std::path::PathBuf;
+//! The engine: an open database directory as JavaScript holds it. Each method is a
+//! delegate to `storage::Database`, run contained (`unwind.rs`); work that touches the
+//! disk runs as a task on the thread pool (`tasks.rs`). Opening one is `open.rs`.
+
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, BufferSlice, Function, Unknown};
+use napi::bindgen_prelude::{AsyncTask, BufferSlice};
 use napi::Env;
 use napi_derive::napi;
 
 use crate::backup::BeginBackup;
 use crate::completions::Completions;
-use crate::convert::{self, EngineStats, OpenOptions, WorkProgress};
-use crate::error::{to_js, Failure};
+use crate::convert::{self, EngineStats, WorkProgress};
+use crate::error::to_js;
 use crate::snapshot::Snapshot;
 use crate::tasks::{self, Contained};
 use crate::unwind::{self, Access, Stop};
 
-/// An open database directory. Obtained from `open()`; closed with `close()`.
+/// An open database directory. Obtained from `open()` (`open.rs`); closed with `close()`.
 #[napi]
 pub struct Engine {
     pub(crate) db: Arc<storage::Database>,
     pub(crate) completions: Arc<Completions>,
-}
-
-/// Opens (creating if needed) a database directory on the thread pool: takes its
-/// exclusive lock, reads the newest meta record and replays the WAL (with
-/// `readOnly`: a shared lock, and nothing written). `settle` receives the engine's
-/// commit completions (`completions.rs`).
-#[napi(
-    ts_args_type = "dir: string, options: OpenOptions | undefined | null, settle: (pairs: Float64Array, errors: Error[] | null) => void",
-    ts_return_type = "Promise<Engine>"
-)]
-pub fn open(
-    env: &Env,
-    dir: String,
-    options: Option<OpenOptions>,
-    settle: Function<'_, Unknown<'static>, Unknown<'static>>,
-) -> napi::Result<AsyncTask<Contained<tasks::Open>>> {
-    let completions = unwind::contain(Stop::Opening, "open", || Completions::new(settle)).map_err(|panic| to_js(env, Failure::Panic(panic)))??;
-    Ok(AsyncTask::new(Contained(tasks::Open { dir: PathBuf::from(dir), options: convert::options(options), completions: Arc::new(completions) })))
 }
 
 impl Engine {

@@ -3,7 +3,7 @@
 //! completions delivered by one threadsafe function per engine (`completions.rs`).
 //!
 //! Bytes cross as Buffers: a commit is one Buffer in the WAL payload format
-//! (`crates/storage/src/commit.rs`), checked by the storage core and logged as it is;
+//! (`crates/storage/src/commit/codec.rs`), checked by the storage core and logged as it is;
 //! a range batch is one packed Buffer (`snapshot.rs`), so no call pays per-entry
 //! conversion costs. Errors cross as objects with fields (`error.rs`), never as text
 //! to parse. No panic crosses: every entry point catches one (`unwind.rs`).
@@ -18,12 +18,14 @@ mod completions;
 mod convert;
 mod engine;
 mod error;
+mod open;
 mod snapshot;
 mod tasks;
 mod test_panic;
 mod unwind;
 
 pub use backup::Backup;
-pub use engine::{open, Engine};
+pub use engine::Engine;
+pub use open::open;
 pub use error::ErrorCode;
 pub use snapshot::Snapshot;

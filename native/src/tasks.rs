@@ -4,7 +4,6 @@
 //! on the JavaScript thread, converts the result, also contained, or maps the failure
 //! (`error.rs`).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{Buffer, ToNapiValue, TypeName};
@@ -12,7 +11,6 @@ use napi::{Env, Task};
 
 use crate::completions::Completions;
 use crate::convert::{self, CheckpointInfo, CloseInfo, CompactInfo, FrameBatch, VerifyInfo};
-use crate::engine::Engine;
 use crate::error::{to_js, Failure};
 use crate::unwind::{self, Access, Stop};
 
@@ -48,29 +46,6 @@ impl<W: Work> Task for Contained<W> {
         let value = output.and_then(|output| unwind::contain(work.stop(), W::ENTRY, || work.resolve(output)).map_err(Failure::Panic));
         work.settled();
         value.map_err(|failure| to_js(&env, failure))
-    }
-}
-
-pub struct Open {
-    pub dir: PathBuf,
-    pub options: storage::Options,
-    pub completions: Arc<Completions>,
-}
-
-impl Work for Open {
-    type Output = storage::Database;
-    type JsValue = Engine;
-    const ENTRY: &'static str = "open";
-    fn stop(&self) -> Stop<'_> {
-        Stop::Opening
-    }
-    fn compute(&self) -> storage::Result<storage::Database> {
-        storage::Database::open(&self.dir, self.options.clone())
-    }
-    fn resolve(&self, db: storage::Database) -> Engine {
-        let db = Arc::new(db);
-        self.completions.attach(&db);
-        Engine { db, completions: self.completions.clone() }
     }
 }
 

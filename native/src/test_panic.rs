@@ -1,7 +1,7 @@
 //! The test-only panic trigger (docs/architecture.md, "The test-only panic trigger"):
 //! how a test makes the real engine panic, to check that no panic crosses the binding
 //! (`unwind.rs`). The trigger itself is the storage core's
-//! (`crates/storage/src/test_panic.rs`), shared with the core's sync thread; the
+//! (`crates/storage/src/panics/test_panic.rs`), shared with the core's sync thread; the
 //! binding's entry points trap under the names JavaScript calls them (`checkpoint`,
 //! `commit`, `snapshot.range`, `settle`, …).
 //!

@@ -1,7 +1,7 @@
 // An online backup of the engine's directory (docs/operations.md, "Backup and
 // restore"): the files a consistent copy needs and how many bytes of each, read in
 // chunks on the thread pool. While one is open the storage core keeps checkpoints and
-// compaction out (crates/storage/src/backup_gate.rs); `end` lets them in again, so
+// compaction out (crates/storage/src/database/backup/gate.rs); `end` lets them in again, so
 // whoever begins a backup ends it, also when the copy fails.
 import { mapAsync, mapSync } from './engine-error.js'
 import type { NativeBackup } from './native.js'

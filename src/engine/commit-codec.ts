@@ -1,4 +1,4 @@
-// The commit format of crates/storage/src/commit.rs (the WAL frame payload), written
+// The commit format of crates/storage/src/commit/codec.rs (the WAL frame payload), written
 // (commit-writer.ts) and read (here) so a commit crosses the binding as one Buffer,
 // which the storage core checks and logs as it is (docs/format.md, "Commit payload").
 // Kept in step with Rust's encoder by one hand-written vector

@@ -1,5 +1,5 @@
 // The fsync latency histogram as bars, drawn as SVG. Buckets are the engine's
-// (crates/storage/src/histogram.rs): each counts syncs that took at most `le_micros`,
+// (crates/storage/src/database/histogram.rs): each counts syncs that took at most `le_micros`,
 // the last one everything slower. The x axis is the buckets in order (so already
 // logarithmic in time); the y axis is linear in count, with the count over each bar.
 import type { FsyncBucket } from '../api/types.js'

@@ -43,7 +43,7 @@ pub enum Error {
     /// A WAL frame that was durable is damaged: a bad frame followed by frames of a
     /// later, synced batch. (A torn tail after a crash is normal recovery instead.)
     WalCorrupted { segment: String, offset: u64 },
-    /// A write or fsync failed, or the binding caught a panic (`fail_stop.rs`), now or
+    /// A write or fsync failed, or the binding caught a panic (`database/fail_stop.rs`), now or
     /// earlier (the cause names it), so the database stopped writing: this commit or
     /// checkpoint was NOT written, and nothing more is until the directory is reopened
     /// and recovered (fail-stop: never retry an fsync and carry on).
@@ -66,7 +66,7 @@ pub enum Error {
     InvalidArgument(String),
     /// The database was closed.
     Closed,
-    /// A backup holds the gate (`backup_gate.rs`): the named maintenance (a checkpoint,
+    /// A backup holds the gate (`database/backup/gate.rs`): the named maintenance (a checkpoint,
     /// a compaction) is refused, and may be retried once the backup ends.
     BackupInProgress(&'static str),
     /// The database is in follower mode (`Options::follower`): it applies a primary's

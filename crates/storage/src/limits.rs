@@ -65,7 +65,7 @@ const _: () = assert!(WAL_BATCH_BYTES_MAX as u64 + WAL_FRAME_PAYLOAD_BYTES_MAX a
 /// condition variable, when commits have been arriving within this time of the last
 /// batch's completion (an awaited writer committing one by one): the next commit is then
 /// taken without the futex wake-up and the scheduler's latency of waking an idle thread
-/// (`group_commit.rs`, "Polling before sleeping"). While the thread sleeps, or once the
+/// (`commit/group_commit.rs`, "Polling before sleeping"). While the thread sleeps, or once the
 /// gap between batches grows past this, no time is spent polling.
 pub const COMMIT_POLL_MICROS_MAX: u64 = 250;
 

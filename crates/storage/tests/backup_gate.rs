@@ -1,4 +1,4 @@
-//! The backup gate (`backup_gate.rs`, `backup.rs`): while a backup holds it, no
+//! The backup gate (`src/database/backup/`): while a backup holds it, no
 //! checkpoint or compaction writes the page file or the journal, cuts the page file or
 //! deletes a WAL segment (automatic checkpoints skip, explicit ones and compaction are
 //! refused); a backup waits for a running checkpoint; they all resume once it ends; and

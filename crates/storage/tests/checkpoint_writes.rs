@@ -1,6 +1,6 @@
 //! What a checkpoint writes: the pages a change reached, not the large values beside
 //! it. A node written by a checkpoint is kept by the page cache as it is on disk, its
-//! children and large values by reference (checkpoint.rs, `write_node`).
+//! children and large values by reference (src/checkpoint/write.rs, `write_node`).
 
 mod common;
 

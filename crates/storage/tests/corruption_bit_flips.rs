@@ -28,7 +28,7 @@
 //!   flips, about 40 minutes on one core: each costs an open, a read of about 500
 //!   pages and a verify).
 //! Every bit of every slot is also checked against the slot decoder alone by the
-//! `page.rs` unit test.
+//! `src/page/slot.rs` unit test.
 
 mod common;
 

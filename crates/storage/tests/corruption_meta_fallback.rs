@@ -1,8 +1,8 @@
 //! Corruption of the newest meta record while a checkpoint writes over the slots it
 //! frees (space/mod.rs, "Writing in place"): crashes at every I/O operation of such a
 //! checkpoint, then a flipped byte in the newest record on disk. Open takes the other
-//! meta slot (mirrors, meta.rs) or finishes the checkpoint from its journal
-//! (journal.rs), so the database opens, holds every acknowledged commit (replayed from
+//! meta slot (mirrors, src/meta/record.rs) or finishes the checkpoint from its journal
+//! (src/checkpoint/journal.rs), so the database opens, holds every acknowledged commit (replayed from
 //! the WAL), and verifies clean apart from the damaged slot.
 
 mod common;

@@ -5,7 +5,7 @@
 //! database do not panic, and reopening the directory recovers exactly what was
 //! written.
 //!
-//! The panics come from the test-only trigger (`test_panic.rs`): each step it names
+//! The panics come from the test-only trigger (`src/panics/test_panic.rs`): each step it names
 //! panics the first time it is reached in this process, so this is one test that meets
 //! them in order: `sync.apply` (applying a batch), `sync.write` (after the batch's WAL
 //! write and fsync, before it is published) and `sync.checkpoint` (the automatic

@@ -59,8 +59,10 @@ fn frame_lsns(db: &Database, after: u64) -> storage::Result<Vec<u64>> {
     Ok(db.read_frames(after, 100, usize::MAX)?.iter().map(|f| f.lsn).collect())
 }
 
-/// What damage to checkpointed frame `damaged` (of 1..=6) must end in, as the module
-/// comment lists it: reported, persisted, the feed refusing it, the database serving.
+/// Everything damage to checkpointed frame `damaged` (of 1..=6) must leave true
+/// (docs/architecture.md, "Corruption"): reported and persisted, the data served from
+/// the checkpoint, the change feed failing over the damage only, verify listing it,
+/// nothing deleted, and new commits in a new segment that survive a reopen.
 fn damaged_history_is_reported_and_the_database_serves(vfs: Arc<dyn Vfs>, dir: &Path, options: &Options, damaged: u64) {
     build(options, dir, true);
     let offset = flip_payload(&*vfs, dir, damaged);

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::loaded::load;
 use super::node::{Branch, Bytes, Key, Node, NodeRef, TreeRoot, Value};
-use crate::checksum::checksum;
+use crate::encoding::checksum;
 use crate::error::Result;
 use crate::pager::Pager;
 

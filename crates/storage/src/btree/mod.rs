@@ -28,7 +28,10 @@ pub use diff::{diff, DiffEntry};
 pub use get_sorted::get_sorted;
 
 pub use loaded::load;
-pub use node::{Branch, Bytes, Key, Leaf, MemNode, Node, NodeRef, TreeRoot, Value};
+pub use node::{Branch, Bytes, Key, MemNode, Node, NodeRef, TreeRoot, Value};
+/// The fuzz seeds build a leaf by hand (`decoders/seeds.rs`).
+#[cfg(feature = "testing")]
+pub use node::Leaf;
 pub use node_io::{load_node, write_node};
 pub use ops::{delete_owned, get, put_owned};
 pub use references::node_references;

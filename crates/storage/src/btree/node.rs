@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::disk_loc::DiskLoc;
+use crate::page::DiskLoc;
 use crate::limits::PAGE_BYTES;
 use crate::page::PAGE_HEADER_BYTES;
 

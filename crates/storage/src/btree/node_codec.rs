@@ -33,8 +33,8 @@ use super::node::{
     Branch, Bytes, Keys, Leaf, Node, NodeRef, TreeRoot, Value, BRANCH_HEADER_BYTES, CHILD_REF_BYTES,
     LEAF_HEADER_BYTES, OVERFLOW_REF_BYTES, TREE_REF_BYTES,
 };
-use crate::byte_reader::ByteReader;
-use crate::disk_loc::DiskLoc;
+use crate::encoding::ByteReader;
+use crate::page::DiskLoc;
 use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{INLINE_VALUE_BYTES_MAX, KEY_BYTES_MAX, VALUE_BYTES_MAX};
 use crate::page::PageType;
@@ -112,6 +112,10 @@ pub fn encode(node: &Node) -> (PageType, Vec<u8>) {
 /// strictly ascending order, inline values over `INLINE_VALUE_BYTES_MAX`, overflow
 /// values outside `INLINE_VALUE_BYTES_MAX + 1..=VALUE_BYTES_MAX` (the pager sizes its
 /// read by that length), and an empty tree reference with a checksum.
+///
+/// The engine decodes through `decode_shared`; this copying form is the fuzz target's
+/// (`decoders/btree_node.rs`).
+#[cfg(feature = "testing")]
 pub fn decode(page: u64, page_type: PageType, payload: &[u8]) -> Result<Node> {
     decode_shared(page, page_type, Bytes::copy_from_slice(payload))
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use super::node::{Bytes, Node, NODE_BYTES_MAX};
 use super::node_codec;
-use crate::disk_loc::DiskLoc;
+use crate::page::DiskLoc;
 use crate::error::Result;
 use crate::page::Page;
-use crate::page_file::PageSink;
+use crate::page::PageSink;
 use crate::pager::{DecodedPage, Pager};
 use crate::space::SpaceMap;
 

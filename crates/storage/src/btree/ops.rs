@@ -7,7 +7,7 @@
 //! A node reachable from a version that anyone else holds (a published version, a
 //! snapshot, a pin, another tree after a copy) is never changed: a change copies it,
 //! and its parent is changed to point at the copy, up to the root. But a node built by
-//! the change being made (the caller's own working copy of a tree, see `version.rs`)
+//! the change being made (the caller's own working copy of a tree, see `versions/version.rs`)
 //! is reachable only through that working copy: then its `Arc` has exactly one owner,
 //! and it is changed in place (`node_mut`, the `Arc::make_mut` rule). So a commit of
 //! many puts copies each node at most once, however many of its puts land there.

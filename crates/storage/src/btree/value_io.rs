@@ -1,11 +1,11 @@
 //! A value's bytes on pages: inline in its leaf, or in an overflow chain the pager
-//! writes and verifies (`overflow.rs`), recorded in the leaf as `Value::Overflow`.
+//! writes and verifies (`page/overflow.rs`), recorded in the leaf as `Value::Overflow`.
 
 use super::node::{Bytes, Value};
 use crate::error::{Error, Result};
 use crate::limits::INLINE_VALUE_BYTES_MAX;
-use crate::overflow::OverflowChain;
-use crate::page_file::PageSink;
+use crate::page::overflow::OverflowChain;
+use crate::page::PageSink;
 use crate::pager::Pager;
 use crate::space::SpaceMap;
 

@@ -1,4 +1,4 @@
-//! The database as the sync thread sees it (`group_commit.rs`): commits applied to the
+//! The database as the sync thread sees it (`commit/group_commit.rs`): commits applied to the
 //! head version, batches written to the WAL, the durable version published, a failed
 //! batch rolled back, and a checkpoint after a batch when the WAL has grown enough.
 
@@ -6,9 +6,9 @@ use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use super::Inner;
-use crate::commit_payload::CommitPayload;
+use crate::commit::CommitPayload;
 use crate::error::{Error, Result};
-use crate::group_commit::BatchSink;
+use crate::commit::BatchSink;
 
 impl BatchSink for Inner {
     fn apply(&self, commit: &CommitPayload, expected: Option<u64>) -> Result<u64> {
@@ -35,7 +35,7 @@ impl BatchSink for Inner {
 
     fn publish(&self, last_lsn: u64) {
         // The head as it is now, under its lock: a checkpoint may have followed it since
-        // the batch was applied (follow.rs), and publishing an older handle of the same
+        // the batch was applied (checkpoint/follow.rs), and publishing an older handle of the same
         // LSN would bring back the locations it left. Lock order: head, then durable.
         let head = self.head.lock().expect("head lock");
         assert_eq!(head.version.lsn, last_lsn, "the version published is the one holding the batch's last commit");
@@ -58,7 +58,7 @@ impl BatchSink for Inner {
             // later batch. A failure here is already fail-stop (recorded by checkpoint
             // itself), or a full disk, and then the checkpoint is retried likewise.
             if let Some(hold) = self.gate.try_automatic() {
-                crate::test_panic::trap("sync.checkpoint");
+                crate::panics::test_panic::trap("sync.checkpoint");
                 let _ = self.checkpoint(&hold);
             }
         }

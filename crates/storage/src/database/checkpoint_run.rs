@@ -1,22 +1,23 @@
 //! A checkpoint of the open database, and the recount of its space map that verify
-//! makes (`mod.rs`, "Life of a commit"; `checkpoint.rs` writes the pages).
+//! makes (`mod.rs`, "Life of a commit"; `checkpoint/write.rs` writes the pages).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::Inner;
-use crate::backup_gate::MaintenanceHold;
+use super::backup::MaintenanceHold;
 use crate::checkpoint::{checkpoint, Plan, Published, ReleaseBudget};
-use crate::follow::Follow;
+use crate::checkpoint::Follow;
 use crate::error::{Error, Result};
 use crate::limits::PAGE_BYTES;
-use crate::readers::OldestRead;
-use crate::relocate::Moves;
-use crate::reports::CheckpointStats;
+use crate::versions::OldestRead;
+use crate::checkpoint::Moves;
+use super::reports::CheckpointStats;
 use crate::space::SpaceStats;
-use crate::group_commit::BatchSink;
-use crate::{space_chain, space_trace};
+use crate::commit::BatchSink;
+use crate::meta::trace;
+use crate::space::chain;
 
 impl Inner {
     pub(super) fn checkpoint(&self, hold: &MaintenanceHold<'_>) -> Result<CheckpointStats> {
@@ -24,7 +25,7 @@ impl Inner {
     }
 
 
-    /// A checkpoint, under a maintenance hold of the backup gate (`backup_gate.rs`).
+    /// A checkpoint, under a maintenance hold of the backup gate (`backup/gate.rs`).
     pub(crate) fn checkpoint_with(&self, hold: &MaintenanceHold<'_>, budget: ReleaseBudget, moves: Option<&Moves>) -> Result<CheckpointStats> {
         if self.read_only {
             return Err(Error::ReadOnly("a checkpoint"));
@@ -60,7 +61,7 @@ impl Inner {
         let published = match checkpoint(&self.pager, journal, plan) {
             Ok(published) => published,
             // A full disk while writing slots: abandoned, retried later; nothing of the
-            // attempt remains (checkpoint.rs, "A failed checkpoint leaves no trace").
+            // attempt remains (checkpoint/write.rs, "A failed checkpoint leaves no trace").
             Err(err @ Error::StorageFull { .. }) => return Err(err),
             Err(err) => return Err(self.checkpoint_failed(err)),
         };
@@ -85,7 +86,7 @@ impl Inner {
             self.pager.file().truncate(page_count * PAGE_BYTES as u64).map_err(|err| self.checkpoint_failed(err))?;
         }
         // The versions in memory follow what was written and moved, in one pass so that
-        // what they share stays shared (follow.rs). Under both locks (order: head,
+        // what they share stays shared (checkpoint/follow.rs). Under both locks (order: head,
         // then durable, as publishing takes them): a batch applied or published meanwhile
         // would hold a version followed apart.
         {
@@ -129,7 +130,7 @@ impl Inner {
             (meta.clone(), self.readers.hold(meta.generation, meta.checkpoint_lsn, None))
         };
         let books = match meta.space {
-            Some(first) => match space_chain::load(self.pager.file(), first, meta.page_count) {
+            Some(first) => match chain::load(self.pager.file(), first, meta.page_count) {
                 Ok(books) => books,
                 Err(err) if err.is_corruption() => return Ok((SpaceStats::default(), vec![format!("space map: {}", self.pager.report(err))])),
                 Err(err) => return Err(err),
@@ -139,7 +140,7 @@ impl Inner {
             None => self.pager.space(),
         };
         let mut problems = self.space_damage.lock().expect("space damage lock").iter().cloned().collect::<Vec<_>>();
-        problems.extend(space_trace::check(&self.pager, &meta, &books)?.problems);
+        problems.extend(trace::check(&self.pager, &meta, &books)?.problems);
         Ok((books.stats(), problems))
     }
 }

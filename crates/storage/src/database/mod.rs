@@ -3,22 +3,22 @@
 //!
 //! Directory contents:
 //!
-//! | file             | owner               | purpose                                   |
-//! |------------------|---------------------|-------------------------------------------|
-//! | `LOCK`           | `dir_lock.rs`       | flock held while the directory is open    |
-//! | `pages`          | `page_file.rs`      | page slots; slots 0 and 1 are meta slots  |
-//! | `wal/*.wal`      | `wal/`              | WAL segments                              |
-//! | `corruption.log` | `corruption_log.rs` | persisted corruption reports              |
-//! | `checkpoint.journal` | `journal.rs`    | page images of an in-place checkpoint     |
+//! | file                 | owner                   | purpose                                   |
+//! |----------------------|-------------------------|-------------------------------------------|
+//! | `LOCK`               | `vfs/dir_lock.rs`       | flock held while the directory is open    |
+//! | `pages`              | `page/file.rs`          | page slots; slots 0 and 1 are meta slots  |
+//! | `wal/*.wal`          | `wal/`                  | WAL segments                              |
+//! | `corruption.log`     | `corruption_log.rs`     | persisted corruption reports              |
+//! | `checkpoint.journal` | `checkpoint/journal.rs` | page images of an in-place checkpoint     |
 //!
 //! Only maintenance (checkpoints, compaction) writes `pages` and the journal and
 //! deletes WAL segments, and the WAL appends only past its last durable frame: a backup
-//! holds the gate that keeps maintenance out while it copies (`backup_gate.rs`).
+//! holds the gate that keeps maintenance out while it copies (`backup/gate.rs`).
 //!
 //! Life of a commit: `commit` applies it to the head version in memory (checking it
 //! first; a failed check changes nothing) and queues it; the sync thread writes the
 //! queued commits as one WAL batch, fsyncs once, publishes the newest version to
-//! readers and completes each commit (`group_commit.rs`). A checkpoint writes the
+//! readers and completes each commit (`commit/group_commit.rs`). A checkpoint writes the
 //! unwritten nodes of the newest durable version (or of the oldest version a reader
 //! holds, when that is newer than the last checkpoint) to free slots, or through
 //! `checkpoint.journal` over the slots it frees itself (`space/mod.rs`, "Writing in
@@ -26,10 +26,27 @@
 //! checkpoint LSN in both meta slots, cuts off a free tail of the page file, then lets
 //! the WAL drop segments that neither recovery nor tail retention needs. Opening reads the newest valid meta
 //! record, its space map, and replays the frames after its checkpoint LSN.
+//!
+//! Beside `Database` itself (open, commit, verify, stats, close, follower mode): what
+//! opening repairs (`recovery.rs`), the database as the sync thread writes it
+//! (`batch_sink.rs`), a checkpoint of the open database (`checkpoint_run.rs`),
+//! compaction of the page file (`compact_space.rs`), online backups (`backup/`), a
+//! fail-stop from outside (`fail_stop.rs`), and what it reports (`reports.rs`,
+//! `histogram.rs`).
 
+mod backup;
 mod batch_sink;
 mod checkpoint_run;
+mod compact_space;
+mod fail_stop;
+mod histogram;
 mod recovery;
+mod reports;
+
+pub use backup::{Backup, BackupFile};
+pub use compact_space::CompactReport;
+pub use histogram::{Histogram, BUCKET_BOUNDS_MICROS};
+pub use reports::{CheckpointStats, CheckpointTotals, CloseReport, Stats, VerifyReport};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -37,27 +54,21 @@ use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::backup_gate::BackupGate;
 use crate::btree::{self, TreeCheck};
-use crate::reports::{CheckpointStats, CheckpointTotals, CloseReport, Stats, VerifyReport};
-use crate::journal::Journal;
-use crate::commit::Commit;
-use crate::commit_payload::CommitPayload;
+use crate::checkpoint::Journal;
+use crate::commit::{run_sync_thread, Commit, CommitPayload, Completion, GroupCommit, Pending};
 use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
-use crate::group_commit::{run_sync_thread, Completion, GroupCommit, Pending};
-use crate::histogram::Histogram;
 use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, COMPACT_READER_WAIT, SPACE_RELEASE_PAGES_MIN, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
+use crate::page::PageFile;
 use crate::pager::Pager;
 use crate::progress::{ProgressReport, WorkStep};
-use crate::page_file::PageFile;
-use crate::readers::Readers;
-use crate::snapshot::{Snapshot, SnapshotSource};
 use crate::space::SpaceMap;
-use crate::version::Version;
+use crate::versions::{Readers, Snapshot, SnapshotSource, Version};
 use crate::vfs::{RealVfs, Vfs};
 use crate::wal::{Frame, Wal};
+use backup::BackupGate;
 use recovery::{load_space, record, recover_checkpoint};
 
 #[derive(Clone)]
@@ -126,7 +137,7 @@ pub(crate) struct Inner {
     head: Mutex<Head>,
     durable: Mutex<Arc<Version>>,
     pub(crate) meta: Mutex<Meta>,
-    /// `meta.generation`, read without its lock: a snapshot's epoch (`readers.rs`).
+    /// `meta.generation`, read without its lock: a snapshot's epoch (`versions/readers.rs`).
     generation: AtomicU64,
     pub(crate) readers: Arc<Readers>,
     /// The checkpoint journal (none when read-only: nothing is written).
@@ -346,14 +357,14 @@ impl Database {
     }
 
     /// The generation of the newest meta record: a snapshot taken now has it as its
-    /// epoch, and one of an older epoch may keep slots from being reused (`readers.rs`).
+    /// epoch, and one of an older epoch may keep slots from being reused (`versions/readers.rs`).
     pub fn generation(&self) -> u64 {
         self.inner.generation.load(Ordering::SeqCst)
     }
 
     /// The newest durable version.
     pub fn snapshot(&self) -> Snapshot {
-        // The epoch first: never newer than the version taken after it (readers.rs).
+        // The epoch first: never newer than the version taken after it (versions/readers.rs).
         let epoch = self.inner.generation.load(Ordering::SeqCst);
         let version = self.inner.durable.lock().expect("durable lock").clone();
         let hold = self.inner.readers.hold(epoch, version.lsn, Some(&version));
@@ -368,7 +379,7 @@ impl Database {
     }
 
     /// Committed frames with LSN > `after`, in order, in a bounded batch. Each payload
-    /// is a commit in the format of `commit.rs`, the bytes its committer handed in.
+    /// is a commit in the format of `commit/codec.rs`, the bytes its committer handed in.
     pub fn read_frames(&self, after: u64, frames_max: usize, bytes_max: usize) -> Result<Vec<Frame>> {
         self.inner.check_open()?;
         let durable_lsn = self.inner.durable.lock().expect("durable lock").lsn;
@@ -494,7 +505,7 @@ impl Database {
     fn stop_sync_thread(&self) {
         let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return };
         self.inner.group.close();
-        // The sync thread contains its own panics (`group_commit.rs`), so it ends by
+        // The sync thread contains its own panics (`commit/group_commit.rs`), so it ends by
         // draining the queue. Should one end it all the same (outside a batch; the panic
         // hook reported it then), this does not panic in turn (in `Drop` that aborts): it
         // stops the database and answers the commits left queued.

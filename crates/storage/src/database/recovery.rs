@@ -4,12 +4,13 @@
 
 use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
-use crate::journal::Journal;
+use crate::checkpoint::Journal;
 use crate::meta::Meta;
-use crate::page_file::PageFile;
+use crate::page::PageFile;
 use crate::pager::Pager;
 use crate::space::SpaceMap;
-use crate::{space_chain, space_trace};
+use crate::meta::trace;
+use crate::space::chain;
 
 /// The space map of `meta`: read from its chain, or rebuilt by tracing the live pages
 /// when the record has none (a format-1 directory, a new one) or the chain is damaged.
@@ -19,12 +20,12 @@ pub(super) fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog,
     let mut damage = None;
     if rebuild {
         // `tenantdb repair`: the books are recounted from the trees whatever they say.
-        let (map, problems) = space_trace::rebuild(pager, meta)?;
+        let (map, problems) = trace::rebuild(pager, meta)?;
         let found = if problems.is_empty() { String::new() } else { format!("; {}", problems.join("; ")) };
         return Ok((map, Some(format!("space map rebuilt from the pages on request{found}"))));
     }
     if let Some(first) = meta.space {
-        match space_chain::load(pager.file(), first, meta.page_count) {
+        match chain::load(pager.file(), first, meta.page_count) {
             Ok(map) => return Ok((map, None)),
             Err(err) if err.is_corruption() => {
                 damage = Some(format!("space map: {}; rebuilt from the pages at open", record(corruption, err)));
@@ -32,7 +33,7 @@ pub(super) fn load_space(pager: &Pager, meta: &Meta, corruption: &CorruptionLog,
             Err(err) => return Err(err),
         }
     }
-    let (map, problems) = space_trace::rebuild(pager, meta)?;
+    let (map, problems) = trace::rebuild(pager, meta)?;
     let damage = match (damage, problems.is_empty()) {
         (Some(d), false) => Some(format!("{d}; {}", problems.join("; "))),
         (damage, _) => damage,
@@ -53,9 +54,9 @@ pub(super) fn record(log: &CorruptionLog, err: Error) -> Error {
 }
 
 /// Finishes a checkpoint an interruption left between its journal and its record
-/// (`journal.rs`): a complete journal newer than the newest valid record is written
+/// (`checkpoint/journal.rs`): a complete journal newer than the newest valid record is written
 /// again, slots and record. Otherwise a slot holding an older record (a crash between
-/// the two writes of a publish, `meta.rs`) gets the newest, so both slots mirror it
+/// the two writes of a publish, `meta/record.rs`) gets the newest, so both slots mirror it
 /// again. Read-only, nothing is written: the journal's pages are read in place of the
 /// slots' and its record is the one used.
 pub(super) fn recover_checkpoint(pages: PageFile, meta: Meta, stale: bool, journal: Option<&Journal>, read_only: bool) -> Result<(PageFile, Meta)> {

@@ -1,4 +1,4 @@
-//! Target `checkpoint_journal`: a checkpoint journal file (`journal.rs`) through
+//! Target `checkpoint_journal`: a checkpoint journal file (`checkpoint/journal.rs`) through
 //! `Journal::read`, the decoder open runs before it redoes a checkpoint.
 //!
 //! Input: the file's bytes as they are, on the simulated file system. A journal that is
@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{assert_alloc_bounded, measure};
-use crate::journal::Journal;
+use crate::checkpoint::Journal;
 use crate::limits::PAGE_BYTES;
 use crate::vfs::{SimVfs, Vfs};
 
@@ -35,7 +35,7 @@ fn read(bytes: &[u8]) -> Option<Vec<(u64, usize)>> {
     let vfs = SimVfs::new();
     let dir = Path::new(DIR);
     vfs.create_dir_all(dir).expect("the simulated directory");
-    let file = vfs.open(&dir.join(crate::journal::JOURNAL_FILE_NAME), true).expect("the journal file");
+    let file = vfs.open(&dir.join(crate::checkpoint::JOURNAL_FILE_NAME), true).expect("the journal file");
     file.write_at(bytes, 0).expect("write the input");
     let vfs: Arc<dyn Vfs> = Arc::new(vfs);
     let journal = Journal::open_read(&*vfs, dir).expect("open").expect("present");

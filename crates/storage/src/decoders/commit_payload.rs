@@ -12,7 +12,7 @@
 
 use super::{assert_alloc_bounded, measure};
 use crate::commit::{Commit, OpRef};
-use crate::commit_payload::CommitPayload;
+use crate::commit::CommitPayload;
 use crate::error::Error;
 use crate::limits::{KEY_BYTES_MAX, NAME_BYTES_MAX, VALUE_BYTES_MAX};
 

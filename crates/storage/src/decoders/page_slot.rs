@@ -8,7 +8,7 @@
 
 use super::input::{mix, Input};
 use super::{assert_alloc_bounded, btree_node, measure, meta_record};
-use crate::checksum::checksum;
+use crate::encoding::checksum;
 use crate::error::Error;
 use crate::limits::PAGE_BYTES;
 use crate::page::{self, PageType, PAGE_HEADER_BYTES, PAGE_PAYLOAD_BYTES_MAX};
@@ -67,7 +67,7 @@ pub fn check_page_slot(input: &[u8]) {
         PageType::Meta => meta_record::check_meta(&page.payload),
         PageType::Leaf | PageType::Branch => btree_node::check_node(expected, page.page_type, &page.payload),
         // Raw is opaque; an overflow page's and a space map page's payloads are checked
-        // along their chains (overflow.rs, space_chain.rs; the space_map target).
+        // along their chains (page/overflow.rs, space/chain.rs; the space_map target).
         PageType::Raw | PageType::Overflow | PageType::SpaceMap => {}
     }
 }

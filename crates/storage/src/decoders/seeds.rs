@@ -98,9 +98,9 @@ fn build_sample() -> Sample {
 
     let pages = vfs.read_raw(&dir.join("pages")).expect("the page file");
     let space_map = {
-        let file = crate::page_file::PageFile::open_read(&vfs, dir).expect("open the page file").expect("a page file");
+        let file = crate::page::PageFile::open_read(&vfs, dir).expect("open the page file").expect("a page file");
         let (meta, _) = Meta::read_newest(&file).expect("a meta record");
-        let (bytes, _) = crate::space_chain::read(&file, meta.space.expect("a checkpointed record names its space map"), meta.page_count).expect("the chain");
+        let (bytes, _) = crate::space::chain::read(&file, meta.space.expect("a checkpointed record names its space map"), meta.page_count).expect("the chain");
         bytes
     };
     let slots = pages.chunks(PAGE_BYTES).enumerate().map(|(i, s)| (i as u64, s.to_vec())).collect();
@@ -148,7 +148,7 @@ fn slot_where(sample: &Sample, page_type: PageType, test: impl Fn(&[u8]) -> bool
         .unwrap_or_else(|| panic!("the seed database has no such {page_type:?} page"))
 }
 
-/// A leaf holding a value of `kind` (node_codec.rs: 0 inline, 1 overflow, 2 tree).
+/// A leaf holding a value of `kind` (btree/node_codec.rs: 0 inline, 1 overflow, 2 tree).
 fn leaf_with_kind(sample: &Sample, kind: u8) -> (u64, Vec<u8>, Vec<u8>) {
     slot_where(sample, PageType::Leaf, |payload| {
         let count = u16::from_le_bytes([payload[1], payload[2]]);
@@ -241,9 +241,9 @@ fn space_map(sample: &Sample) -> Seeds {
     held.insert_range(20, 23);
     pending.insert(7, held);
     let releasing = vec![
-        crate::space::Ref::Node(crate::disk_loc::DiskLoc { page: 40, checksum: 9 }),
+        crate::space::Ref::Node(crate::page::DiskLoc { page: 40, checksum: 9 }),
         crate::space::Ref::Overflow { first_page: 41, len: 5000, hash: 3 },
-        crate::space::Ref::SpaceMap(crate::disk_loc::DiskLoc { page: 400, checksum: 1 }),
+        crate::space::Ref::SpaceMap(crate::page::DiskLoc { page: 400, checksum: 1 }),
     ];
     let busy = crate::space::SpaceMap::from_parts(500, vec![(10, 2), (11, 3)], full, pending, releasing).expect("a consistent map");
     let busy = crate::space::encode(&busy);
@@ -260,8 +260,8 @@ fn checkpoint_journal(sample: &Sample) -> Seeds {
     let vfs = SimVfs::new();
     let dir = Path::new("/seed/journal");
     vfs.create_dir_all(dir).expect("a directory");
-    let journal = crate::journal::Journal::open(&vfs, dir).expect("a journal");
-    let path = dir.join(crate::journal::JOURNAL_FILE_NAME);
+    let journal = crate::checkpoint::Journal::open(&vfs, dir).expect("a journal");
+    let path = dir.join(crate::checkpoint::JOURNAL_FILE_NAME);
     let mut seeds = Seeds::new();
     for (name, count) in [("one-page", 1), ("pages", 4)] {
         let mut writer = journal.begin(9);

@@ -2,7 +2,7 @@
 //! without `wal/frame.rs`, so the `wal_segments` target compares what recovery returns
 //! with an independent reading of the same bytes.
 
-use crate::checksum::checksum;
+use crate::encoding::checksum;
 use crate::limits::WAL_FRAME_PAYLOAD_BYTES_MAX;
 
 pub const HEADER_BYTES: usize = 32;

@@ -2,7 +2,7 @@
 //! on the simulated file system. Opening is the recovery scan, which runs the frame
 //! decoder (`wal/frame.rs`: `check`, `payload`, `padding_is_zero`) at every frame
 //! offset and, past an unreadable frame, the forward search for a later batch.
-//! (`frame.rs` is private to `wal`, so the WAL is fuzzed through its own entry point.)
+//! (`wal/frame.rs` is private to `wal`, so the WAL is fuzzed through its own entry point.)
 //!
 //! Input: `flags: u8`, `segments: u8` (1 + n % 3 files), `damage_frame: u8`,
 //! `damage_at: u16`, `damage_xor: u8`, then per segment `first_lsn: u16` (its file
@@ -16,7 +16,7 @@
 //! 1. open returns frames or `WalCorrupted`, nothing else, and allocates within the
 //!    bound for the input's size;
 //! 2. the frames returned have LSNs 1..=n and are frames of the input in the documented
-//!    layout (read again by `wal_layout`, not `frame.rs`): in file order, with zero
+//!    layout (read again by `wal_layout`, not `wal/frame.rs`): in file order, with zero
 //!    padding, and batches as the batch rule allows;
 //! 3. the recovered log is clean: `verify` finds nothing, `read_after(0)` returns the
 //!    same frames;

@@ -1,5 +1,5 @@
 //! The space map's bytes. A checkpoint writes them across a chain of `SpaceMap` pages
-//! (`space_chain.rs`) named by the meta record.
+//! (`chain.rs`) named by the meta record.
 //!
 //! Layout (little-endian; `v` is an unsigned LEB128 varint of at most 10 bytes):
 //!
@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use super::map::{Ref, SpaceMap};
 use super::range_set::RangeSet;
-use crate::disk_loc::DiskLoc;
+use crate::page::DiskLoc;
 
 const MAGIC: &[u8; 8] = b"SPACEMAP";
 const FORMAT_VERSION: u32 = 1;

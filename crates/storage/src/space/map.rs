@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::range_set::RangeSet;
-use crate::disk_loc::DiskLoc;
+use crate::page::DiskLoc;
 use crate::limits::{META_SLOTS, PAGE_NO_MAX, VALUE_BYTES_MAX};
 
 /// One reference held by a page or by the meta record, by what it points at.
@@ -266,7 +266,7 @@ impl SpaceMap {
 fn release_pages(target: &Ref) -> u64 {
     match target {
         Ref::Node(_) | Ref::SpaceMap(_) => 1,
-        Ref::Overflow { len, .. } => crate::overflow::overflow_pages(*len as usize),
+        Ref::Overflow { len, .. } => crate::page::overflow::overflow_pages(*len as usize),
     }
 }
 

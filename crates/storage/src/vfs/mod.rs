@@ -1,7 +1,8 @@
 //! The file system as the storage core sees it. Every byte the core reads or writes
-//! goes through [`Vfs`], so tests can swap the real file system ([`RealVfs`]) for a
-//! simulated one that loses unsynced writes, tears and reorders them, and fails on
-//! command ([`SimVfs`]).
+//! goes through [`Vfs`], so tests can swap the real file system ([`RealVfs`], with the
+//! directory lock, `dir_lock.rs`) for a simulated one that loses unsynced writes, tears
+//! and reorders them, and fails on command (`SimVfs`, `sim/`: test-only, built with the
+//! `testing` feature).
 //!
 //! Durability contract (what the core may rely on, and what `SimVfs` enforces):
 //! - `VfsFile::write_at` is durable only after a later `VfsFile::sync` of that file.
@@ -12,7 +13,9 @@
 //!   in part (torn at 512-byte sector boundaries), independently of other unsynced
 //!   writes (reordering).
 
+mod dir_lock;
 mod real;
+#[cfg(feature = "testing")]
 mod sim;
 
 use std::io;
@@ -20,6 +23,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use real::RealVfs;
+#[cfg(feature = "testing")]
 pub use sim::{CrashMode, FaultKind, FiredFault, HeldSync, SimVfs};
 
 pub trait VfsFile: Send + Sync {

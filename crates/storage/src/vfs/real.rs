@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{Vfs, VfsFile};
-use crate::dir_lock::{DirLock, FILE_MODE};
+use super::dir_lock::{DirLock, FILE_MODE};
 
 /// Mode of the database directory and its `wal/`.
 pub const DIR_MODE: u32 = 0o700;

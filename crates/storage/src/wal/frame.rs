@@ -117,7 +117,7 @@ pub fn padding_is_zero(rest: &[u8], header: &Header) -> bool {
 }
 
 /// xxh3_64 of `header_fields ++ payload`, streamed so a large payload is not copied.
-/// Equal to `crate::checksum::checksum` of the concatenation (tested below).
+/// Equal to `crate::encoding::checksum` of the concatenation (tested below).
 fn frame_checksum(header_fields: &[u8], payload: &[u8]) -> u64 {
     let mut hasher = Xxh3Default::new();
     hasher.update(header_fields);
@@ -136,7 +136,7 @@ fn read_u64(bytes: &[u8], offset: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::checksum;
+    use crate::encoding::checksum;
 
     #[test]
     fn frame_checksum_is_the_crate_checksum_of_header_then_payload() {

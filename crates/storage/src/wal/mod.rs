@@ -292,7 +292,7 @@ impl Wal {
         self.read_state().next_lsn
     }
 
-    /// What a backup copies of the log (`backup.rs`), read in one look at the state so
+    /// What a backup copies of the log (`database/backup/`), read in one look at the state so
     /// it belongs to one LSN: the next LSN, and each segment's name and the bytes to
     /// copy: up to the end of its last durable frame (appends only ever write past it),
     /// or, for a sealed segment, the whole file (it holds damage, kept as evidence, and

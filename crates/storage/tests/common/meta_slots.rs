@@ -1,5 +1,5 @@
 //! Reading and rewriting the meta slots of a simulated directory, for tests that damage
-//! or downgrade them (layouts: page.rs, meta.rs).
+//! or downgrade them (layouts: src/page/slot.rs, src/meta/record.rs).
 
 use super::db_path;
 
@@ -26,7 +26,7 @@ pub fn newest_meta(file: &[u8]) -> (usize, Vec<u8>) {
         .unwrap()
 }
 
-/// A full slot image, checksummed as page.rs does.
+/// A full slot image, checksummed as src/page/slot.rs does.
 pub fn slot_image(page_no: u64, lsn: u64, page_type: u8, payload: &[u8]) -> Vec<u8> {
     let mut slot = vec![0u8; PAGE];
     slot[8..16].copy_from_slice(&page_no.to_le_bytes());
