@@ -20,7 +20,7 @@ t.test('refused parameters and bodies: 400 bad_request naming what is wrong', as
   const refused = async (method: string, path: string, body: string | undefined, error: string, extra: Json = {}) => {
     const res = await fetch(origin + path, { method, headers: auth, ...(body === undefined ? {} : { body }) })
     t.equal(res.status, 400, `${method} ${path} ${body ?? ''}`)
-    t.same(await res.json(), { error, code: 'bad_request', ...extra }, `${method} ${path} ${body ?? ''}`)
+    t.same(await res.json(), { error, code: 'bad_request', conflict: false, ...extra }, `${method} ${path} ${body ?? ''}`)
   }
 
   // Query strings: integers, bounds, repeats, required and non-empty strings.
@@ -47,16 +47,15 @@ t.test('refused parameters and bodies: 400 bad_request naming what is wrong', as
   await refused('POST', ops, '{"op": "create", "name": "Not A Name"}', 'tenant names are 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit; got "Not A Name"')
   await refused('POST', ops, '{"op": "snapshot", "target": "Not@snap"}', 'snapshot names are 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit; got "Not@snap"')
 
-  // The query body: the text itself, or {"query"|"text", "params"}; every error adds conflict.
+  // The query body: the text itself, or {"query"|"text", "params"}.
   const query = '/api/v1/t/default/query'
-  const conflict = { conflict: false }
-  await refused('POST', query, '{}', 'the body needs "query" or "text"', conflict)
-  await refused('POST', query, '{"query": "users", "text": "users"}', 'the body may give "query" or "text", not both', conflict)
-  await refused('POST', query, '{"query": 1}', '"query" in the body must be a string, got the number 1', conflict)
-  await refused('POST', query, '{"query": "users", "params": [1]}', '"params" in the body must be an object, got an array', conflict)
-  await refused('POST', query, '5', 'the body must be text or a JSON object, got the number 5', conflict)
-  await refused('POST', query, 'null', 'the body must be text or a JSON object, got nothing', conflict)
-  await refused('POST', query, undefined, 'the body must be text or a JSON object, got nothing', conflict)
+  await refused('POST', query, '{}', 'the body needs "query" or "text"')
+  await refused('POST', query, '{"query": "users", "text": "users"}', 'the body may give "query" or "text", not both')
+  await refused('POST', query, '{"query": 1}', '"query" in the body must be a string, got the number 1')
+  await refused('POST', query, '{"query": "users", "params": [1]}', '"params" in the body must be an object, got an array')
+  await refused('POST', query, '5', 'the body must be text or a JSON object, got the number 5')
+  await refused('POST', query, 'null', 'the body must be text or a JSON object, got nothing')
+  await refused('POST', query, undefined, 'the body must be text or a JSON object, got nothing')
 
   t.same((await db.tenant('default').query('users')).rows, [], 'nothing was written')
   t.same((await db.tenants()).tenants.map((x) => x.name), ['default'], 'no tenant was created')

@@ -1,22 +1,13 @@
-// The one catalogue of HTTP error codes and their statuses (docs/api.md, "Errors"). Every
-// error body is {"error": <sentence>, "code": <code>}; some add fields (the query
-// route's `conflict` and Eel positions, the tail's `oldest_lsn`).
-//
-// The query route adds `conflict` to every error body it answers, whoever answers it:
-// the error handler (error-mapping.ts) for what the route throws, and sendError below
-// for the hooks' refusals (401, 403, 429, 503, …) and the 408 of a stalled body
-// (client-errors.ts). A route says so with `config: { errorsAddConflict: true }`; the
-// first hook records it on the raw request, the one thing all of them can see.
+// The one catalogue of HTTP error codes and their statuses (docs/api.md, "Errors"), and
+// the one shape of an error body: {"error": <sentence>, "code": <code>, "conflict":
+// <bool>}, on every route and for every answer, whoever sends it (the error handler
+// through error-mapping.ts, the hooks' refusals through sendError, Node's parser
+// handler in client-errors.ts). `conflict` is true only for a lost first-committer-wins
+// race; an error's details add fields (Eel positions, a write's `fields`, the tail's
+// `oldest_lsn`, `primary` and `outcome`).
+import type { FastifyReply } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import { CodedError } from '../coded-error.js'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Every error body of this route adds `conflict` (false unless the code is `conflict`): the query route. */
-    errorsAddConflict?: boolean
-  }
-}
 
 export const error_statuses = {
   bad_request: 400,
@@ -73,28 +64,18 @@ export type ErrorCode = keyof typeof error_statuses
 export interface ErrorBody {
   error: string
   code: ErrorCode
+  /** True only for a lost first-committer-wins race: retrying is safe. */
+  conflict: boolean
   [extra: string]: unknown
+}
+
+/** The body of every error answer: the sentence, the code, `conflict`, then the fields `extra` adds. */
+export function errorBody(code: ErrorCode, error: string, extra: Readonly<Record<string, unknown>> = {}): ErrorBody {
+  return { error, code, conflict: code === 'conflict', ...extra }
 }
 
 /** An error the HTTP layer raises itself (a malformed parameter, a missing field). */
 export class HttpError extends CodedError<ErrorCode> {}
-
-const adds_conflict = new WeakSet<IncomingMessage>()
-
-/** onRequest, first: remember that this request's route adds `conflict` to its errors. */
-export async function recordErrorsAddConflict(request: FastifyRequest): Promise<void> {
-  if (request.routeOptions.config.errorsAddConflict === true) adds_conflict.add(request.raw)
-}
-
-/** Whether an error body answering `raw` adds `conflict`. */
-export function errorsAddConflict(raw: IncomingMessage): boolean {
-  return adds_conflict.has(raw)
-}
-
-/** The fields an error body for `raw` adds: `conflict` on the query route. */
-export function errorExtras(raw: IncomingMessage, code: ErrorCode): Record<string, unknown> {
-  return errorsAddConflict(raw) ? { conflict: code === 'conflict' } : {}
-}
 
 export function sendError(
   reply: FastifyReply,
@@ -103,7 +84,7 @@ export function sendError(
   extra: Record<string, unknown> = {},
   status: number = error_statuses[code],
 ): FastifyReply {
-  return sendErrorBody(reply, status, { error, code, ...errorExtras(reply.request.raw, code), ...extra })
+  return sendErrorBody(reply, status, errorBody(code, error, extra))
 }
 
 const answered_codes = new WeakMap<IncomingMessage, ErrorCode>()

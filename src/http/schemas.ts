@@ -18,20 +18,32 @@ const anyObject: Schema = { type: 'object', additionalProperties: true }
 const shared: readonly Schema[] = [
   {
     $id: 'Error',
-    type: 'object', required: ['error', 'code'],
-    description: 'every error body: a sentence and a code of the catalogue (docs/api.md); some add fields',
-    properties: { error: { type: 'string' }, code: { enum: codes } },
+    type: 'object', required: ['error', 'code', 'conflict'],
+    description: 'every error body: a sentence, a code of the catalogue and `conflict` (docs/api.md, "Errors"); some add fields',
+    properties: {
+      error: { type: 'string' }, code: { enum: codes },
+      conflict: { type: 'boolean', description: 'true only for a lost first-committer-wins race: nothing was changed, and retrying is safe' },
+      oldest_lsn: { type: 'integer', description: '`lsn_expired`: the oldest LSN the change tail still retains' },
+      primary: { type: ['string', 'null'], description: '`not_primary`: the URL writes go to, null while none is known' },
+      outcome: { enum: ['not_written', 'unknown'], description: '`not_primary`, `storage_unavailable`: whether the write may have taken effect' },
+    },
     additionalProperties: true,
-    examples: [{ error: 'missing or invalid token', code: 'unauthorized' }],
+    examples: [{ error: 'missing or invalid token', code: 'unauthorized', conflict: false }],
   },
   {
     $id: 'QueryError',
     type: 'object', required: ['error', 'code', 'conflict'],
-    description: 'an error of the query route: `conflict` is true only for a lost race (retry), and Eel errors add their position',
+    description: 'an error of the query route: `conflict` is true only for a lost race (retry), Eel errors add their position, and a refused write the fields it is about',
     properties: {
       error: { type: 'string' }, code: { enum: codes }, conflict: { type: 'boolean' },
       line: { type: 'integer' }, column: { type: 'integer' }, expected: { type: 'array', items: { type: 'string' } }, hint: { type: 'string' },
+      fields: {
+        type: 'array', items: { type: 'string' },
+        description: '`type_error`, `constraint_violation` of a write: the fields of the written collection the refusal is about',
+      },
+      primary: { type: ['string', 'null'] }, outcome: { enum: ['not_written', 'unknown'] },
     },
+    additionalProperties: true,
     examples: [{ error: 'no collection named \'user\'', code: 'unknown_collection', conflict: false, line: 1, column: 1 }],
   },
   {

@@ -36,7 +36,7 @@ import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
 import { corsHook } from './cors.js'
 import { mapError } from './error-mapping.js'
-import { errorsAddConflict, recordErrorsAddConflict, sendError, sendErrorBody } from './errors.js'
+import { sendError, sendErrorBody } from './errors.js'
 import { log_serializers, logRequest, OneLinePerRequest, pathOnly, routePattern } from './log.js'
 import { ServerMetrics, unmatched_route } from './metrics/index.js'
 import { swagger_options } from './openapi.js'
@@ -181,8 +181,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Before every route: it collects them as they are registered.
   await app.register(swagger, swagger_options)
 
-  app.addHook('onRequest', recordErrorsAddConflict)
-
   // First, so its onRequest hook marks an upgrade (request.ws) before any hook below
   // can refuse it, and its onResponse hook then closes the refused upgrade's socket.
   // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
@@ -224,7 +222,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
-    const { status, body, log } = mapError(error, { query: errorsAddConflict(request.raw) })
+    const { status, body, log } = mapError(error, { failuresAre400: request.routeOptions.config.failuresAre400 === true })
     if (log) request.log.error({ err: error }, 'request failed')
     return sendErrorBody(reply, status, body)
   })
