@@ -10,9 +10,14 @@
 // Routes throw; the server's error handler calls mapError. The query route (declared
 // `config: { failuresAre400: true }`) answers every failure of the query itself with 400;
 // the other routes use each code's own status.
+import type { LsnExpiredError, TailRequestError } from '../cdc/index.js'
 import { CodedError, type ErrorDetails } from '../coded-error.js'
 import type { CodecError } from '../codec/error.js'
-import type { EngineErrorCode } from '../database/index.js'
+import type { EngineErrorCode, NotPrimaryError } from '../database/index.js'
+import type { DiagnosticCode } from '../lang/diagnostic.js'
+import type { ConflictError } from '../mvcc/index.js'
+import type { QueryErrorCode } from '../query/index.js'
+import type { TenantErrorCode } from '../tenants/index.js'
 import { body_bytes_max } from '../limits.js'
 import { errorBody, error_statuses, type ErrorBody, type ErrorCode } from './errors.js'
 
@@ -107,6 +112,17 @@ export const answers: Readonly<Record<ErrorCode | TranslatedCode, Answer>> = {
   ...(Object.fromEntries(Object.keys(error_statuses).map((code) => [code, { code }])) as Record<ErrorCode, Answer>),
   ...translated,
 }
+
+/**
+ * Every code an error below HTTP can carry into a request. The compiler checks each has
+ * an answer: a code added to any of these without one does not build.
+ */
+export type ReachingCode =
+  | QueryErrorCode | TenantErrorCode | DiagnosticCode | EngineErrorCode | CodecError['code']
+  | ConflictError['code'] | NotPrimaryError['code'] | LsnExpiredError['code'] | TailRequestError['code']
+type Unanswered = Exclude<ReachingCode, keyof typeof answers>
+const every_code_answered: [Unanswered] extends [never] ? true : Unanswered = true
+void every_code_answered
 
 /** The answer to an error's code, or undefined for a code no client is meant to meet (a CLI's). */
 export function answerFor(code: string): Answer | undefined {

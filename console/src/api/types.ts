@@ -14,6 +14,7 @@ export interface ErrorBody {
   column?: number
   expected?: string[]
   hint?: string
+  fields?: string[]
   oldest_lsn?: number
 }
 
