@@ -27,12 +27,10 @@ export class StatementFailure extends CodedError {
     return err
   }
 
-  /** A server's error body: its sentence carries `line:column ` first and ` (hint)` last. */
+  /** A server's error body: an Eel error's gives its position, `what` and `hint` as fields (docs/api.md, "Errors"). */
   static fromBody(body: ErrorBody): StatementFailure {
     if (body.line === undefined || body.column === undefined) return new StatementFailure(body.code, body.error, undefined, undefined)
-    let what = body.error.replace(/^\d+:\d+ /, '')
-    if (body.hint !== undefined && what.endsWith(` (${body.hint})`)) what = what.slice(0, -(body.hint.length + 3))
-    return new StatementFailure(body.code, what, { line: body.line, column: body.column, length: 1 }, body.hint)
+    return new StatementFailure(body.code, body.what ?? body.error, { line: body.line, column: body.column, length: 1 }, body.hint)
   }
 
   /**

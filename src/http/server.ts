@@ -39,7 +39,7 @@ import { mapError } from './error-mapping.js'
 import { sendError, sendErrorBody } from './errors.js'
 import { log_serializers, logRequest, OneLinePerRequest, pathOnly, routePattern } from './log.js'
 import { ServerMetrics, unmatched_route } from './metrics/index.js'
-import { swagger_options } from './openapi.js'
+import { swagger_options, withAccess } from './openapi.js'
 import { OriginPolicy } from './origin-policy.js'
 import { requestGuardHook } from './request-guard.js'
 import { routeMissingHook } from './route-methods.js'
@@ -133,8 +133,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // without auth coverage fails the suite. A route that does not declare who may call
   // it (route-access.ts) is not registered at all: the server does not start.
   const routes: RegisteredRoute[] = []
+  // Before @fastify/swagger's own onRoute hook: the document says what the access opens.
   app.addHook('onRoute', (route) => {
     if (route.config?.access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access, src/http/route-access.ts)`)
+    route.schema = withAccess((route.schema ?? {}) as Record<string, unknown>, route.config.access)
     for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url })
   })
 

@@ -57,8 +57,9 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 /**
  * Thrown by parse and check; carries the first diagnostic (and any others found). Its
- * code is the first diagnostic's, its details that diagnostic's position, `expected`
- * and `hint` (what an error body adds: docs/api.md, "Errors").
+ * code is the first diagnostic's, its details that diagnostic's position, `what` (the
+ * sentence without the position and the hint), `expected` and `hint` (what an error
+ * body adds: docs/api.md, "Errors").
  */
 export class EelError extends CodedError<DiagnosticCode> {
   readonly diagnostic: Diagnostic
@@ -77,6 +78,7 @@ function positionDetails(d: Diagnostic): Record<string, unknown> {
   return {
     line: d.line,
     column: d.column,
+    what: d.message,
     ...(d.expected === undefined ? {} : { expected: d.expected }),
     ...(d.hint === undefined ? {} : { hint: d.hint }),
   }

@@ -10,7 +10,8 @@ import type { Value } from '../../lang/ast.js'
 import { answerBody } from '../answer-body.js'
 import { HttpError } from '../errors.js'
 import { credentialOf, queryRefusal } from '../route-access.js'
-import { described, ref, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
+import { described, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
+import { query_result_body } from '../wire/index.js'
 
 export const query_path = '/api/v1/t/:tenant/query'
 
@@ -37,6 +38,8 @@ const query_object: Schema = {
 const schema = {
   operationId: 'runQuery',
   summary: 'Run one pipeline or one atomic block',
+  description: 'A statement that writes (insert, upsert, a pipeline with update or delete, an atomic block holding one) needs ' +
+    'the service token or a tenant token with scope write or admin: a read token\'s is refused with 403 `forbidden` before it runs.',
   params: tenant_params,
   headers: {
     type: 'object',
@@ -48,14 +51,7 @@ const schema = {
   body: { anyOf: [query_text, query_object] },
   response: responses(
     {
-      200: described('OK', {
-        type: 'object', required: ['columns', 'rows'],
-        properties: {
-          columns: { type: 'array', items: { type: 'string' } }, rows: { type: 'array', items: { type: 'array' } },
-          plan: { type: 'object', additionalProperties: true }, lsn: { type: 'integer' }, truncated: { type: 'boolean' },
-          results: { type: 'array' }, stats: { type: 'object', additionalProperties: true },
-        },
-      }),
+      200: described('OK', query_result_body),
     },
     {
       ...unknown_tenant,
