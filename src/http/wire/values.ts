@@ -1,4 +1,4 @@
-// A stored value and a row as JSON carries them (docs/language.md, "Values"):
+// A stored value and a row as JSON carries them (docs/language.md, "Writes"):
 // timestamps are ISO-8601 strings on the wire.
 import { ref, type FromSchema } from './from-schema.js'
 
