@@ -2,7 +2,7 @@
 // reads codes, never classes: every error users meet is a CodedError
 // (src/coded-error.ts), and `answers` says, for each code any layer below can throw,
 // which documented code, status and sentence the client gets. A code of the API's own
-// catalogue (errors.ts) answers as itself, the error's sentence and details in the body;
+// catalogue (wire/error-codes.ts) answers as itself, the error's sentence and details in the body;
 // the engine's codes (src/engine/engine-error.ts) and the codec's are translated, in
 // sentences of the table's own (theirs name files and internals). The TypeScript
 // compiler holds the table whole: a new engine code does not build until it has a row.
