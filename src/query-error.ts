@@ -21,4 +21,21 @@ export type QueryErrorCode =
   | 'result_too_large'
   | 'statement_memory_exceeded'
 
-export class QueryError extends CodedError<QueryErrorCode> {}
+/** What a query error adds to its sentence (an error body's fields: docs/api.md, "Errors"). */
+export type QueryErrorDetails = {
+  /**
+   * A write refused for what it holds: the fields of the written collection the refusal
+   * is about (a value of the wrong type, a required or unknown field, the fields of a
+   * unique index or the primary key that already holds the value, a reference to a row
+   * that does not exist), so a form marks them without reading the sentence.
+   */
+  fields?: readonly string[]
+}
+
+export class QueryError extends CodedError<QueryErrorCode> {
+  declare readonly details: QueryErrorDetails
+
+  constructor(code: QueryErrorCode, message: string, details: QueryErrorDetails = {}, options?: ErrorOptions) {
+    super(code, message, details, options)
+  }
+}

@@ -67,7 +67,7 @@ t.test('wrong tokens are still throttled, with Retry-After', async (t) => {
   const blocked = await fetch(`${origin}/api/v1/health`, { headers: { 'x-service-token': 'wrong-again' } })
   t.equal(blocked.status, 429, `the failure after ${auth_failures_max} is refused`)
   t.ok(Number(blocked.headers.get('retry-after')) >= 1, 'Retry-After')
-  t.same(await blocked.json(), { error: 'too many failed authentications from this address; retry later', code: 'rate_limited' })
+  t.same(await blocked.json(), { error: 'too many failed authentications from this address; retry later', code: 'rate_limited', conflict: false })
 })
 
 t.test('wrong tokens never lock out a right one from the same address', async (t) => {

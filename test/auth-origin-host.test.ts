@@ -93,7 +93,7 @@ t.test('Sec-Fetch-Site cross-site or same-site without an Origin is refused', as
   for (const site of ['cross-site', 'same-site']) {
     const res = await fetch(`${origin}/api/v1/health?token=${token}`, { headers: { 'sec-fetch-site': site } })
     t.equal(res.status, 403, site)
-    t.same(await res.json(), { error: `a ${site} request without an allowed Origin is not allowed`, code: 'origin_not_allowed' })
+    t.same(await res.json(), { error: `a ${site} request without an allowed Origin is not allowed`, code: 'origin_not_allowed', conflict: false })
   }
   for (const site of ['same-origin', 'none']) {
     const res = await fetch(`${origin}/api/v1/health?token=${token}`, { headers: { 'sec-fetch-site': site } })

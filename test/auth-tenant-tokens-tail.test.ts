@@ -113,6 +113,6 @@ t.test('auth-tenant-tokens-tail: a long poll whose token is revoked answers 401,
   const res = await poll
   t.equal(res.status, 401)
   t.equal(res.headers.get('www-authenticate'), 'Bearer')
-  t.same(await res.json(), { error: 'the token was revoked or has expired', code: 'unauthorized' })
+  t.same(await res.json(), { error: 'the token was revoked or has expired', code: 'unauthorized', conflict: false })
   t.ok(Date.now() - revokedAt <= close_within_ms, 'answered within one second of the revocation')
 })

@@ -148,11 +148,11 @@ t.test('auth-tenant-tokens: an admin token runs its tenants\' operations, forks 
   t.match(await ops(acmeAdmin, 'acme', { op: 'create', name: 'newco' }), { status: 403, body: { code: 'forbidden' } })
   t.match(await ops(acmeAdmin, 'acme', { op: 'delete', name: 'acme@s1' }), { status: 403, body: { code: 'forbidden' } })
   t.match(await ops(acmeAdmin, 'acme', { op: 'delete' }), { status: 403, body: { code: 'forbidden' } })
-  t.same((await acmeAdmin('/api/v1/t/acme/tokens')).body, { error: 'this needs the service token; the token is an admin token', code: 'forbidden' }, 'the refusal names the scope with its article')
-  t.same((await acmeRead('/api/v1/t/acme/ops', { json: { op: 'snapshot', target: 'x' } })).body, { error: 'this needs an admin token; the token is a read token', code: 'forbidden' })
+  t.same((await acmeAdmin('/api/v1/t/acme/tokens')).body, { error: 'this needs the service token; the token is an admin token', code: 'forbidden', conflict: false }, 'the refusal names the scope with its article')
+  t.same((await acmeRead('/api/v1/t/acme/ops', { json: { op: 'snapshot', target: 'x' } })).body, { error: 'this needs an admin token; the token is a read token', code: 'forbidden', conflict: false })
   for (const body of [{ op: 'suspend', name: 'globex' }, { op: 'snapshot', name: 'globex', target: 'x' }, { op: 'fork', name: 'globex', target: 'mine' }, { op: 'fork', name: 'globex@s', target: 'mine' }]) {
     const res = await ops(acmeAdmin, 'acme', body)
-    t.same({ status: res.status, body: res.body }, { status: 404, body: { error: "no tenant named 'globex'", code: 'unknown_tenant' } }, `${JSON.stringify(body)}: another tenant named in the body is unknown`)
+    t.same({ status: res.status, body: res.body }, { status: 404, body: { error: "no tenant named 'globex'", code: 'unknown_tenant', conflict: false } }, `${JSON.stringify(body)}: another tenant named in the body is unknown`)
   }
   t.equal((await admin('/api/v1/t/globex/snapshots')).body.snapshots.length, 0, 'nothing happened to globex')
   t.match(await ops(acmeAdmin, 'acme', { op: 'fork', name: 'acme@s1', target: 'acme-test' }), { status: 200, body: { message: 'forked acme@s1 into acme-test' } })

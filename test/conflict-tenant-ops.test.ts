@@ -27,9 +27,9 @@ async function setup(t: Test) {
   return { db, call, op, query }
 }
 
-/** A lost race on a route other than query: 409 with the documented body. */
+/** A lost race on a route other than query: 409 with the documented body (`conflict: true`, as on the query route). */
 function isOpsConflict(res: ApiResponse): boolean {
-  return res.status === 409 && res.body.code === 'conflict' && typeof res.body.error === 'string' && /retrying is safe/.test(res.body.error) && !('conflict' in res.body)
+  return res.status === 409 && res.body.code === 'conflict' && res.body.conflict === true && typeof res.body.error === 'string' && /retrying is safe/.test(res.body.error)
 }
 
 function isQueryConflict(res: ApiResponse): boolean {

@@ -37,7 +37,7 @@ t.test('ill-formed UTF-8 in a body is refused, and distinct keys stay distinct',
   }
   const ops = await post('/api/v1/t/default/ops', 'application/json', bytes('{"op": "create", "name": "t', [0xff], '"}'))
   t.equal(ops.status, 400, 'the ops route too')
-  t.same(jsonBody(ops), { error: 'the request body is not well-formed UTF-8', code: 'bad_request' })
+  t.same(jsonBody(ops), { error: 'the request body is not well-formed UTF-8', code: 'bad_request', conflict: false })
   t.same((await db.tenant('default').query('users')).rows, [], 'nothing was written')
   t.same(db.tenants().tenants.map((x) => x.name), ['default'], 'no tenant was created')
 

@@ -125,7 +125,7 @@ t.test('unknown tenants are 404 and suspended ones 423 on every read route', asy
   for (const route of ['collections', 'schema', 'snapshots', 'diff?from=x', 'tail']) {
     const res = await call(`/api/v1/t/nobody/${route}`)
     t.equal(res.status, 404, route)
-    t.same(res.body, { error: "no tenant named 'nobody'", code: 'unknown_tenant' }, route)
+    t.same(res.body, { error: "no tenant named 'nobody'", code: 'unknown_tenant', conflict: false }, route)
   }
   await db.ops({ op: 'create', name: 'sleepy' })
   await db.ops({ op: 'snapshot', name: 'sleepy', target: 's' })
@@ -195,7 +195,7 @@ t.test('poll tail: 410 lsn_expired once retention deleted the history', async (t
   t.ok(oldest_lsn > early)
   const res = await call('/api/v1/t/default/tail?after=0')
   t.equal(res.status, 410)
-  t.same(res.body, { error: res.body.error, code: 'lsn_expired', oldest_lsn })
+  t.same(res.body, { error: res.body.error, code: 'lsn_expired', conflict: false, oldest_lsn })
   t.equal((await call(`/api/v1/t/default/tail?after=${oldest_lsn - 1}`)).status, 200)
 })
 

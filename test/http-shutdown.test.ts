@@ -88,7 +88,7 @@ t.test('closing: a request that arrives while the server closes gets 503 shuttin
   const [headText = '', body = ''] = text.split('\r\n\r\n')
   t.match(headText, /^HTTP\/1\.1 503 /, 'the request that arrived while closing')
   t.match(headText, /\r\nconnection: close\r\n/i, 'its connection is closed after the answer')
-  t.same(JSON.parse(body), { error: 'the server is shutting down', code: 'shutting_down' })
+  t.same(JSON.parse(body), { error: 'the server is shutting down', code: 'shutting_down', conflict: false })
   await closing
 })
 

@@ -34,7 +34,7 @@ t.test('405 with Allow for a known path under another method; 404 for unknown pa
     const res = await send(method, path, true, method === 'QUERY' || method === 'PUT' ? '{}' : undefined)
     t.equal(res.status, 405, `${method} ${path}`)
     t.equal(res.headers.allow, allow, `${method} ${path}: Allow`)
-    t.same(jsonBody(res), { error: `${method} is not allowed on ${path}; allowed: ${allow}`, code: 'method_not_allowed' })
+    t.same(jsonBody(res), { error: `${method} is not allowed on ${path}; allowed: ${allow}`, code: 'method_not_allowed', conflict: false })
     const anonymous = await send(method, path, false)
     t.equal(anonymous.status, 401, `${method} ${path} without the token is 401: only a matched route may be public`)
     t.equal(anonymous.headers.allow, undefined)
@@ -42,7 +42,7 @@ t.test('405 with Allow for a known path under another method; 404 for unknown pa
   for (const [method, path] of [['GET', '/api/v1/nowhere'], ['TRACE', '/api/v2/health'], ['POST', '/']]) {
     const res = await send(method as string, path as string)
     t.equal(res.status, 404, `${method} ${path}`)
-    t.same(jsonBody(res), { error: `no route ${method} ${path}`, code: 'not_found' })
+    t.same(jsonBody(res), { error: `no route ${method} ${path}`, code: 'not_found', conflict: false })
   }
 })
 
@@ -53,7 +53,7 @@ t.test('a method the parser refuses is 405 in the JSON body, with Allow', async 
     t.equal(res.status, 405, `${method} ${path}`)
     t.equal(res.headers.allow, allow, `${method} ${path}: Allow`)
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-    t.same(jsonBody(res), { error: `the method ${JSON.stringify(method)} is not supported; allowed on ${path}: ${allow || 'none'}`, code: 'method_not_allowed' })
+    t.same(jsonBody(res), { error: `the method ${JSON.stringify(method)} is not supported; allowed on ${path}: ${allow || 'none'}`, code: 'method_not_allowed', conflict: false })
     t.equal(res.closed, true, 'the connection is closed')
   }
   const refused = await rawRequest(port, requestText('FOO', '/%2e%2e/api/v1/health', `127.0.0.1:${port}`))
@@ -68,20 +68,20 @@ t.test('408 request_timeout for a client that never finishes its request', async
   const res = await stalled('/api/v1/t/default/query')
   t.equal(res.status, 408)
   t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-  // The query route's error bodies all add conflict (docs/api.md), this one too.
+  // Every error body carries conflict (docs/api.md, "Errors"), this one too.
   t.same(jsonBody(res), { error: 'the request was not received in time', code: 'request_timeout', conflict: false })
   t.equal(res.closed, true, 'and disconnected')
   t.ok(Date.now() - started >= 250, 'not before the timeout')
   const ops = await stalled('/api/v1/t/default/ops')
   t.equal(ops.status, 408)
-  t.same(jsonBody(ops), { error: 'the request was not received in time', code: 'request_timeout' }, 'another route\'s has no conflict')
+  t.same(jsonBody(ops), { error: 'the request was not received in time', code: 'request_timeout', conflict: false }, 'and another route\'s alike')
 })
 
 t.test('431 headers_too_large and 400 for a malformed request, as JSON', async (t) => {
   const { port } = await startServer(t, { token })
   const large = await rawRequest(port, requestText('GET', '/api/v1/health', `127.0.0.1:${port}`, { 'x-filler': 'a'.repeat(20_000) }))
   t.equal(large.status, 431)
-  t.same(jsonBody(large), { error: 'the request headers are too large', code: 'headers_too_large' })
+  t.same(jsonBody(large), { error: 'the request headers are too large', code: 'headers_too_large', conflict: false })
   for (const garbage of ['GET /api/v1/health HTTP/9.9\r\n\r\n', 'GET /api/v1/health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n', 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', '\x01\x02\x03\r\n\r\n']) {
     const res = await rawRequest(port, garbage)
     t.equal(res.status, 400, JSON.stringify(garbage))

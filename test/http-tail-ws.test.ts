@@ -188,7 +188,7 @@ t.test('tail ws: refusals come before the upgrade', async (t) => {
   const url = `${ws}/api/v1/t/default/tail`
   const none = await refusal(url)
   t.equal(none.status, 401, 'no token')
-  t.same(none.body, { error: 'missing or invalid token', code: 'unauthorized' })
+  t.same(none.body, { error: 'missing or invalid token', code: 'unauthorized', conflict: false })
   t.equal(none.connection, 'close', 'the refusal says the connection ends with it')
   t.equal((await refusal(`${url}?token=${token.replace(/.$/, '!')}`)).status, 401, 'wrong token')
   const bearer = await refusal(url, { authorization: `Bearer ${token}` })
@@ -207,7 +207,7 @@ t.test('tail ws: refusals come before the upgrade', async (t) => {
   for (const other of ['/api/v1/health', '/api/v1/t/default/collections', '/console/']) {
     const res = await refusal(`${ws}${other}?token=${token}`)
     t.equal(res.status, 400, `an upgrade of ${other}`)
-    t.same(res.body, { error: `GET ${other} does not take a WebSocket upgrade; only the change tail does`, code: 'bad_request' })
+    t.same(res.body, { error: `GET ${other} does not take a WebSocket upgrade; only the change tail does`, code: 'bad_request', conflict: false })
     t.equal(res.connection, 'close')
   }
   t.equal((await refusal(`${ws}/api/v1/health`)).status, 401, 'without the token, auth answers first')
@@ -229,7 +229,7 @@ t.test('tail ws: 410 before the upgrade for an after retention deleted', async (
   t.ok(oldest_lsn > early, 'retention deleted the early frames')
   const expired = await refusal(`${ws}/api/v1/t/default/tail?after=0&token=${token}`)
   t.equal(expired.status, 410)
-  t.same(expired.body, { error: expired.body.error, code: 'lsn_expired', oldest_lsn })
+  t.same(expired.body, { error: expired.body.error, code: 'lsn_expired', conflict: false, oldest_lsn })
   // Without after it starts at the oldest retained event.
   const late = await insert(db, 'items', 2)
   const tail = openTail(`${ws}/api/v1/t/default/tail?token=${token}`)

@@ -1,12 +1,11 @@
 // The `tenantdb` command. Exit codes: 0 success, 1 failure, 2 usage, a locked
-// directory or a port in use (UsageError, HeldError).
-import { EngineError } from '../database/index.js'
+// directory or a port in use (the error codes `usage`, `locked`, `held`).
+import { CodedError } from '../coded-error.js'
 import { version } from '../version.js'
 import { backup } from './backup.js'
 import { bench } from './bench.js'
 import { compact } from './compact.js'
 import { repair } from './repair.js'
-import { HeldError } from './held-error.js'
 import { query } from './query.js'
 import { restore } from './restore.js'
 import { serve } from './serve.js'
@@ -62,7 +61,8 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`tenantdb: ${err.message}\n\n${help}`)
     process.exit(2)
   }
-  if ((err instanceof EngineError && err.code === 'locked') || err instanceof HeldError) {
+  // A directory another process holds, or anything else a command needs that is held.
+  if (err instanceof CodedError && (err.code === 'locked' || err.code === 'held')) {
     process.stderr.write(`tenantdb: ${err.message}\n`)
     process.exit(2)
   }

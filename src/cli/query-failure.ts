@@ -3,21 +3,18 @@
 // hint (docs/language.md, "Diagnostics"). The same from an embedded database (EelError,
 // QueryError, TenantError, EngineError) and from a server (its error body).
 import { CodedError } from '../coded-error.js'
-import { EngineError } from '../database/index.js'
 import { EelError } from '../lang/diagnostic.js'
 import type { ErrorBody } from './server-client.js'
 
-export class StatementFailure extends Error {
-  override name = 'StatementFailure'
-
+export class StatementFailure extends CodedError {
   constructor(
-    readonly code: string,
+    code: string,
     /** What is wrong, without the position or the hint. */
     readonly what: string,
     readonly at: { line: number; column: number; length: number } | undefined,
     readonly hint: string | undefined,
   ) {
-    super(what)
+    super(code, what)
   }
 
   /** An error of running a statement embedded; anything else (a bug) is returned as it is. */
@@ -26,16 +23,14 @@ export class StatementFailure extends Error {
       const d = err.diagnostic
       return new StatementFailure(d.code, d.message, { line: d.line, column: d.column, length: Math.max(1, d.to - d.from) }, d.hint)
     }
-    if (err instanceof CodedError || err instanceof EngineError) return new StatementFailure(err.code, err.message, undefined, undefined)
+    if (err instanceof CodedError) return new StatementFailure(err.code, err.message, undefined, undefined)
     return err
   }
 
-  /** A server's error body: its sentence carries `line:column ` first and ` (hint)` last. */
+  /** A server's error body: an Eel error's gives its position, `what` and `hint` as fields (docs/api.md, "Errors"). */
   static fromBody(body: ErrorBody): StatementFailure {
     if (body.line === undefined || body.column === undefined) return new StatementFailure(body.code, body.error, undefined, undefined)
-    let what = body.error.replace(/^\d+:\d+ /, '')
-    if (body.hint !== undefined && what.endsWith(` (${body.hint})`)) what = what.slice(0, -(body.hint.length + 3))
-    return new StatementFailure(body.code, what, { line: body.line, column: body.column, length: 1 }, body.hint)
+    return new StatementFailure(body.code, body.what ?? body.error, { line: body.line, column: body.column, length: 1 }, body.hint)
   }
 
   /**

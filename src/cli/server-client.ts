@@ -42,6 +42,7 @@ export interface ErrorBody {
   code: string
   line?: number
   column?: number
+  what?: string
   hint?: string
 }
 

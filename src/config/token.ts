@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { CodedError } from '../coded-error.js'
 import { token_chars_advised_min, token_random_bytes } from '../limits.js'
 
 export const token_file_name = 'service.token'
@@ -19,8 +20,11 @@ export interface ResolvedToken {
   warning?: string
 }
 
-export class TokenError extends Error {
-  override name = 'TokenError'
+/** A service token that cannot be used (not printable ASCII), or none where one must be given. */
+export class TokenError extends CodedError<'service_token_unusable'> {
+  constructor(message: string) {
+    super('service_token_unusable', message)
+  }
 }
 
 // Printable ASCII without spaces: the token must survive a header and a query string.

@@ -7,6 +7,7 @@ import type { Snapshot } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { diff_rows_default, diff_rows_max } from '../limits.js'
 import { appliedSchema } from '../migration/index.js'
+import type { SchemaIR } from '../schema/ir.js'
 import type { PreparedStatement, QueryResult, Transaction, TransactionOptions } from '../query/index.js'
 import { listSnapshots, pinName, requireActive, requireCollection, requireQueryable, requireTenant, splitSource, TenantError } from '../tenants/index.js'
 import { rowsTree, TxnView } from '../txn/index.js'
@@ -122,7 +123,7 @@ export class Tenant {
   }
 
   /** The loaded schema and this tenant's migration status; never migrates (docs/api.md, "Tenants"). */
-  schema(): { fingerprint: string; ir: unknown; tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null } } {
+  schema(): { fingerprint: string; ir: SchemaIR; tenant: { applied_fingerprint: string | null; pending: boolean; blocked: string | null } } {
     const view = new TxnView(this.#db.committer.head())
     requireTenant(view.snapshot, this.name)
     const applied = appliedSchema(view, this.name)?.fingerprint ?? null

@@ -1,7 +1,11 @@
 // The TypeScript half of the one error mapping. native/src/error.rs throws Errors
 // whose own properties say what failed: `code` (one of the binding's ErrorCode values,
 // generated from the Rust enum), and for corruption `file` and `page`. This makes
-// them EngineErrors; nothing is read out of the message.
+// them EngineErrors, of the one error family (src/coded-error.ts); nothing is read out
+// of the message. The HTTP layer answers each code from its table
+// (src/http/error-mapping.ts): the engine's sentences name files and internals, so
+// clients get the table's instead.
+import { CodedError } from '../coded-error.js'
 import { native, type NativeErrorCode } from './native.js'
 
 // `storage_full`: a full disk refused the change before any of it was written (not
@@ -22,17 +26,17 @@ export interface EngineErrorFields {
   page?: number | undefined
 }
 
-export class EngineError extends Error {
-  readonly code: EngineErrorCode
+export class EngineError extends CodedError<EngineErrorCode> {
   /** For `corrupted` errors: the damaged file, relative to the database directory. */
   readonly file: string | undefined
   /** For `corrupted` errors of the page file: the page that failed verification. */
   readonly page: number | undefined
 
   constructor(code: EngineErrorCode, message: string, fields: EngineErrorFields = {}) {
-    super(message)
-    this.name = 'EngineError'
-    this.code = code
+    super(code, message, {
+      ...(fields.file === undefined ? {} : { file: fields.file }),
+      ...(fields.page === undefined ? {} : { page: fields.page }),
+    })
     this.file = fields.file
     this.page = fields.page
   }

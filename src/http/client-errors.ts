@@ -5,11 +5,11 @@
 //   431 headers_too_large    the header block exceeds Node's limit
 //   405 method_not_allowed   a method the parser does not know (with Allow)
 //   400 bad_request          any other malformed request
-import { STATUS_CODES, type IncomingMessage } from 'node:http'
+import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { canonicalTarget } from './canonical-path.js'
-import { error_statuses, errorExtras, type ErrorCode } from './errors.js'
+import { errorBody, error_statuses, type ErrorCode } from './errors.js'
 import { pathOnly } from './log.js'
 import { allowedMethods } from './route-methods.js'
 
@@ -19,9 +19,9 @@ interface ParserError extends Error {
   rawPacket?: unknown
 }
 
-function response(code: ErrorCode, error: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}): string {
+function response(code: ErrorCode, error: string, headers: Record<string, string> = {}): string {
   const status = error_statuses[code]
-  const body = JSON.stringify({ error, code, ...extra })
+  const body = JSON.stringify(errorBody(code, error))
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
     'Content-Type: application/json; charset=utf-8',
@@ -48,13 +48,11 @@ function unknownMethod(app: FastifyInstance, raw: unknown): string {
 export function clientErrorHandler(this: FastifyInstance, err: ParserError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   this.log.debug({ err }, 'client error')
-  // A request whose headers arrived is in flight (its body stalled): its route may add fields.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } | null })._httpMessage
+  // A request whose headers arrived is in flight (its body stalled): answered unless its response began.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
   let text: string
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    const extra = inFlight?.req === undefined ? {} : errorExtras(inFlight.req, 'request_timeout')
-    text = response('request_timeout', 'the request was not received in time', {}, extra)
-  } else if (err.code === 'HPE_HEADER_OVERFLOW') text = response('headers_too_large', 'the request headers are too large')
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') text = response('request_timeout', 'the request was not received in time')
+  else if (err.code === 'HPE_HEADER_OVERFLOW') text = response('headers_too_large', 'the request headers are too large')
   else if (err.code === 'HPE_INVALID_METHOD') text = unknownMethod(this, err.rawPacket)
   else text = response('bad_request', `malformed HTTP request (${err.code})`)
   // As Node does: answer only if no response on this connection has started.

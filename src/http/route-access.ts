@@ -28,7 +28,7 @@ import type { Statement } from '../lang/ast.js'
 import { EelError } from '../lang/diagnostic.js'
 import { StatementCache, statementWrites } from '../query/index.js'
 import type { SchemaIR } from '../schema/ir.js'
-import { opRequestOf, type TenantOpRequest } from '../tenants/index.js'
+import { opRequestOf, token_scopes, type TenantOpRequest } from '../tenants/index.js'
 import type { ErrorCode } from './errors.js'
 
 export type RouteAccess = 'public' | 'any' | 'service' | TenantAccess
@@ -75,6 +75,28 @@ const needs: Readonly<Record<TokenScope | 'service', string>> = {
 export function routeAccess(request: FastifyRequest): RouteAccess {
   if (request.routeOptions.url === undefined) return 'any'
   return request.routeOptions.config.access ?? 'service'
+}
+
+/**
+ * What a route declared `access` needs, as the OpenAPI document says it (openapi.ts):
+ * `roles`, each one that opens the route (`service`: the service token; `tenant:<scope>`:
+ * a tenant token of the path's tenant with that scope), [] for any valid credential,
+ * null for none; and a sentence. Written from the same declaration the auth hook obeys.
+ */
+export function documentedAccess(access: RouteAccess): { roles: readonly string[] | null; says: string } {
+  if (access === 'public') return { roles: null, says: 'No credential.' }
+  if (access === 'any') return { roles: [], says: 'Credential: any valid one, the service token or a tenant token.' }
+  if (access === 'service' || access.tenant === 'service') {
+    return { roles: ['service'], says: 'Credential: the service token only; a tenant token is refused with 403 `forbidden`.' }
+  }
+  const from = access.tenant
+  const scopes = token_scopes.filter((scope) => rank[scope] >= rank[from])
+  const references = (access.references ?? []).map((name) => ` and the tenant \`${name}\` names as tenant@snapshot`).join('')
+  return {
+    roles: ['service', ...scopes.map((scope) => `tenant:${scope}`)],
+    says: `Credential: the service token, or a tenant token with scope ${scopes.join(' or ')} that opens the path's tenant${references} ` +
+      '(one that does not is answered 404 `unknown_tenant`, as a tenant that does not exist).',
+  }
 }
 
 const credentials = new WeakMap<IncomingMessage, Credential>()

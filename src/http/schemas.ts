@@ -1,5 +1,5 @@
-// The pieces the routes' schemas share: the shared component schemas (registered with
-// app.addSchema, listed under components.schemas in the OpenAPI document), the tenant
+// The pieces the routes' schemas share: the shared component schemas (written in wire/,
+// registered with app.addSchema, listed under components.schemas in the OpenAPI document), the tenant
 // path parameter, the integer query parameters, and the error responses every route
 // documents. Each route's own schema sits beside its handler (routes/*.ts): fastify
 // validates requests with it (validation.ts) and @fastify/swagger generates the
@@ -7,77 +7,25 @@
 import type { FastifyInstance } from 'fastify'
 import { body_bytes_max, query_int_param_max, request_timeout_ms } from '../limits.js'
 import { name_pattern } from '../tenants/index.js'
-import { error_statuses } from './errors.js'
+import {
+  error_schema, op_result_schema, pages_schema, query_error_schema, ref as wireRef, schema_ir_schema, tail_event_schema, value_schema,
+} from './wire/index.js'
 
 export type Schema = Record<string, unknown>
 
-const codes = Object.keys(error_statuses)
 const anyObject: Schema = { type: 'object', additionalProperties: true }
 
-/** Component schemas, referenced as `{ $ref: '<id>#' }` (see ref). */
-const shared: readonly Schema[] = [
-  {
-    $id: 'Error',
-    type: 'object', required: ['error', 'code'],
-    description: 'every error body: a sentence and a code of the catalogue (docs/api.md); some add fields',
-    properties: { error: { type: 'string' }, code: { enum: codes } },
-    additionalProperties: true,
-    examples: [{ error: 'missing or invalid token', code: 'unauthorized' }],
-  },
-  {
-    $id: 'QueryError',
-    type: 'object', required: ['error', 'code', 'conflict'],
-    description: 'an error of the query route: `conflict` is true only for a lost race (retry), and Eel errors add their position',
-    properties: {
-      error: { type: 'string' }, code: { enum: codes }, conflict: { type: 'boolean' },
-      line: { type: 'integer' }, column: { type: 'integer' }, expected: { type: 'array', items: { type: 'string' } }, hint: { type: 'string' },
-    },
-    examples: [{ error: 'no collection named \'user\'', code: 'unknown_collection', conflict: false, line: 1, column: 1 }],
-  },
-  {
-    $id: 'TailEvent',
-    type: 'object', required: ['lsn', 'at', 'tenant', 'changes'],
-    properties: {
-      lsn: { type: 'integer' }, at: { type: 'string', format: 'date-time' }, tenant: { type: 'string' },
-      changes: {
-        type: 'array',
-        items: {
-          type: 'object', required: ['collection', 'op', 'key', 'row'],
-          properties: {
-            collection: { type: 'string' }, op: { enum: ['insert', 'update', 'delete'] },
-            key: {}, row: { oneOf: [anyObject, { type: 'null' }] },
-          },
-        },
-      },
-      restored: {
-        type: 'object', required: ['snapshot', 'lsn'],
-        description: 'only on a restore (no changes): the tenant\'s data is now this snapshot\'s, taken at lsn',
-        properties: { snapshot: { type: 'string' }, lsn: { type: 'integer' } },
-      },
-    },
-  },
-  {
-    $id: 'OpResult',
-    type: 'object', required: ['ok', 'message'],
-    properties: { ok: { const: true }, message: { type: 'string' } },
-    examples: [{ ok: true, message: 'snapshot before of acme at lsn 17' }],
-  },
-  {
-    $id: 'Pages',
-    type: 'object',
-    description: 'the page file by its slots: file_bytes, live (in use), free (reusable now), pending (freed, held back for the older meta record or a reader), releasing (freed, references not yet released)',
-    properties: { file_bytes: { type: 'integer' }, live: { type: 'integer' }, free: { type: 'integer' }, pending: { type: 'integer' }, releasing: { type: 'integer' } },
-  },
-]
+/** Component schemas (written once in wire/), referenced as `{ $ref: '<id>#' }` (see ref). */
+const shared: readonly Schema[] = [error_schema, query_error_schema, tail_event_schema, op_result_schema, pages_schema, value_schema, schema_ir_schema]
 
 export function addSharedSchemas(app: FastifyInstance): void {
   for (const schema of shared) app.addSchema(schema)
 }
 
-export type SharedSchema = 'Error' | 'QueryError' | 'TailEvent' | 'OpResult' | 'Pages'
+export type SharedSchema = 'Error' | 'QueryError' | 'TailEvent' | 'OpResult' | 'Pages' | 'Value' | 'SchemaIR'
 
 /** A reference to a shared schema; the document names it #/components/schemas/<id>. */
-export const ref = (id: SharedSchema): Schema => ({ $ref: `${id}#` })
+export const ref = (id: SharedSchema) => wireRef(id)
 
 export { anyObject }
 

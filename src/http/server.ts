@@ -36,10 +36,10 @@ import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
 import { corsHook } from './cors.js'
 import { mapError } from './error-mapping.js'
-import { errorsAddConflict, recordErrorsAddConflict, sendError, sendErrorBody } from './errors.js'
+import { sendError, sendErrorBody } from './errors.js'
 import { log_serializers, logRequest, OneLinePerRequest, pathOnly, routePattern } from './log.js'
 import { ServerMetrics, unmatched_route } from './metrics/index.js'
-import { swagger_options } from './openapi.js'
+import { swagger_options, withAccess } from './openapi.js'
 import { OriginPolicy } from './origin-policy.js'
 import { requestGuardHook } from './request-guard.js'
 import { routeMissingHook } from './route-methods.js'
@@ -133,8 +133,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // without auth coverage fails the suite. A route that does not declare who may call
   // it (route-access.ts) is not registered at all: the server does not start.
   const routes: RegisteredRoute[] = []
+  // Before @fastify/swagger's own onRoute hook: the document says what the access opens.
   app.addHook('onRoute', (route) => {
     if (route.config?.access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access, src/http/route-access.ts)`)
+    route.schema = withAccess((route.schema ?? {}) as Record<string, unknown>, route.config.access)
     for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url })
   })
 
@@ -181,8 +183,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Before every route: it collects them as they are registered.
   await app.register(swagger, swagger_options)
 
-  app.addHook('onRequest', recordErrorsAddConflict)
-
   // First, so its onRequest hook marks an upgrade (request.ws) before any hook below
   // can refuse it, and its onResponse hook then closes the refused upgrade's socket.
   // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
@@ -224,7 +224,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
-    const { status, body, log } = mapError(error, { query: errorsAddConflict(request.raw) })
+    const { status, body, log } = mapError(error, { failuresAre400: request.routeOptions.config.failuresAre400 === true })
     if (log) request.log.error({ err: error }, 'request failed')
     return sendErrorBody(reply, status, body)
   })

@@ -6,7 +6,7 @@
 //   - bodies are JSON as sent: nothing is coerced (`{"query": 1}` is not the text "1").
 // A failed validation is a 400 `bad_request` whose sentence names the parameter or the
 // body field and what it must be (schemaErrorFormatter); the server's error handler
-// maps it like every other error, so the query route adds `conflict: false`.
+// maps it like every other error.
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
 import { HttpError } from './errors.js'

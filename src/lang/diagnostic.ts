@@ -1,6 +1,7 @@
 // One shape for every Eel error, from the parser and the checker alike, used by the
 // server (error bodies, docs/api.md, errors) and the console (inline lint). Positions are
 // 1-based; `column` counts UTF-16 code units, as editors do.
+import { CodedError } from '../coded-error.js'
 import type { Span } from './ast.js'
 
 export type DiagnosticCode =
@@ -54,18 +55,32 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${d.line}:${d.column} ${d.message}${d.hint === undefined ? '' : ` (${d.hint})`}`
 }
 
-/** Thrown by parse and check; carries the first diagnostic (and any others found). */
-export class EelError extends Error {
+/**
+ * Thrown by parse and check; carries the first diagnostic (and any others found). Its
+ * code is the first diagnostic's, its details that diagnostic's position, `what` (the
+ * sentence without the position and the hint), `expected` and `hint` (what an error
+ * body adds: docs/api.md, "Errors").
+ */
+export class EelError extends CodedError<DiagnosticCode> {
   readonly diagnostic: Diagnostic
   readonly diagnostics: Diagnostic[]
 
   constructor(diagnostics: Diagnostic[]) {
     const first = diagnostics[0]
     if (first === undefined) throw new Error('an EelError needs a diagnostic')
-    super(formatDiagnostic(first))
-    this.name = 'EelError'
+    super(first.code, formatDiagnostic(first), positionDetails(first))
     this.diagnostic = first
     this.diagnostics = diagnostics
+  }
+}
+
+function positionDetails(d: Diagnostic): Record<string, unknown> {
+  return {
+    line: d.line,
+    column: d.column,
+    what: d.message,
+    ...(d.expected === undefined ? {} : { expected: d.expected }),
+    ...(d.hint === undefined ? {} : { hint: d.hint }),
   }
 }
 

@@ -11,14 +11,25 @@
 // conflicts with them. Taking snapshots of one tenant signals "the tenant's set of
 // pins changed", which a delete of that tenant depends on, while two snapshots of it
 // do not conflict.
+import { CodedError } from '../coded-error.js'
 import { conflictCheckDisabled } from './negative-control.js'
 
-export class ConflictError extends Error {
-  readonly code = 'conflict'
+/**
+ * A lost first-committer-wins race. `changed` is what the winner changed (a key, or a
+ * phrase naming the data) and `reason` the sentence saying so, without the `conflict: `
+ * the message begins with: a layer that words its own conflict (a tenant operation's)
+ * carries them over rather than reading the message. The key may name a catalog entry
+ * holding a token's hash, so it is in no details: only in these sentences.
+ */
+export class ConflictError extends CodedError<'conflict'> {
+  readonly changed: string
+  readonly reason: string
 
-  constructor(key: string) {
-    super(`conflict: a concurrent transaction committed first and changed ${key}; nothing was changed, and retrying is safe`)
-    this.name = 'ConflictError'
+  constructor(changed: string) {
+    const reason = `a concurrent transaction committed first and changed ${changed}; nothing was changed, and retrying is safe`
+    super('conflict', `conflict: ${reason}`)
+    this.changed = changed
+    this.reason = reason
   }
 }
 

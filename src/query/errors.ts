@@ -1,2 +1,2 @@
 // The query's errors are defined below every layer that raises them (src/query-error.ts).
-export { QueryError, type QueryErrorCode } from '../query-error.js'
+export { QueryError, type QueryErrorCode, type QueryErrorDetails } from '../query-error.js'

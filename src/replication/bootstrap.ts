@@ -8,11 +8,15 @@ import { open, rename, writeFile } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { join } from 'node:path'
+import { CodedError } from '../coded-error.js'
 import { restoreArchive, type Replica } from '../database/index.js'
 import { replication_read_bytes_max, replication_read_frames_max } from '../limits.js'
 
-export class BootstrapError extends Error {
-  override name = 'BootstrapError'
+/** The primary did not hand over its backup: the node cannot join. */
+export class BootstrapError extends CodedError<'bootstrap_failed'> {
+  constructor(message: string) {
+    super('bootstrap_failed', message)
+  }
 }
 
 /** Restores the backup of the primary at `url` (an /api/v1 URL or its origin) into `dir` (absent or empty); resolves with its LSN. */

@@ -15,6 +15,7 @@
 // | `terms`     | `[{term, first_lsn}]`, ascending: frames from `first_lsn` on were written by `term` |
 import { open, readFile, rename } from 'node:fs/promises'
 import { join } from 'node:path'
+import { CodedError } from '../coded-error.js'
 
 export const cluster_state_file = 'replication.json'
 export const cluster_state_format = 1
@@ -35,8 +36,11 @@ export interface ClusterState {
   terms: TermStart[]
 }
 
-export class ClusterStateError extends Error {
-  override name = 'ClusterStateError'
+/** The directory's replication state is not one this version wrote: an operator decides. */
+export class ClusterStateError extends CodedError<'cluster_state_invalid'> {
+  constructor(message: string) {
+    super('cluster_state_invalid', message)
+  }
 }
 
 /** The directory's state, or null when it has none (not yet part of a cluster). */

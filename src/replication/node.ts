@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { CodedError } from '../coded-error.js'
 import { NotPrimaryError, type CommitGate, type Database } from '../database/index.js'
 import { lease_polls_per_lease, lease_renewals_per_lease, replication_retry_ms } from '../limits.js'
 import { copyFromPrimary, moveAside, writeDiverged } from './bootstrap.js'
@@ -50,8 +51,10 @@ export interface NodeLog {
 }
 
 /** The directory belongs to another database or cluster: an operator decides. */
-export class ReplicationSetupError extends Error {
-  override name = 'ReplicationSetupError'
+export class ReplicationSetupError extends CodedError<'replication_setup_refused'> {
+  constructor(message: string) {
+    super('replication_setup_refused', message)
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -158,10 +161,10 @@ export class ReplicationNode implements CommitGate {
   admit(): void {
     if (this.#role === 'primary' && (this.#o.mode === 'async' || this.#lease.writable())) return
     if (this.#role === 'follower') {
-      throw new NotPrimaryError(`this node is a follower of cluster ${this.#o.cluster}: send writes to the primary${this.#primary_url === null ? ' (none is known now)' : ` at ${this.#primary_url}`}`, { primary: this.#primary_url, status: 421 })
+      throw new NotPrimaryError(`this node is a follower of cluster ${this.#o.cluster}: send writes to the primary${this.#primary_url === null ? ' (none is known now)' : ` at ${this.#primary_url}`}`, { primary: this.#primary_url, follower: true })
     }
     const why = this.#role === 'candidate' ? 'is becoming the primary' : 'cannot renew its lease'
-    throw new NotPrimaryError(`this node ${why}: it takes no writes now; retry shortly`, { primary: null, status: 503 })
+    throw new NotPrimaryError(`this node ${why}: it takes no writes now; retry shortly`, { primary: null, follower: false })
   }
 
   acknowledged(lsn: number): Promise<void> {
@@ -172,7 +175,7 @@ export class ReplicationNode implements CommitGate {
   }
 
   #unacknowledged(): NotPrimaryError {
-    return new NotPrimaryError('this commit is durable on this node but the cluster did not acknowledge it: it may or may not survive a failover', { primary: null, status: 503, outcome: 'unknown' })
+    return new NotPrimaryError('this commit is durable on this node but the cluster did not acknowledge it: it may or may not survive a failover', { primary: null, follower: false, outcome: 'unknown' })
   }
 
   status(): ReplicationStatus {

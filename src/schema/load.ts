@@ -2,6 +2,7 @@
 // `GET /schema.eel` shows them; a read failure says which path.
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
+import { CodedError } from '../coded-error.js'
 import { buildSchemaIR } from './build-ir.js'
 import { fingerprint } from './fingerprint.js'
 import type { SchemaIR } from './ir.js'
@@ -13,10 +14,9 @@ export interface LoadedSchema {
   files: SourceFile[]
 }
 
-export class SchemaReadError extends Error {
+export class SchemaReadError extends CodedError<'schema_unreadable'> {
   constructor(readonly path: string, cause: unknown) {
-    super(`cannot read schema file ${path}: ${(cause as Error).message}`, { cause })
-    this.name = 'SchemaReadError'
+    super('schema_unreadable', `cannot read schema file ${path}: ${(cause as Error).message}`, { path }, { cause })
   }
 }
 

@@ -19,8 +19,9 @@ export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork
  * `request` as an operation, or a TenantError naming what is wrong: not an object, an
  * unknown `op`, a name or target that is not a string, a missing `target` of fork or
  * snapshot, a name that is no tenant or snapshot name (names.ts; fork and delete also
- * take `tenant@snapshot`, restore takes only that). Pure: the HTTP route runs it on a body its schema refused,
- * so both refuse in the same words.
+ * take `tenant@snapshot`, restore takes only that). The one check of an operation's
+ * shape: the HTTP route runs it on the body as sent (its schema only describes it), so
+ * both refuse in the same words.
  */
 export function checkOpRequest(request: unknown): TenantOpRequest {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {

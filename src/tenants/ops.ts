@@ -77,7 +77,7 @@ export async function runTenantOp(ctx: TenantOpContext, request: unknown, option
     return await applyTenantOp(ctx, checked, options)
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err
-    throw new TenantError('conflict', `tenant operation '${checked.op}' lost a race with a concurrent change to the same tenant (${err.message.replace(/^conflict: /, '')})`)
+    throw new TenantError('conflict', `tenant operation '${checked.op}' lost a race with a concurrent change to the same tenant (${err.reason})`, {}, { cause: err })
   }
 }
 

@@ -6,22 +6,25 @@
 import { CodedError } from '../coded-error.js'
 
 /**
- * This node may not take the write: it is a follower (`status` 421, `primary` names
+ * This node may not take the write: it is a follower (`follower`; `primary` names
  * where writes go, when known), or a primary that lost or cannot renew its lease, or
- * one whose commit was not acknowledged by the cluster's log (503). `outcome` is
- * `unknown` for a commit that is durable here but not known to the cluster: it may or
- * may not survive a failover, like any write whose answer was lost.
+ * one whose commit was not acknowledged by the cluster's log (retry here later).
+ * `outcome` is `unknown` for a commit that is durable here but not known to the
+ * cluster: it may or may not survive a failover, like any write whose answer was lost.
+ * `primary` and `outcome` are its details (an HTTP error body carries them); the HTTP
+ * layer answers a follower's refusal 421 and the others 503 (docs/api.md, "Errors").
  */
 export class NotPrimaryError extends CodedError<'not_primary'> {
   readonly primary: string | null
-  readonly status: 421 | 503
+  readonly follower: boolean
   readonly outcome: 'unknown' | 'not_written'
 
-  constructor(message: string, fields: { primary: string | null; status: 421 | 503; outcome?: 'unknown' | 'not_written' }) {
-    super('not_primary', message)
+  constructor(message: string, fields: { primary: string | null; follower: boolean; outcome?: 'unknown' | 'not_written' }) {
+    const outcome = fields.outcome ?? 'not_written'
+    super('not_primary', message, { primary: fields.primary, outcome })
     this.primary = fields.primary
-    this.status = fields.status
-    this.outcome = fields.outcome ?? 'not_written'
+    this.follower = fields.follower
+    this.outcome = outcome
   }
 }
 

@@ -31,18 +31,12 @@ const server_problems = StateField.define<EelProblem[]>({
 })
 
 /**
- * The server's sentence without what the console shows beside it: the error body's
- * `error` may read "1:19 unexpected '=' … (use == to compare)", with the position in
- * front and the hint behind, both of which the body also gives as fields.
+ * The server's sentence without what the console shows beside it: an Eel error's body
+ * gives it as `what`, the position and the hint as their own fields (docs/api.md,
+ * "Errors"); any other error's sentence is shown whole.
  */
 export function plainMessage(body: ErrorBody): string {
-  let text = body.error
-  if (body.line !== undefined && body.column !== undefined) {
-    const prefix = `${body.line}:${body.column} `
-    if (text.startsWith(prefix)) text = text.slice(prefix.length)
-  }
-  if (body.hint !== undefined && text.endsWith(` (${body.hint})`)) text = text.slice(0, -(body.hint.length + 3))
-  return text
+  return body.what ?? body.error
 }
 
 /**

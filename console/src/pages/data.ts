@@ -207,8 +207,8 @@ export function dataPage(ctx: Context, args: string[]): Page {
       } catch (error) {
         // A lost first-committer-wins race (conflict: true) is shown like any refusal,
         // with the server's sentence: nothing was written, and the form keeps the values.
-        if (error instanceof ApiError) return { ok: false, code: error.code, message: error.message, status: error.status }
-        return { ok: false, code: 'network', message: describeError(error), status: 0 }
+        if (error instanceof ApiError) return refusal(error)
+        return { ok: false, code: 'network', message: describeError(error), status: 0, fields: [] }
       }
     }
 
@@ -222,8 +222,8 @@ export function dataPage(ctx: Context, args: string[]): Page {
               await ctx.api.query(tenantName, `insert ${eelName(collection.name)} $row`, { row: values }, null)
               return { ok: true }
             } catch (error) {
-              if (error instanceof ApiError) return { ok: false, code: error.code, message: error.message, status: error.status }
-              return { ok: false, code: 'network', message: describeError(error), status: 0 }
+              if (error instanceof ApiError) return refusal(error)
+              return { ok: false, code: 'network', message: describeError(error), status: 0, fields: [] }
             }
           }
           const params: Record<string, Value> = {}
@@ -284,6 +284,11 @@ export function dataPage(ctx: Context, args: string[]): Page {
       filterEditor?.destroy()
     },
   }
+}
+
+/** A refusal as the row form shows it: the body's code, sentence and `fields` (docs/api.md, "Errors"). */
+function refusal(error: ApiError): RowFormOutcome {
+  return { ok: false, code: error.code, message: error.message, status: error.status, fields: error.body.fields ?? [] }
 }
 
 function failure(error: unknown): HTMLElement {

@@ -2,8 +2,8 @@
 // (numbers, text, true/false, ISO-8601 timestamps, JSON for lists and json), its
 // default shown and left to the server when the field is left empty, optional fields
 // settable to null, the primary key fixed when editing. The form stays open until the
-// server accepts the change: a refusal (its code and sentence, the field it names
-// marked) or a conflict (the row as it is now, beside what was typed) keeps every value
+// server accepts the change: a refusal (its code and sentence, the fields its body
+// names marked: docs/api.md, "Errors") or a conflict (the row as it is now, beside what was typed) keeps every value
 // typed, so nothing is lost.
 import type { CollectionIR, FieldIR, Row, Value } from '../api/types.js'
 import { h } from '../ui/dom.js'
@@ -12,8 +12,8 @@ import { typeText } from '../ui/typed-value.js'
 
 export type RowFormOutcome =
   | { ok: true }
-  /** The server refused: `code`, its sentence, and the status. */
-  | { ok: false; code: string; message: string; status: number }
+  /** The server refused: `code`, its sentence, the status, and the fields the refusal is about (the error body's `fields`). */
+  | { ok: false; code: string; message: string; status: number; fields: readonly string[] }
   /** The row changed (or was deleted: null) since the form was opened. */
   | { ok: false; conflict: Row | null }
 
@@ -179,10 +179,7 @@ export function openRowForm(spec: RowFormSpec): Promise<boolean> {
       ))
       return
     }
-    // The field the sentence names: `field 'age'`, or a unique index named after its field.
-    const quoted = [...outcome.message.matchAll(/'([^']+)'/g)].map((m) => m[1])
-    const marked = inputs.find((i) => quoted.includes(i.field.name))
-    if (marked !== undefined) marked.error.textContent = outcome.message
+    for (const input of inputs) if (outcome.fields.includes(input.field.name)) input.error.textContent = outcome.message
     banner.replaceChildren(h('div.callout.danger.server-error', { role: 'alert' },
       h('div.callout-title', null, badge(outcome.code, 'danger'), h('span.muted', null, `HTTP ${outcome.status}`)),
       h('p', null, outcome.message)))

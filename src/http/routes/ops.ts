@@ -3,40 +3,26 @@
 // tenant when `name` is omitted; `compact` always works on the path tenant.
 import type { FastifyInstance } from 'fastify'
 import type { AccessTokens, Database } from '../../database/index.js'
-import { checkOpRequest, name_pattern, type TenantOpRequest } from '../../tenants/index.js'
+import { checkOpRequest } from '../../tenants/index.js'
 import { HttpError } from '../errors.js'
 import { credentialOf, opRefusal } from '../route-access.js'
 import { described, ref, responses, suspended, tenant_params, with_body, writes } from '../schemas.js'
+import { op_body } from '../wire/index.js'
 
-const name_part = name_pattern.source.slice(1, -1)
-const tenant_name = { type: 'string', pattern: name_pattern.source, description: 'a tenant name (defaults to the path tenant)' }
-const any_name = { type: 'string', pattern: `^${name_part}(@${name_part})?$`, description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' }
-const snapshot_name = { type: 'string', pattern: `^${name_part}@${name_part}$`, description: 'tenant@snapshot' }
-
-/**
- * The body: one branch per op, each naming its own fields. It says what checkOpRequest
- * (tenants/op-request.ts) checks, no more and no less (test/http-validation.test.ts
- * compares the two over every combination of op, name and target it tries).
- */
-export const op_body = {
-  type: 'object', required: ['op'],
-  properties: { op: { type: 'string' }, name: { type: 'string' }, target: { type: 'string' } },
-  oneOf: [
-    { type: 'object', required: ['op'], properties: { op: { enum: ['create', 'suspend', 'resume'] }, name: tenant_name } },
-    { type: 'object', required: ['op'], properties: { op: { const: 'delete' }, name: any_name }, description: 'tenant@snapshot drops that snapshot' },
-    { type: 'object', required: ['op', 'target'], properties: { op: { const: 'fork' }, name: any_name, target: { ...tenant_name, description: 'the new tenant' } } },
-    { type: 'object', required: ['op', 'target'], properties: { op: { const: 'snapshot' }, name: tenant_name, target: { ...tenant_name, description: 'the snapshot name' } } },
-    { type: 'object', required: ['op', 'name'], properties: { op: { const: 'restore' }, name: snapshot_name }, description: 'the tenant\'s head becomes that snapshot\'s version' },
-    { type: 'object', required: ['op'], properties: { op: { const: 'compact' } }, description: 'always the path tenant: a name given is not used' },
-  ],
-  examples: [{ op: 'snapshot', name: 'acme', target: 'before' }],
-}
+// The body has one check, checkOpRequest (src/tenants/op-request.ts): the shape of an
+// operation is a tenant rule, which db.ops applies too, so the route and the embedding
+// API refuse a bad operation in the same words. The route's schema validates the path
+// only; op_body (wire/tenants.ts) describes the body in the document, and
+// test/http-validation.test.ts holds the description and the check to the same verdict
+// over every combination of op, name and target it tries.
 
 const schema = {
   operationId: 'runTenantOperation',
   summary: 'Tenant operations',
+  description: 'An admin token runs snapshot, fork (into a new tenant it then administers too), restore, suspend, resume and compact ' +
+    'on the tenants it opens, each tenant the body names checked as the path\'s; create, delete and dropping a snapshot need the ' +
+    'service token (403 `forbidden`).',
   params: tenant_params,
-  body: op_body,
   response: responses(
     { 200: described('OK', ref('OpResult')) },
     {
@@ -64,23 +50,19 @@ export function opRequest(body: unknown, pathTenant: string): unknown {
 
 export function opsRoutes(db: Database, tokens: AccessTokens) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    // The operation's shape is a tenant rule, checked once below HTTP (checkOpRequest,
-    // also run by db.ops), so this route and the embedding API refuse a bad operation in
-    // the same words. The schema documents the same shape: a body it refuses is refused
-    // by the check, in the check's words.
-    app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', { schema, attachValidation: true, config: { access: { tenant: 'admin' } } }, async (request) => {
-      const op = opRequest(request.body, request.params.tenant)
-      if (request.validationError !== undefined) {
-        // A path tenant outside the name pattern is a refused parameter, as on every route (docs/api.md, "Operations").
-        if (request.validationError.validationContext === 'params') throw request.validationError
-        checkOpRequest(op)
-        throw new Error(`bug: the ops body schema refused what checkOpRequest accepts (${request.validationError.message})`)
-      }
+    app.post<{ Params: { tenant: string }; Body: unknown }>('/api/v1/t/:tenant/ops', {
+      schema,
+      config: {
+        access: { tenant: 'admin' },
+        swaggerTransform: ({ schema: routeSchema, url }) => ({ schema: { ...routeSchema, body: op_body }, url }),
+      },
+    }, async (request) => {
+      const op = checkOpRequest(opRequest(request.body, request.params.tenant))
       // Which operations an admin token may run, on which tenants (route-access.ts).
       const credential = credentialOf(request)
-      const refusal = opRefusal(credential, op as TenantOpRequest)
+      const refusal = opRefusal(credential, op)
       if (refusal !== null) throw new HttpError(refusal.code, refusal.message)
-      return credential?.kind === 'tenant' ? tokens.ops(op as TenantOpRequest, credential.grant) : db.ops(op as TenantOpRequest)
+      return credential?.kind === 'tenant' ? tokens.ops(op, credential.grant) : db.ops(op)
     })
   }
 }

@@ -1,9 +1,8 @@
 // POST /api/v1/t/:tenant/query (docs/api.md, "Queries"): one pipeline or one atomic
 // block. Body: JSON {"query"|"text": "…", "params": {…}}, or the query text itself (a
 // body that is not JSON, or a JSON string). `Service-Snapshot: <name>` pins the read to
-// a snapshot. Every failure of the query is a 400 with `conflict` (the error handler
-// adds it), and every other error body of this route carries `conflict: false`
-// (config.errorsAddConflict, errors.ts). The answer is written a chunk at a time
+// a snapshot. Every failure of the query is a 400 (config.failuresAre400,
+// error-mapping.ts), `conflict: true` for a lost race. The answer is written a chunk at a time
 // once the statement has finished (answer-body.ts, docs/api.md "Size of an answer").
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
@@ -11,7 +10,8 @@ import type { Value } from '../../lang/ast.js'
 import { answerBody } from '../answer-body.js'
 import { HttpError } from '../errors.js'
 import { credentialOf, queryRefusal } from '../route-access.js'
-import { described, ref, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
+import { described, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
+import { query_result_body } from '../wire/index.js'
 
 export const query_path = '/api/v1/t/:tenant/query'
 
@@ -38,6 +38,8 @@ const query_object: Schema = {
 const schema = {
   operationId: 'runQuery',
   summary: 'Run one pipeline or one atomic block',
+  description: 'A statement that writes (insert, upsert, a pipeline with update or delete, an atomic block holding one) needs ' +
+    'the service token or a tenant token with scope write or admin: a read token\'s is refused with 403 `forbidden` before it runs.',
   params: tenant_params,
   headers: {
     type: 'object',
@@ -49,28 +51,12 @@ const schema = {
   body: { anyOf: [query_text, query_object] },
   response: responses(
     {
-      200: described('OK', {
-        type: 'object', required: ['columns', 'rows'],
-        properties: {
-          columns: { type: 'array', items: { type: 'string' } }, rows: { type: 'array', items: { type: 'array' } },
-          plan: { type: 'object', additionalProperties: true }, lsn: { type: 'integer' }, truncated: { type: 'boolean' },
-          results: { type: 'array' }, stats: { type: 'object', additionalProperties: true },
-        },
-      }),
+      200: described('OK', query_result_body),
     },
     {
       ...unknown_tenant,
-      400: described(
-        'every failure of the query itself, a malformed body or one that is not well-formed UTF-8 (QueryError, with `conflict`); ' +
-          'a refused path (Error, without `conflict`: the route is never reached)',
-        { anyOf: [ref('QueryError'), ref('Error')] },
-      ),
+      400: 'every failure of the query itself (`conflict: true` for a lost race: retry), a malformed body, one that is not well-formed UTF-8, or a refused path',
       404: '`unknown_tenant`, `unknown_snapshot` (Service-Snapshot)',
-      // Answered by Node's parser handler (client-errors.ts): a 408 adds `conflict` once
-      // the request's headers arrived; one that stalls in its headers, and a 431, come
-      // before any route is known.
-      408: described('`request_timeout`: the request was not received in time (with `conflict: false` once its headers arrived)', ref('Error')),
-      431: described('`headers_too_large` (before any route is known: without `conflict`)', ref('Error')),
       ...with_body,
       ...writes,
     },
@@ -92,7 +78,7 @@ export function queryRoutes(db: Database) {
     app.post<{ Params: { tenant: string }; Body: QueryBody; Headers: { 'service-snapshot'?: string } }>(query_path, {
       schema,
       config: {
-        errorsAddConflict: true,
+        failuresAre400: true,
         // A read token may run only statements that read, and a tenant operation in the
         // text may name only tenants the token opens (queryRefusal, below).
         access: { tenant: 'read' },

@@ -10,7 +10,8 @@ import { tail_limit_max, tail_wait_ms_max } from '../../limits.js'
 import { unauthorized } from '../auth.js'
 import type { TailObserver } from '../metrics/index.js'
 import type { TokenWatch } from '../token-watch.js'
-import { described, intQuery, ref, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
+import { described, intQuery, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
+import { tail_page_body } from '../wire/index.js'
 
 export const tail_path = '/api/v1/t/:tenant/tail'
 
@@ -41,10 +42,7 @@ export const tail_schema = {
   },
   response: responses(
     {
-      200: described('a page of events (poll)', {
-        type: 'object', required: ['events', 'last_lsn', 'head_lsn'],
-        properties: { events: { type: 'array', items: ref('TailEvent') }, last_lsn: { type: 'integer' }, head_lsn: { type: 'integer' } },
-      }),
+      200: described('a page of events (poll)', tail_page_body),
       101: described('switched to the WebSocket protocol', { type: 'null' }),
     },
     {

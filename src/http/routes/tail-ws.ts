@@ -144,7 +144,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
         })
       })
     } catch (err) {
-      const mapped = mapError(err, { query: false })
+      const mapped = mapError(err, { failuresAre400: false })
       if (mapped.log) request.log.error({ err }, 'change tail refused')
       return sendErrorBody(reply, mapped.status, mapped.body)
     }

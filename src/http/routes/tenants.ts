@@ -3,7 +3,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../database/index.js'
 import { diff_rows_default } from '../../limits.js'
-import { anyObject, described, intQuery, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
+import { described, intQuery, responses, suspended, tenant_params, unknown_tenant } from '../schemas.js'
+import {
+  collections_body, diff_body, schema_status_body, snapshots_body, tenants_body,
+  type CollectionEntry, type SchemaStatus, type SnapshotEntry, type TenantEntry,
+} from '../wire/index.js'
 
 interface TenantParams { tenant: string }
 interface DiffQuery { from: string; to?: string; collection?: string; limit: number }
@@ -11,7 +15,7 @@ interface DiffQuery { from: string; to?: string; collection?: string; limit: num
 const tenants = {
   operationId: 'listTenants',
   summary: 'The tenant catalog',
-  response: responses({ 200: described('OK', { type: 'object', properties: { tenants: { type: 'array', items: anyObject } } }) }),
+  response: responses({ 200: described('OK', tenants_body) }),
 }
 
 const collections = {
@@ -19,7 +23,7 @@ const collections = {
   summary: 'Collections with row estimates (applies pending migration)',
   params: tenant_params,
   response: responses(
-    { 200: described('OK', { type: 'object', properties: { tenant: { type: 'string' }, collections: { type: 'array', items: anyObject } } }) },
+    { 200: described('OK', collections_body) },
     {
       ...unknown_tenant,
       ...suspended,
@@ -33,7 +37,7 @@ const schema_status = {
   summary: 'Schema IR and fingerprint status (never migrates)',
   params: tenant_params,
   response: responses(
-    { 200: described('OK', { type: 'object', properties: { fingerprint: { type: 'string' }, ir: {}, tenant: anyObject } }) },
+    { 200: described('OK', schema_status_body) },
     unknown_tenant,
   ),
 }
@@ -43,7 +47,7 @@ const snapshots = {
   summary: 'Named snapshots',
   params: tenant_params,
   response: responses(
-    { 200: described('OK', { type: 'object', properties: { tenant: { type: 'string' }, snapshots: { type: 'array', items: anyObject } } }) },
+    { 200: described('OK', snapshots_body) },
     unknown_tenant,
   ),
 }
@@ -62,7 +66,7 @@ const diff = {
     },
   },
   response: responses(
-    { 200: described('OK', { type: 'object', properties: { from: anyObject, to: anyObject, collections: anyObject, truncated: { type: 'boolean' } } }) },
+    { 200: described('OK', diff_body) },
     {
       400: '`bad_request` (a missing or empty `from`, a malformed `limit`), `unknown_collection`, or a refused path',
       404: '`unknown_tenant`, `unknown_snapshot`',
@@ -71,20 +75,24 @@ const diff = {
   ),
 }
 
+// The answers are typed as their wire types (wire/tenants.ts), so what the database
+// returns must be what the schema describes; a diff's rows hold Dates until they are
+// written as JSON, so its answer is checked by the tests (test/http-wire-types.test.ts).
+
 /** Readable with a read token of the tenant (route-access.ts). */
 const read = { access: { tenant: 'read' } } as const
 
 export function tenantRoutes(db: Database) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get('/api/v1/tenants', { schema: tenants, config: { access: 'service' } }, async () => db.tenants())
+    app.get('/api/v1/tenants', { schema: tenants, config: { access: 'service' } }, async (): Promise<{ tenants: TenantEntry[] }> => db.tenants())
 
     // Touching collections applies pending lazy migration (docs/api.md, "Tenants").
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/collections', { schema: collections, config: read }, async (request) => db.tenant(request.params.tenant).collections())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/collections', { schema: collections, config: read }, async (request): Promise<{ tenant: string; collections: CollectionEntry[] }> => db.tenant(request.params.tenant).collections())
 
     // Never migrates (docs/api.md, "Tenants"); a suspended tenant's status is still shown.
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status, config: read }, async (request) => db.tenant(request.params.tenant).schema())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status, config: read }, async (request): Promise<SchemaStatus> => db.tenant(request.params.tenant).schema())
 
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots, config: read }, async (request) => db.tenant(request.params.tenant).snapshots())
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots, config: read }, async (request): Promise<{ tenant: string; snapshots: SnapshotEntry[] }> => db.tenant(request.params.tenant).snapshots())
 
     // `from` may name another tenant's snapshot: the token must open that tenant too.
     app.get<{ Params: TenantParams; Querystring: DiffQuery }>('/api/v1/t/:tenant/diff', { schema: diff, config: { access: { tenant: 'read', references: ['from'] } } }, async (request) => {

@@ -4,41 +4,25 @@
 //   DELETE /api/v1/t/:tenant/tokens/:id  revokes: refused from the next request on, and
 //                                        its open change tails end (token-watch.ts)
 import type { FastifyInstance } from 'fastify'
-import type { AccessTokens, IssueRequest } from '../../database/index.js'
-import { token_scopes } from '../../tenants/index.js'
-import { access_token_expires_in_s_max, access_token_name_chars_max } from '../../limits.js'
-import { described, ref, responses, tenant_param, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
+import type { AccessTokens, IssueRequest, TokenScope } from '../../database/index.js'
+import { described, ref, responses, tenant_param, tenant_params, unknown_tenant, with_body, writes } from '../schemas.js'
+import { issue_token_body, issued_token_body, tokens_body, type IssuedToken, type TokenEntry, type TokenScope as WireTokenScope } from '../wire/index.js'
 
 export const tokens_path = '/api/v1/t/:tenant/tokens'
 
-const token_fields: Record<string, Schema> = {
-  id: { type: 'string', description: 'names the token in listings and revocations' },
-  tenant: { type: 'string', description: 'the tenant it was issued for (an admin token also opens the tenants it forked)' },
-  scope: { enum: [...token_scopes] },
-  name: { type: ['string', 'null'] },
-  created_at: { type: 'string', format: 'date-time' },
-  expires_at: { type: ['string', 'null'], format: 'date-time', description: 'null: it does not expire' },
-}
+// The wire's scopes are the server's (src/tenants/access-tokens.ts): this does not build otherwise.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const scopes_agree: Same<WireTokenScope, TokenScope> = true
+void scopes_agree
 
 const issue = {
   operationId: 'issueTenantToken',
   summary: 'Issue a token that opens this tenant (service token only); the answer is the only time the token is shown',
   params: tenant_params,
-  body: {
-    type: 'object', required: ['scope'], additionalProperties: false,
-    properties: {
-      scope: { enum: [...token_scopes], description: 'read: queries that read, collections, schema, snapshots, diff, tail; write: also writing queries; admin: also snapshot, fork, suspend, resume, compact' },
-      name: { type: 'string', minLength: 1, maxLength: access_token_name_chars_max, description: 'a label for listings: no control characters (C0, DEL, C1) nor bidirectional formatting characters (U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), refused with 400' },
-      expires_in_s: { type: 'integer', minimum: 1, maximum: access_token_expires_in_s_max, description: 'seconds until it expires; absent: it does not expire' },
-    },
-    examples: [{ scope: 'read', name: 'acme web app', expires_in_s: 2592000 }],
-  },
+  body: issue_token_body,
   response: responses(
     {
-      201: described('the token (store it now: only its hash is kept)', {
-        type: 'object', required: ['token', ...Object.keys(token_fields)],
-        properties: { token: { type: 'string', description: 'tdb_ and 43 characters' }, ...token_fields },
-      }),
+      201: described('the token (store it now: only its hash is kept)', issued_token_body),
     },
     {
       400: '`bad_request`: a body that is not the JSON object described (a scope not among read, write, admin; an empty or long name, or one holding a control or bidirectional formatting character; expires_in_s out of range), too many tokens, or a refused path',
@@ -56,19 +40,7 @@ const list = {
   params: tenant_params,
   response: responses(
     {
-      200: described('OK', {
-        type: 'object', required: ['tenant', 'tokens'],
-        properties: {
-          tenant: { type: 'string' },
-          tokens: {
-            type: 'array',
-            items: {
-              type: 'object', required: [...Object.keys(token_fields), 'last_used_at'],
-              properties: { ...token_fields, last_used_at: { type: ['string', 'null'], format: 'date-time', description: 'to the minute: uses are written lazily' } },
-            },
-          },
-        },
-      }),
+      200: described('OK', tokens_body),
     },
     unknown_tenant,
   ),
@@ -91,10 +63,10 @@ export function tokenRoutes(tokens: AccessTokens) {
   return async function routes(app: FastifyInstance): Promise<void> {
     const access = { tenant: 'service' } as const
     app.post<{ Params: { tenant: string }; Body: IssueRequest }>(tokens_path, { schema: issue, config: { access } }, async (request, reply) => {
-      const issued = await tokens.issue(request.params.tenant, request.body)
+      const issued: IssuedToken = await tokens.issue(request.params.tenant, request.body)
       return reply.code(201).send(issued)
     })
-    app.get<{ Params: { tenant: string } }>(tokens_path, { schema: list, config: { access } }, async (request) =>
+    app.get<{ Params: { tenant: string } }>(tokens_path, { schema: list, config: { access } }, async (request): Promise<{ tenant: string; tokens: TokenEntry[] }> =>
       ({ tenant: request.params.tenant, tokens: tokens.list(request.params.tenant) }))
     app.delete<{ Params: { tenant: string; id: string } }>(`${tokens_path}/:id`, { schema: revoke, config: { access } }, async (request) => {
       const { tenant, id } = request.params

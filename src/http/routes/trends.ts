@@ -6,10 +6,18 @@ import { trend_interval_ms } from '../../limits.js'
 import { trend_figures } from '../metrics/trend-ring.js'
 import type { TrendSampler } from '../metrics/trend-sampler.js'
 import { described, intQuery, responses } from '../schemas.js'
+import { trends_body, type Trends } from '../wire/index.js'
 
 export const trends_path = '/api/v1/trends'
 
-const column = { type: 'array', items: { type: ['number', 'null'] } }
+/** The body, its series named one by one for the document (the wire type keeps them by name: Record). */
+const body = {
+  ...trends_body,
+  properties: {
+    ...trends_body.properties,
+    series: { ...trends_body.properties.series, required: [...trend_figures], properties: Object.fromEntries(trend_figures.map((f) => [f, trends_body.properties.series.additionalProperties])) },
+  },
+}
 
 const schema = {
   operationId: 'getTrends',
@@ -22,20 +30,13 @@ const schema = {
     properties: { after: intQuery('only samples whose t is after this (Unix seconds)') },
   },
   response: responses({
-    200: described('OK', {
-      type: 'object', required: ['interval_ms', 'capacity', 'series'],
-      properties: {
-        interval_ms: { type: 'integer' },
-        capacity: { type: 'integer', description: 'samples kept at most' },
-        series: { type: 'object', required: [...trend_figures], properties: Object.fromEntries(trend_figures.map((f) => [f, column])) },
-      },
-    }),
+    200: described('OK', body),
   }),
 }
 
 export function trendRoutes(trends: TrendSampler) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get<{ Querystring: { after?: number } }>(trends_path, { schema, config: { access: 'service' } }, async (request) => ({
+    app.get<{ Querystring: { after?: number } }>(trends_path, { schema, config: { access: 'service' } }, async (request): Promise<Trends> => ({
       interval_ms: trend_interval_ms,
       capacity: trends.ring.capacity,
       series: trends.ring.columns(request.query.after),

@@ -293,8 +293,8 @@ function expandCall(
     typeExpr(arg.value, { columns: [], types: new Map(), collection: null }, ctx)
     if (ctx.diagnostics.length > 0) continue
     const value = evaluate(arg.value, {}, { params: ctx.params, now: new Date(), integerOps: ctx.integerOps, durationOps: ctx.durationOps })
-    const converted = convertValue(value, param.type, param.optional, param.name)
-    if (!converted.ok) report(ctx, arg.value.span, 'type_error', converted.error.replace(/^field/, 'parameter'))
+    const converted = convertValue(value, param.type, param.optional, param.name, 'parameter')
+    if (!converted.ok) report(ctx, arg.value.span, 'type_error', converted.error)
     else bound[param.name] = converted.value
   }
   for (const param of query.params) {

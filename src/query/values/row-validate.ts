@@ -6,12 +6,22 @@ import type { CollectionIR, FieldIR, FieldType, JsonValue } from '../../schema/i
 import { parseTimestamp } from './evaluate.js'
 import { describeValue } from './types.js'
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; error: string }
+/** A refusal: the sentence, and the field (or parameter) it is about, for QueryError's `fields`. */
+export interface Refusal {
+  error: string
+  field?: string
+}
 
-/** Converts `value` to `type`, or says why it cannot be. */
-export function convertValue(value: Value, type: FieldType, optional: boolean, field: string): Checked<Value> {
-  const fail = (expected: string): Checked<Value> => ({ ok: false, error: `field '${field}' is ${expected}, got ${describeValue(value)}` })
-  if (value === null) return optional ? { ok: true, value: null } : { ok: false, error: `field '${field}' is required, got null` }
+export type Checked<T> = { ok: true; value: T } | ({ ok: false } & Refusal)
+
+/**
+ * Converts `value` to `type`, or says why it cannot be. `field` names what holds the
+ * value (`noun` says whether a field or a query's parameter), in the sentence and as
+ * the refusal's `field`.
+ */
+export function convertValue(value: Value, type: FieldType, optional: boolean, field: string, noun: 'field' | 'parameter' = 'field'): Checked<Value> {
+  const fail = (expected: string): Checked<Value> => ({ ok: false, error: `${noun} '${field}' is ${expected}, got ${describeValue(value)}`, field })
+  if (value === null) return optional ? { ok: true, value: null } : { ok: false, error: `${noun} '${field}' is required, got null`, field }
   switch (type.kind) {
     case 'int':
       return typeof value === 'number' && Number.isSafeInteger(value) ? { ok: true, value } : fail('int')
@@ -32,8 +42,8 @@ export function convertValue(value: Value, type: FieldType, optional: boolean, f
       if (!Array.isArray(value)) return fail(`[${type.item.kind === 'list' ? 'list' : type.item.kind}]`)
       const items: Value[] = []
       for (const item of value) {
-        const converted = convertValue(item, type.item, false, `${field}[]`)
-        if (!converted.ok) return converted
+        const converted = convertValue(item, type.item, false, `${field}[]`, noun)
+        if (!converted.ok) return { ...converted, field }
         items.push(converted.value)
       }
       return { ok: true, value: items }
@@ -73,8 +83,8 @@ export function validateRow(
   autoId: () => number,
 ): Checked<Record<string, Value>> {
   const values: Value[] = []
-  const error = validateFields(collection, record, now, autoId, values)
-  if (error !== null) return { ok: false, error }
+  const refusal = validateFields(collection, record, now, autoId, values)
+  if (refusal !== null) return { ok: false, ...refusal }
   const row: Record<string, Value> = {}
   collection.fields.forEach((field, i) => { row[field.name] = values[i] as Value })
   return { ok: true, value: row }
@@ -85,12 +95,12 @@ const field_names = new WeakMap<CollectionIR, ReadonlySet<string>>()
 
 /**
  * validateRow without a row: `out[i]` becomes the value of `collection.fields[i]`.
- * Returns the error, or null. A bulk insert reuses one `out` for every row (same
+ * Returns the refusal, or null. A bulk insert reuses one `out` for every row (same
  * checks, same errors, in the same order).
  */
-export function validateFields(collection: CollectionIR, record: Value, now: Date, autoId: () => number, out: Value[]): string | null {
+export function validateFields(collection: CollectionIR, record: Value, now: Date, autoId: () => number, out: Value[]): Refusal | null {
   if (record === null || typeof record !== 'object' || Array.isArray(record) || record instanceof Date) {
-    return `a row of '${collection.name}' must be a record, got ${describeValue(record)}`
+    return { error: `a row of '${collection.name}' must be a record, got ${describeValue(record)}` }
   }
   let known = field_names.get(collection)
   if (known === undefined) {
@@ -98,7 +108,7 @@ export function validateFields(collection: CollectionIR, record: Value, now: Dat
     field_names.set(collection, known)
   }
   for (const name of Object.keys(record)) {
-    if (!known.has(name)) return `unknown field '${name}' in '${collection.name}'`
+    if (!known.has(name)) return { error: `unknown field '${name}' in '${collection.name}'`, field: name }
   }
   const fields = collection.fields
   for (let i = 0; i < fields.length; i += 1) {
@@ -108,14 +118,14 @@ export function validateFields(collection: CollectionIR, record: Value, now: Dat
       if (field.name === collection.primary && collection.primary_auto) value = autoId()
       else if (field.default !== null) value = defaultValue(field, now)
       else if (field.optional) value = null
-      else return `field '${field.name}' of '${collection.name}' is required`
+      else return { error: `field '${field.name}' of '${collection.name}' is required`, field: field.name }
     }
     if (holdsAsIs(value, field.type)) {
       out[i] = value
       continue
     }
     const converted = convertValue(value, field.type, field.optional && field.name !== collection.primary, field.name)
-    if (!converted.ok) return converted.error
+    if (!converted.ok) return { error: converted.error, field: field.name }
     out[i] = converted.value
   }
   return null

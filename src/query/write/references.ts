@@ -44,7 +44,7 @@ export function checkReferencesOut(ctx: ReferenceContext, collection: Collection
     const tree = rowsTree(ctx.tenant, field.ref.collection)
     const key = encodeKey([value])
     if (!ctx.view.has(tree, key)) {
-      throw new QueryError('constraint_violation', `field '${field.name}' of '${collection.name}' refers to ${describeValue(value)} of '${field.ref.collection}', which does not exist`)
+      throw new QueryError('constraint_violation', `field '${field.name}' of '${collection.name}' refers to ${describeValue(value)} of '${field.ref.collection}', which does not exist`, { fields: [field.name] })
     }
     ctx.view.conflictOn(referredSignal(tree, key))
     ctx.view.dependOn(deletedSignal(tree, key))

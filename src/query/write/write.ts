@@ -88,7 +88,7 @@ function checkUnique(ctx: WriteContext, collection: CollectionIR, indexName: str
   }
   if (taken) {
     const shown = values.map((v) => describeValue(v)).join(', ')
-    throw new QueryError('constraint_violation', `unique index '${index.name}' of '${collection.name}' already holds ${shown}`)
+    throw new QueryError('constraint_violation', `unique index '${index.name}' of '${collection.name}' already holds ${shown}`, { fields: index.fields })
   }
   view.claim(claim, entry)
 }
@@ -107,8 +107,8 @@ export function insertRows(ctx: WriteContext, collection: CollectionIR, records:
   const ordered: Value[] = shape === null || shape.order === null ? values : new Array<Value>(values.length).fill(null)
   let put = 0
   for (const record of records) {
-    const error = validateFields(collection, record, ctx.now, nextId, values)
-    if (error !== null) throw new QueryError('type_error', error)
+    const refused = validateFields(collection, record, ctx.now, nextId, values)
+    if (refused !== null) throw new QueryError('type_error', refused.error, refused.field === undefined ? {} : { fields: [refused.field] })
     if (shape === null) {
       const row = fieldsRow(collection, values)
       insertRow(ctx, collection, row, mode)
@@ -149,7 +149,7 @@ function insertRow(ctx: WriteContext, collection: CollectionIR, row: Row, mode: 
 }
 
 const alreadyHas = (collection: CollectionIR, id: Value) =>
-  new QueryError('constraint_violation', `'${collection.name}' already has a row with ${collection.primary} ${describeValue(id)}`)
+  new QueryError('constraint_violation', `'${collection.name}' already has a row with ${collection.primary} ${describeValue(id)}`, { fields: [collection.primary] })
 
 function fieldsRow(collection: CollectionIR, values: readonly Value[]): Row {
   const row: Row = {}
@@ -194,9 +194,9 @@ export function updateRows(ctx: WriteContext, collection: CollectionIR, rows: Ro
     const after: Row = { ...before }
     for (const field of set) {
       const declared = collection.fields.find((f) => f.name === field.name)
-      if (declared === undefined) throw new QueryError('type_error', `unknown field '${field.name}'`)
+      if (declared === undefined) throw new QueryError('type_error', `unknown field '${field.name}'`, { fields: [field.name] })
       const converted = convertValue(evaluate(field.value, before, evalCtx), declared.type, declared.optional, declared.name)
-      if (!converted.ok) throw new QueryError('type_error', converted.error)
+      if (!converted.ok) throw new QueryError('type_error', converted.error, { fields: [declared.name] })
       after[field.name] = converted.value
     }
     writeRow(ctx, collection, before, after)
