@@ -36,7 +36,7 @@ t.test('auth: missing, wrong and wrong-length tokens get 401 with the documented
     const res = await fetch(origin + url, { headers })
     t.equal(res.status, 401, how)
     t.equal(res.headers.get('www-authenticate'), 'Bearer', how)
-    t.same(await res.json(), { error: 'missing or invalid token', code: 'unauthorized' }, how)
+    t.same(await res.json(), { error: 'missing or invalid token', code: 'unauthorized', conflict: false }, how)
   }
 })
 
@@ -44,7 +44,7 @@ t.test('auth: an unknown route with the token is a JSON 404', async (t) => {
   const { origin } = await startServer(t, { token })
   const res = await fetch(`${origin}/api/v1/nope`, { headers: { authorization: `Bearer ${token}` } })
   t.equal(res.status, 404)
-  t.same(await res.json(), { error: 'no route GET /api/v1/nope', code: 'not_found' })
+  t.same(await res.json(), { error: 'no route GET /api/v1/nope', code: 'not_found', conflict: false })
 })
 
 t.test('auth: a burst of failed authentications is throttled with 429 and retry-after', async (t) => {
@@ -66,6 +66,7 @@ t.test('auth: a burst of failed authentications is throttled with 429 and retry-
   t.same(await blocked.json(), {
     error: 'too many failed authentications from this address; retry later',
     code: 'rate_limited',
+    conflict: false,
   })
 })
 

@@ -339,10 +339,10 @@ t.test('R12: after a kill -9, a resume from beyond tail retention is the documen
   const body = await polled.json() as { error: unknown; code: unknown; oldest_lsn: number }
   t.equal(polled.status, 410, 'a poll from beyond retention, after the restart: 410')
   t.match(body, { error: String, code: 'lsn_expired', oldest_lsn: Number }, 'the documented body (docs/api.md, "Change tail")')
-  t.same(Object.keys(body).sort(), ['code', 'error', 'oldest_lsn'], 'and nothing else')
+  t.same(Object.keys(body).sort(), ['code', 'conflict', 'error', 'oldest_lsn'], 'and nothing else')
   t.ok(body.oldest_lsn > after + 1 && body.oldest_lsn >= (expiredBefore?.oldest_lsn ?? Infinity), `oldest_lsn ${body.oldest_lsn}: past the consumer's place (${after}), not behind what the killed server said (${expiredBefore?.oldest_lsn})`)
   const refused = await upgrade(`${url.replace(/^http/, 'ws')}/t/${tenant}/tail?after=${after}&token=${token}`)
-  t.same(refused, { status: 410, body: { error: refused.body.error, code: 'lsn_expired', oldest_lsn: body.oldest_lsn } }, 'the WebSocket upgrade is refused the same way, before upgrading')
+  t.same(refused, { status: 410, body: { error: refused.body.error, code: 'lsn_expired', conflict: false, oldest_lsn: body.oldest_lsn } }, 'the WebSocket upgrade is refused the same way, before upgrading')
 
   // Resuming where the 410 says, over both forms, gives every write from there, once.
   const expected = written.filter((w) => w.lsn >= body.oldest_lsn)
