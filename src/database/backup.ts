@@ -4,13 +4,14 @@
 // verifies the result, and only then renames it into place. A running server's backup
 // is `Database.backup()` (`GET /api/v1/backup`).
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { BackupArchiveError, corruption_log_name, extractArchive, readCorruptionLog, writeArchive, type BackupArchive, type Manifest, type UnreadableLine } from '../backup/index.js'
 import { CodedError } from '../coded-error.js'
 import { Engine, EngineError, type EngineBackup } from '../engine/index.js'
 import type { WatchOptions } from './verify.js'
+import { syncDir } from '../sync-dir.js'
 
 /** The archive of an engine's backup in progress; the archive's end ends it (and runs `after`). */
 export function archiveOf(backup: EngineBackup, after: () => Promise<unknown> = async () => {}): BackupArchive {
@@ -133,14 +134,5 @@ async function checkOpens(dir: string, manifest: Manifest, options: WatchOptions
     return { reports: stats.corruption.length, total: stats.corruption_total }
   } finally {
     await engine.close()
-  }
-}
-
-async function syncDir(path: string): Promise<void> {
-  const handle = await open(path, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
   }
 }
