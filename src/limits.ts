@@ -61,6 +61,9 @@ export const cors_max_age_s = 600
 /** Time SIGTERM waits for in-flight requests before closing regardless. */
 export const shutdown_grace_ms = 10_000
 
+/** Threads `serve` may serve HTTP on (--workers): the opening thread and its workers. */
+export const serve_threads_max = 64
+
 /** Addresses the failed-auth table tracks at once (bounded memory). */
 export const auth_throttle_addresses_max = 10_000
 

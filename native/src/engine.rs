@@ -21,12 +21,19 @@ use crate::unwind::{self, Access, Stop};
 pub struct Engine {
     pub(crate) db: Arc<storage::Database>,
     pub(crate) completions: Arc<Completions>,
+    /// Attached from another thread (`share.rs`): reads only; the opener commits.
+    pub(crate) attached: bool,
 }
 
 impl Engine {
     /// Runs a synchronous delegate contained (`unwind.rs`) and maps its failure.
     fn call<T>(&self, env: &Env, entry: &'static str, access: Access, work: impl FnOnce() -> storage::Result<T>) -> napi::Result<T> {
         unwind::run(Stop::Db(&self.db), entry, access, work).map_err(|failure| to_js(env, failure))
+    }
+
+    /// Refuses what only the thread that opened the database may do (`share.rs`).
+    fn opener_only(&self, what: &'static str) -> storage::Result<()> {
+        if self.attached { Err(storage::Error::ReadOnly(what)) } else { Ok(()) }
     }
 }
 
@@ -41,6 +48,7 @@ impl Engine {
     #[napi]
     pub fn commit(&self, env: &Env, id: f64, payload: BufferSlice) -> napi::Result<()> {
         self.call(env, "commit", Access::Write, || {
+            self.opener_only("a commit through an attached engine")?;
             let commit = storage::CommitPayload::parse(payload.to_vec())?;
             let done = self.completions.completion(env, id).ok_or(storage::Error::Closed)?;
             self.db.commit_payload(commit, done);
@@ -55,6 +63,7 @@ impl Engine {
     #[napi]
     pub fn apply_frame(&self, env: &Env, id: f64, lsn: i64, payload: BufferSlice) -> napi::Result<()> {
         self.call(env, "applyFrame", Access::Write, || {
+            self.opener_only("a frame through an attached engine")?;
             let commit = storage::CommitPayload::parse(payload.to_vec())?;
             let done = self.completions.completion(env, id).ok_or(storage::Error::Closed)?;
             self.db.apply_frame(lsn.max(0) as u64, commit, done);
@@ -67,6 +76,7 @@ impl Engine {
     #[napi]
     pub fn set_follower(&self, env: &Env, follower: bool) -> napi::Result<()> {
         self.call(env, "setFollower", Access::Read, || {
+            self.opener_only("a mode switch through an attached engine")?;
             self.db.set_follower(follower);
             Ok(())
         })
@@ -84,16 +94,41 @@ impl Engine {
         self.call(env, "snapshot", Access::Read, || Ok(Snapshot::new(&self.db, self.db.snapshot())))
     }
 
+    /// Lets other threads of this process attach to this database (`share.rs`);
+    /// returns the number they attach by.
+    #[napi]
+    pub fn share(&self, env: &Env) -> napi::Result<u32> {
+        self.call(env, "share", Access::Read, || {
+            self.opener_only("sharing an attached engine")?;
+            Ok(crate::share::share(&self.db))
+        })
+    }
+
+    /// No thread attaches by `id` from now on (the opener, before it closes).
+    #[napi]
+    pub fn unshare(&self, id: u32) {
+        crate::share::unshare(id);
+    }
+
+    /// An attached engine lets go of the database: its completion channel is
+    /// released; the database stays open for its opener.
+    #[napi]
+    pub fn detach(&self) {
+        self.completions.release();
+    }
+
     #[napi(ts_return_type = "Promise<CheckpointInfo>")]
-    pub fn checkpoint(&self) -> AsyncTask<Contained<tasks::Checkpoint>> {
-        AsyncTask::new(Contained(tasks::Checkpoint(self.db.clone())))
+    pub fn checkpoint(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::Checkpoint>>> {
+        self.call(env, "checkpoint", Access::Read, || self.opener_only("a checkpoint through an attached engine"))?;
+        Ok(AsyncTask::new(Contained(tasks::Checkpoint(self.db.clone()))))
     }
 
     /// Releases what no version reaches and moves live pages down the page file so its
     /// free tail is cut off (`storage::Database::compact_space`).
     #[napi(ts_return_type = "Promise<CompactInfo>")]
-    pub fn compact_space(&self) -> AsyncTask<Contained<tasks::CompactSpace>> {
-        AsyncTask::new(Contained(tasks::CompactSpace(self.db.clone())))
+    pub fn compact_space(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::CompactSpace>>> {
+        self.call(env, "compactSpace", Access::Read, || self.opener_only("a compaction through an attached engine"))?;
+        Ok(AsyncTask::new(Contained(tasks::CompactSpace(self.db.clone()))))
     }
 
     /// Begins an online backup on the thread pool (`storage::Database::begin_backup`):
@@ -158,7 +193,8 @@ impl Engine {
     /// the completion channel (their completions are still delivered). Resolves with
     /// `checkpointSkipped` set when a full disk skipped the checkpoint (not a failure).
     #[napi(ts_return_type = "Promise<CloseInfo>")]
-    pub fn close(&self) -> AsyncTask<Contained<tasks::Close>> {
-        AsyncTask::new(Contained(tasks::Close(self.db.clone(), self.completions.clone())))
+    pub fn close(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::Close>>> {
+        self.call(env, "close", Access::Read, || self.opener_only("closing the database through an attached engine (detach it)"))?;
+        Ok(AsyncTask::new(Contained(tasks::Close(self.db.clone(), self.completions.clone()))))
     }
 }

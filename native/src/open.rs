@@ -54,6 +54,6 @@ impl Work for Open {
     fn resolve(&self, db: storage::Database) -> Engine {
         let db = Arc::new(db);
         self.completions.attach(&db);
-        Engine { db, completions: self.completions.clone() }
+        Engine { db, completions: self.completions.clone(), attached: false }
     }
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { normaliseHostName, normaliseOrigin } from '../http/origin-policy.js'
-import { checkpoint_wal_bytes_min } from '../limits.js'
+import { availableParallelism } from 'node:os'
+import { checkpoint_wal_bytes_min, serve_threads_max } from '../limits.js'
 import { parseReplicationOptions, replication_flags, type ReplicationServeOptions } from './serve-replication-options.js'
 import { envValue, flagList } from './env.js'
 import { UsageError } from './usage-error.js'
@@ -21,6 +22,8 @@ export interface ServeOptions {
   tailRetentionBytes: number | undefined
   /** The lowest level of log line written (docs/operations.md, "Logs"). */
   logLevel: LogLevel
+  /** Threads serving HTTP, the opening one included (docs/architecture.md, "Every core"). */
+  workers: number
   /** A node of a cluster (--nats and the flags with it), or null (docs/replication.md). */
   replication: ReplicationServeOptions | null
 }
@@ -47,6 +50,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         'checkpoint-wal-bytes': { type: 'string' },
         'tail-retention-bytes': { type: 'string' },
         'log-level': { type: 'string' },
+        workers: { type: 'string' },
         ...replication_flags,
       },
       strict: true,
@@ -69,8 +73,19 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     checkpointWalBytes: parseBytes('--checkpoint-wal-bytes', values['checkpoint-wal-bytes'] ?? envValue(env, 'TENANTDB_CHECKPOINT_WAL_BYTES'), checkpoint_wal_bytes_min),
     tailRetentionBytes: parseBytes('--tail-retention-bytes', values['tail-retention-bytes'] ?? envValue(env, 'TENANTDB_TAIL_RETENTION_BYTES'), 0),
     logLevel: parseLogLevel(values['log-level'], envValue(env, 'LOG_LEVEL')),
+    workers: parseWorkers(values.workers ?? envValue(env, 'TENANTDB_WORKERS')),
     replication: parseReplicationOptions(replicationValues(values, env), dir),
   }
+}
+
+/** The machine's cores by default; a cluster node serves on one thread (docs/replication.md). */
+function parseWorkers(text: string | undefined): number {
+  if (text === undefined) return Math.min(availableParallelism(), serve_threads_max)
+  const workers = Number(text)
+  if (!/^\d{1,3}$/.test(text) || workers < 1 || workers > serve_threads_max) {
+    throw new UsageError(`--workers must be a whole number of threads from 1 to ${serve_threads_max}, got '${text}'`)
+  }
+  return workers
 }
 
 /** --log-level wins over LOG_LEVEL; an empty LOG_LEVEL is none. */

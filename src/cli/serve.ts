@@ -4,8 +4,11 @@
 // accepting, let in-flight requests finish (new ones get 503 `shutting_down`), close
 // the database (checkpoint, release the lock), exit 0.
 import { resolveToken, type ResolvedToken } from '../config/token.js'
-import { Database } from '../database/index.js'
+import type { FastifyInstance } from 'fastify'
+import { AccessTokens, Database } from '../database/index.js'
+import { duplicateFd } from '../engine/index.js'
 import { buildServer } from '../http/index.js'
+import { WorkerPool } from '../http/threads/index.js'
 import { SchemaError, SchemaReadError } from '../schema/index.js'
 import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
@@ -13,6 +16,7 @@ import { LogDestination } from './log-destination.js'
 import { checkListenable, listenError } from './port-check.js'
 import { parseServeOptions, type ServeOptions } from './serve-options.js'
 import { serveReplicated } from './serve-replicated.js'
+import type { ServeThreadData } from './serve-thread.js'
 import { UsageError } from './usage-error.js'
 
 // Log lines go to stdout, and nothing else does (the banner is on stderr). They are
@@ -48,6 +52,8 @@ export async function serve(argv: string[]): Promise<void> {
     await app.listen({ host: options.host, port: options.port }).catch((err: unknown) => {
       throw listenError(err, options.host, options.port)
     })
+    // The other threads serve on the same socket once they listen (docs/architecture.md, "Every core").
+    const pool = options.workers > 1 ? await startWorkers(app, db, options, token.token) : null
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
@@ -58,7 +64,10 @@ export async function serve(argv: string[]): Promise<void> {
       app.log.info({ signal }, 'shutting down')
       const force = setTimeout(() => process.exit(1), shutdown_grace_ms)
       force.unref()
-      app.close()
+      // Workers first: what they began still reaches this thread's server.
+      const workersStopped = pool?.stop() ?? Promise.resolve()
+      workersStopped
+        .then(() => app.close())
         .then(() => db.close())
         .then((closed) => {
           // A full disk skipped the final checkpoint: no failure, the WAL holds every
@@ -97,6 +106,25 @@ function tokenBanner(token: ResolvedToken): string {
   else lines.push(`  token: from ${token.source === 'flag' ? '--token' : 'SERVICE_TOKEN'}`)
   if (token.warning !== undefined) lines.push(`  warning: ${token.warning}`)
   return `${lines.join('\n')}\n`
+}
+
+/** Worker threads serving on the listening socket of `app` (which must listen). */
+async function startWorkers(app: FastifyInstance, db: Database, options: ServeOptions, token: string): Promise<WorkerPool> {
+  // Node keeps the descriptor of a listening TCP server on its handle.
+  const fd = (app.server as unknown as { _handle?: { fd?: unknown } })._handle?.fd
+  if (typeof fd !== 'number' || fd < 0) throw new Error('the listening socket has no descriptor to share with worker threads')
+  const data: Omit<ServeThreadData, 'fd'> = {
+    shared: db.share(), token, host: options.host, consoleOrigins: options.consoleOrigins, allowedHosts: options.allowedHosts, logLevel: options.logLevel,
+  }
+  return WorkerPool.start({
+    count: options.workers - 1,
+    entry: new URL('./serve-thread.js', import.meta.url),
+    data: { ...data },
+    socket: () => duplicateFd(fd),
+    app,
+    db,
+    tokens: AccessTokens.of(db),
+  })
 }
 
 async function openDatabase(options: ServeOptions, follower = false): Promise<Database> {

@@ -18,7 +18,7 @@ export const command_help: Record<string, CommandHelp> = {
     summary: 'serve a database directory over HTTP',
     text: `usage: tenantdb serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
                       [--console-origin URL]... [--allowed-host NAME]... [--checkpoint-wal-bytes N]
-                      [--tail-retention-bytes N] [--log-level LEVEL]
+                      [--tail-retention-bytes N] [--log-level LEVEL] [--workers N]
 
 Serves DIR over HTTP on HOST:PORT (the API at /api/v1, the console at /console/).
 
@@ -37,6 +37,8 @@ Serves DIR over HTTP on HOST:PORT (the API at /api/v1, the console at /console/)
                              to resume from (default 256 MiB; 0: none)
   --log-level LEVEL          fatal, error, warn, info (default), debug,       LOG_LEVEL
                              trace or silent
+  --workers N                threads serving HTTP (default: the machine's     TENANTDB_WORKERS
+                             cores; 1: one thread); a cluster node uses one
 
 A node of a cluster through NATS JetStream (docs/replication.md):
   --nats URL[,URL]           the NATS servers; without it, a single server

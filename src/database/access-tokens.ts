@@ -169,6 +169,16 @@ export class AccessTokens {
   }
 
   /**
+   * Takes the last uses held in memory, leaving none: a thread that does not commit
+   * hands them to the one that does, which notes them with `used` (src/http/threads/).
+   */
+  takeUses(): Array<[string, number]> {
+    const uses = [...this.#used]
+    this.#used.clear()
+    return uses
+  }
+
+  /**
    * Writes the last uses held in memory, in one commit outside conflict checks (so it
    * never fails a revocation), for the tokens that still exist. Calls run one at a
    * time. A failed write keeps the uses for the next call.

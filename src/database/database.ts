@@ -14,7 +14,7 @@ import { appliedSchema, Migrator, type FrozenAt } from '../migration/index.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
 import { default_tenant, listTenants, opRequestOf, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
-import { Committer, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
+import { Committer, commits_elsewhere, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
 import { query_time_ms_max } from '../limits.js'
 import { version } from '../version.js'
 import { archiveOf } from './backup.js'
@@ -35,6 +35,18 @@ export interface OpenOptions extends EngineOptions {
   appliedSchemaOf?: string
   /** Time one query may run before `query_timeout` (default query_time_ms_max). */
   queryTimeMsMax?: number
+}
+
+/**
+ * What another thread of this process needs to read this database (`Database.attach`),
+ * as `postMessage` carries it: the engine's share number, the loaded schema, the
+ * query time limit and the count of catalog changes (Committer.catalogGeneration).
+ */
+export interface SharedDatabase {
+  engine: number
+  schema: LoadedSchema
+  query_time_ms_max: number
+  generation: SharedArrayBuffer
 }
 
 /** A tenant whose data a migration to the loaded schema would not bring over, and why. */
@@ -93,6 +105,42 @@ export class Database {
       await engine.close()
       throw err
     }
+  }
+
+  /**
+   * The database another thread of this process opened and `share`d, read here through
+   * the same engine (docs/architecture.md, "Every core"). Everything that only reads
+   * works as on the opener; anything that would commit (a write, a lazy migration, a
+   * tenant operation, a token change) fails with CommitElsewhereError before writing,
+   * to be run again on the opener. Caches a catalog change makes stale are forgotten
+   * before the next read after it; the change tail hears the opener's commits through
+   * `heard`. `close()` lets go of the engine and leaves the database open.
+   */
+  static attach(shared: SharedDatabase): Database {
+    const engine = Engine.attach(shared.engine)
+    const committer = new Committer(engine)
+    const db = new Database(engine, committer, shared.schema, shared.query_time_ms_max, undefined)
+    const { migrator } = db.#parts
+    committer.setGate(commits_elsewhere, () => {})
+    committer.followGeneration(shared.generation, () => {
+      migrator.forgetAll()
+      committer.autoIds.forgetAll()
+    })
+    return db
+  }
+
+  /** What `Database.attach` needs on another thread; the opener keeps serving commits. */
+  share(): SharedDatabase {
+    const { engine, committer, schema, query_time_ms_max } = this.#parts
+    return { engine: engine.share(), schema, query_time_ms_max, generation: committer.shareGeneration() }
+  }
+
+  /**
+   * On an attached database: a durable commit the opener made, in LSN order (its
+   * `Replica.subscribe` delivers them), for the change tail here.
+   */
+  heard(lsn: number, payload: Buffer): void {
+    this.#parts.committer.heard(lsn, payload)
   }
 
   /** The tenant `default` always exists. */

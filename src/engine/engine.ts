@@ -199,10 +199,19 @@ export class Engine {
   #beginning = 0
   /** Settles when no backup is in progress or being begun. */
   #idle: { promise: Promise<void>; resolve: () => void } | undefined
+  /**
+   * Attached from another thread (`attach`): its head moves with the opener's commits,
+   * which never settle here, so each `snapshot()` compares the head's LSN with the
+   * database's; and it closes by letting go (`detach`), never the database itself.
+   */
+  readonly #attached: boolean
+  /** The number other threads attach by, while shared (`share`). */
+  #shared: number | null = null
 
-  private constructor(handle: NativeEngine, commits: Commits) {
+  private constructor(handle: NativeEngine, commits: Commits, attached = false) {
     this.#native = handle
     this.#commits = commits
+    this.#attached = attached
     // Forget the head before anyone awaiting a commit runs, so they read their write.
     commits.onSettle = () => this.#retireHead()
   }
@@ -211,6 +220,23 @@ export class Engine {
   static async open(dir: string, options: EngineOptions = {}): Promise<Engine> {
     const commits = new Commits()
     return new Engine(await mapAsync(mapSync(() => native.open(dir, options, commits.settle))), commits)
+  }
+
+  /**
+   * The database another thread of this process opened and shared as `id` (`share`),
+   * read through this thread's own engine: the same page cache, versions and WAL
+   * (docs/architecture.md, "Every core"). It reads; commits, checkpoints, compaction
+   * and close stay with the opener (they fail with `read_only` here).
+   */
+  static attach(id: number): Engine {
+    const commits = new Commits()
+    return new Engine(mapSync(() => native.attach(id, commits.settle)), commits, true)
+  }
+
+  /** Lets other threads attach to this database (`attach`); the number they attach by. */
+  share(): number {
+    this.#shared ??= mapSync(() => this.#native.share())
+    return this.#shared
   }
 
   /**
@@ -275,6 +301,8 @@ export class Engine {
     // (docs/format.md, "Space map"): it is replaced, with the same contents, by one of
     // the current generation. Asked of the binding at most once a millisecond: a call
     // per read was a twentieth of a prepared point read (docs/performance.md, P3).
+    // Attached: the opener's commits move the head without settling here.
+    if (this.#attached && this.#head !== undefined && this.#head.lsn !== this.headLsn()) this.#retireHead()
     const now = Date.now()
     if (this.#head !== undefined && now !== this.#generation_checked_ms) {
       this.#generation_checked_ms = now
@@ -496,6 +524,13 @@ export class Engine {
    * in progress are ended first.
    */
   async close(): Promise<CloseReport> {
+    if (this.#attached) {
+      for (const backup of [...this.#backups]) backup.end()
+      this.#retireHead()
+      mapSync(() => this.#native.detach())
+      return { checkpoint_skipped: null }
+    }
+    if (this.#shared !== null) this.#native.unshare(this.#shared)
     // A backup left open would make close skip its checkpoint; its later reads fail.
     for (const backup of [...this.#backups]) backup.end()
     try {

@@ -86,7 +86,12 @@ export class Credentials {
   }
 }
 
-export function authHook(credentials: Credentials, tokens: AccessTokens, throttle = new AuthThrottle()) {
+/**
+ * `unidentified`, when given, answers a request whose tokens are all wrong instead of
+ * the throttle here: a worker thread hands it to the opening thread, whose throttle
+ * counts the failures of every thread (src/http/threads/).
+ */
+export function authHook(credentials: Credentials, tokens: AccessTokens, unidentified?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, throttle = new AuthThrottle()) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     // Deny by default: the matched route decides, never the URL's spelling. Unknown
     // paths (fastify's 404 route) and unsupported methods need a credential too.
@@ -102,6 +107,7 @@ export function authHook(credentials: Credentials, tokens: AccessTokens, throttl
     if (offered.length === 0) return unauthorized(reply, 'missing or invalid token')
     const identified = credentials.identify(offered)
     if (identified === null) {
+      if (unidentified !== undefined) return unidentified(request, reply)
       const wait = throttle.retryAfterSeconds(request.ip)
       if (wait > 0) {
         reply.header('retry-after', String(wait))

@@ -4,7 +4,8 @@
 // route refuses it as a tenant operation that is not an object). Decoding leniently would replace each bad sequence with
 // U+FFFD, so distinct keys (`acct-\xff`, `acct-\xfe`) would become one. A byte-order
 // mark is kept as sent.
-import type { FastifyInstance } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { HttpError } from './errors.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
@@ -26,9 +27,18 @@ export function bodyValue(text: string): unknown {
   }
 }
 
-export function jsonOrTextBodies(app: FastifyInstance): void {
+/** The bytes of each request's body as received, for a worker thread that forwards it (threads/). */
+const raw_bodies = new WeakMap<IncomingMessage, Buffer>()
+
+/** The request's body as received, or null for none (kept only when `keepRaw`). */
+export function rawBodyOf(request: FastifyRequest): Buffer | null {
+  return raw_bodies.get(request.raw) ?? null
+}
+
+export function jsonOrTextBodies(app: FastifyInstance, keepRaw = false): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (keepRaw) raw_bodies.set(request.raw, body as Buffer)
     try {
       done(null, bodyValue(decodeBody(body as Buffer)))
     } catch (err) {

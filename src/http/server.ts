@@ -61,6 +61,8 @@ import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } 
 import { tenantRoutes } from './routes/tenants.js'
 import { trendRoutes } from './routes/trends.js'
 import { tokenRoutes } from './routes/tokens.js'
+import { forwardHook, forwardRequest, type OpenerLink } from './threads/index.js'
+import { CommitElsewhereError } from '../database/index.js'
 
 export interface ServerOptions {
   db: Database
@@ -81,6 +83,13 @@ export interface ServerOptions {
   consoleDir?: string
   /** A replicated node's figures, for /health/detail and the metrics (docs/replication.md). */
   replication?: ReplicationReporter
+  /**
+   * A worker thread's link to the thread that opened the database (threads/,
+   * docs/architecture.md "Every core"): `db` is attached, and what it cannot answer
+   * alone is forwarded: a request that would commit, one whose token is wrong (the
+   * throttle counts there), and the routes declared `config.opener`.
+   */
+  opener?: OpenerLink
 }
 
 export interface RegisteredRoute {
@@ -147,7 +156,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Only the error's code is logged: a conflict's message may name a catalog key, which holds a token's hash.
   // A replication follower writes no catalog: its uses stay in memory (one entry per
   // token) until it is the primary, without a warning a minute (docs/replication.md).
-  const flushUses = () => tokens.flushLastUsed().catch((err: unknown) => {
+  const opener = options.opener
+  const flushUses = opener !== undefined ? async () => opener.uses(tokens.takeUses()) : () => tokens.flushLastUsed().catch((err: unknown) => {
     if (err instanceof NotPrimaryError) return
     app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later')
   })
@@ -172,7 +182,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, status, duration_ms / 1000)
   }
 
-  jsonOrTextBodies(app)
+  jsonOrTextBodies(app, opener !== undefined)
   app.setValidatorCompiler(validatorCompiler)
   // The response schemas describe (the document is generated from them) but do not
   // serialize: fast-json-stringify would drop any field a schema does not list and
@@ -214,9 +224,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return payload
   })
   app.addHook('onRequest', corsHook(policy))
-  app.addHook('onRequest', authHook(new Credentials(options.token, tokens), tokens))
+  app.addHook('onRequest', authHook(new Credentials(options.token, tokens), tokens, opener === undefined ? undefined : (request, reply) => forwardRequest(opener, request, reply)))
   app.addHook('onRequest', routeMissingHook(app))
   app.addHook('onRequest', upgradeRouteHook)
+  if (opener !== undefined) app.addHook('preHandler', forwardHook(opener))
   app.addHook('onSend', refusedUpgradeCloses)
 
   // Reached only if a route calls callNotFound: routeMissingHook answers the rest.
@@ -224,6 +235,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
+    // A worker thread tried to commit: nothing was written; the opener runs it again.
+    if (opener !== undefined && error instanceof CommitElsewhereError) return forwardRequest(opener, request, reply)
     const { status, body, log } = mapError(error, { failuresAre400: request.routeOptions.config.failuresAre400 === true })
     if (log) request.log.error({ err: error }, 'request failed')
     return sendErrorBody(reply, status, body)

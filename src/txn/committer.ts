@@ -59,6 +59,16 @@ export class Committer {
   #writable_from = 0
   /** Told of the tenant of every frame applied from a primary that changes a catalog or schema. */
   #frame_tenant: (tenant: string) => void = () => {}
+  /**
+   * Counts commits and applied frames that are not plain writes (a tenant operation,
+   * a token change, a migration): caches of what they change (verified tokens, lazy
+   * migration, auto ids) are good while it stays the same. Kept in a shared buffer once
+   * other threads read this database (`shareGeneration`), read from one when attached.
+   */
+  #generation: Int32Array<ArrayBufferLike> = new Int32Array(1)
+  /** Attached: the opener's count last seen here, and who forgets when it moves. */
+  #seen_generation = 0
+  #generation_moved: (() => void) | null = null
 
   constructor(engine: Engine) {
     this.#engine = engine
@@ -70,12 +80,63 @@ export class Committer {
    * (Engine.snapshot); code that reads across an await takes a `lease`.
    */
   head(): Snapshot {
+    this.#followGeneration()
     return this.#engine.snapshot()
   }
 
   /** The newest durable version, readable until `unlease`d. */
   lease(): Snapshot {
+    this.#followGeneration()
     return this.#engine.lease()
+  }
+
+  /** See #generation: the count of commits that were not plain writes. */
+  get catalogGeneration(): number {
+    return Atomics.load(this.#generation, 0)
+  }
+
+  /** The generation count in memory other threads can read (`followGeneration`). */
+  shareGeneration(): SharedArrayBuffer {
+    if (!(this.#generation.buffer instanceof SharedArrayBuffer)) {
+      const shared = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
+      shared[0] = this.#generation[0] as number
+      this.#generation = shared
+    }
+    return this.#generation.buffer as SharedArrayBuffer
+  }
+
+  /**
+   * Attached from another thread: the opener's generation count, read before every
+   * snapshot is handed out; `moved` runs before the first read after it changed, so no
+   * read here trusts a cache that a tenant operation made stale, even one whose news
+   * (`heard`) has not arrived yet.
+   */
+  followGeneration(shared: SharedArrayBuffer, moved: () => void): void {
+    this.#generation = new Int32Array(shared)
+    this.#seen_generation = Atomics.load(this.#generation, 0)
+    this.#generation_moved = moved
+  }
+
+  #followGeneration(): void {
+    if (this.#generation_moved === null) return
+    const now = Atomics.load(this.#generation, 0)
+    if (now === this.#seen_generation) return
+    this.#seen_generation = now
+    this.#generation_moved()
+  }
+
+  /** A commit or frame that is not a plain write became durable. */
+  #catalogChanged(): void {
+    Atomics.add(this.#generation, 0, 1)
+  }
+
+  /**
+   * A durable commit another thread of this process made on the shared engine (an
+   * attached database, docs/architecture.md "Every core"): the subscribers (the change
+   * tail) hear of it as of one made here, in LSN order.
+   */
+  heard(lsn: number, payload: Buffer): void {
+    for (const listener of this.#listeners) listener.committed(lsn, payload)
   }
 
   unlease(snapshot: Snapshot): void {
@@ -136,6 +197,7 @@ export class Committer {
       throw err
     }
     this.conflicts.settle(accepted, lsn)
+    if (kind !== 'write') this.#catalogChanged()
     for (const listener of this.#listeners) listener.committed(lsn, payload)
     if (this.#gate !== null) {
       try {
@@ -193,7 +255,10 @@ export class Committer {
       if (result.status === 'rejected') throw result.reason
       const { lsn, payload } = frames[i] as { lsn: number; payload: Buffer }
       const header = decodeCommitHeader(commitMeta(payload))
-      if (header !== null && header.kind !== 'write') this.#frame_tenant(header.tenant)
+      if (header !== null && header.kind !== 'write') {
+        this.#catalogChanged()
+        this.#frame_tenant(header.tenant)
+      }
       for (const listener of this.#listeners) listener.committed(lsn, payload)
     }
   }

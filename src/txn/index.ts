@@ -5,6 +5,7 @@
 // feed sit on top of this one); the engine's types they name are exported from here.
 export { TxnView } from './txn-view.js'
 export { NotPrimaryError, type CommitGate } from './commit-gate.js'
+export { CommitElsewhereError, commits_elsewhere } from './commit-elsewhere.js'
 export { Committer, tenantStateKey, type CommitListener, type CommitObserver, type CommitOutcome, type CommitSettled } from './committer.js'
 export { encodeCommitHeader, decodeCommitHeader, type CommitKind, type RestoredFrom } from './commit-header.js'
 export * from './layout.js'

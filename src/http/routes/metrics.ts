@@ -17,7 +17,7 @@ const schema = {
 
 export function metricsRoutes(metrics: ServerMetrics) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get(metrics_path, { schema, config: { access: 'service' } }, async (_request, reply) => {
+    app.get(metrics_path, { schema, config: { access: 'service', opener: true } }, async (_request, reply) => {
       const { text, contentType } = await metrics.scrape()
       return reply.type(contentType).send(text)
     })

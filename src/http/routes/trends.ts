@@ -36,7 +36,7 @@ const schema = {
 
 export function trendRoutes(trends: TrendSampler) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.get<{ Querystring: { after?: number } }>(trends_path, { schema, config: { access: 'service' } }, async (request): Promise<Trends> => ({
+    app.get<{ Querystring: { after?: number } }>(trends_path, { schema, config: { access: 'service', opener: true } }, async (request): Promise<Trends> => ({
       interval_ms: trend_interval_ms,
       capacity: trends.ring.capacity,
       series: trends.ring.columns(request.query.after),

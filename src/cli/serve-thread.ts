@@ -1,0 +1,63 @@
+// A worker thread of `tenantdb serve` (docs/architecture.md, "Every core"): the same
+// HTTP server as the opening thread's, on the same listening socket, over the database
+// that thread opened and shared, attached here. It answers what reads; what would
+// commit, a wrong token (the throttle is the opener's) and the opener's own routes go
+// to the opening thread through `parentPort` (src/http/threads/). It stops when told:
+// accepts nothing more, answers what it has begun, lets go of the database, exits.
+import { parentPort, workerData } from 'node:worker_threads'
+import { Database, type SharedDatabase } from '../database/index.js'
+import { buildServer } from '../http/index.js'
+import { OpenerLink } from '../http/threads/index.js'
+import { log_flush_ms_max } from '../limits.js'
+import { LogDestination } from './log-destination.js'
+import type { LogLevel } from './serve-options.js'
+
+/** What the opening thread gives each worker (`workerData`). */
+export interface ServeThreadData {
+  shared: SharedDatabase
+  token: string
+  host: string
+  consoleOrigins: string[]
+  allowedHosts: string[]
+  logLevel: LogLevel
+  /** The worker's own descriptor of the listening socket; its server closes it. */
+  fd: number
+}
+
+async function main(): Promise<void> {
+  const port = parentPort
+  if (port === null) throw new Error('serve-thread runs as a worker thread of tenantdb serve')
+  const data = workerData as ServeThreadData
+  const destination = new LogDestination(1)
+  const db = Database.attach(data.shared)
+  let stopping: Promise<void> | null = null
+  const link = new OpenerLink(port, {
+    commits: (lsn, payload) => db.heard(lsn, payload),
+    stop: () => { stopping ??= stop() },
+  })
+  const app = await buildServer({
+    db,
+    token: data.token,
+    consoleOrigins: data.consoleOrigins,
+    allowedHosts: data.allowedHosts,
+    logger: { level: data.logLevel, stream: destination },
+    opener: link,
+  })
+  // A descriptor, not an address: fastify's listen hands it to the server as it is.
+  await app.listen({ fd: data.fd, host: data.host } as { host: string })
+  link.send({ kind: 'ready' })
+
+  async function stop(): Promise<void> {
+    await app.close()
+    await db.close()
+    await destination.end(log_flush_ms_max)
+    link.send({ kind: 'stopped' })
+    port?.close()
+  }
+}
+
+main().catch((err: unknown) => {
+  parentPort?.postMessage({ kind: 'failed', message: (err as Error).message })
+  process.exitCode = 1
+  parentPort?.close()
+})

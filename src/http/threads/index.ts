@@ -1,0 +1,6 @@
+// A server on every core (docs/architecture.md, "Every core"): worker threads that
+// serve HTTP over the database attached to each, and the opening thread that commits.
+export { forwardHook, forwardRequest } from './forward.js'
+export { OpenerGoneError, OpenerLink } from './opener-link.js'
+export { WorkerPool, type WorkerPoolOptions } from './worker-pool.js'
+export type { ForwardedAnswer, ForwardedRequest, ToOpener, ToWorker } from './messages.js'

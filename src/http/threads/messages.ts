@@ -1,0 +1,38 @@
+// What the threads of one server say to each other over a MessagePort
+// (docs/architecture.md, "Every core"). The opening thread holds the committer; each
+// worker thread serves HTTP over an attached database and sends it what it cannot
+// answer alone.
+
+/** A request a worker hands to the opening thread, as the client sent it. */
+export interface ForwardedRequest {
+  method: string
+  /** The URL as sent (before the canonical-path rewrite, which the opener does again). */
+  url: string
+  headers: Record<string, string | string[] | undefined>
+  /** The body's bytes as received, or null for none. */
+  body: Buffer | null
+  /** The client's address (the throttle counts by it). */
+  remote_address: string
+}
+
+/** The opener's answer to a forwarded request. */
+export interface ForwardedAnswer {
+  status: number
+  headers: Record<string, string | string[] | number | undefined>
+  body: Buffer
+}
+
+export type ToOpener =
+  | { kind: 'ready' }
+  | { kind: 'forward'; id: number; request: ForwardedRequest }
+  /** Tenant tokens' last uses seen by the worker: hash, ms since the epoch. */
+  | { kind: 'uses'; uses: Array<[string, number]> }
+  | { kind: 'stopped' }
+  | { kind: 'failed'; message: string }
+
+export type ToWorker =
+  | { kind: 'answer'; id: number; answer: ForwardedAnswer }
+  | { kind: 'refused'; id: number; message: string }
+  /** Durable commits of the opener, in LSN order: the change tail of the worker hears them. */
+  | { kind: 'commits'; lsns: number[]; payloads: Buffer[] }
+  | { kind: 'stop' }

@@ -1,0 +1,83 @@
+// A worker thread's side of its port to the opening thread (docs/architecture.md,
+// "Every core"): requests it forwards and their answers, tenant tokens' last uses, and
+// the opener's durable commits, which reach the attached database's change tail in LSN
+// order (a port delivers messages in the order they were posted).
+import type { MessagePort } from 'node:worker_threads'
+import type { ForwardedAnswer, ForwardedRequest, ToOpener, ToWorker } from './messages.js'
+
+/** The opening thread did not answer a forwarded request: it is stopping or gone. */
+export class OpenerGoneError extends Error {}
+
+interface Waiting {
+  resolve: (answer: ForwardedAnswer) => void
+  reject: (err: Error) => void
+}
+
+/** A Buffer over the bytes `postMessage` delivered (a plain Uint8Array), without a copy. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+export class OpenerLink {
+  readonly #port: MessagePort
+  readonly #waiting = new Map<number, Waiting>()
+  #next_id = 0
+  #closed = false
+
+  constructor(port: MessagePort, handlers: { commits: (lsn: number, payload: Buffer) => void; stop: () => void }) {
+    this.#port = port
+    port.on('message', (message: ToWorker) => {
+      switch (message.kind) {
+        case 'answer': {
+          const { body, ...rest } = message.answer
+          this.#settle(message.id)?.resolve({ ...rest, body: asBuffer(body) })
+          return
+        }
+        case 'refused':
+          this.#settle(message.id)?.reject(new OpenerGoneError(message.message))
+          return
+        case 'commits':
+          for (const [i, lsn] of message.lsns.entries()) handlers.commits(lsn, asBuffer(message.payloads[i] as Uint8Array))
+          return
+        case 'stop':
+          handlers.stop()
+      }
+    })
+    port.on('close', () => this.#gone())
+  }
+
+  /** Runs `request` on the opening thread, with its hooks, and resolves with its answer. */
+  forward(request: ForwardedRequest): Promise<ForwardedAnswer> {
+    if (this.#closed) return Promise.reject(new OpenerGoneError('the opening thread is gone'))
+    const id = this.#next_id++
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject })
+      this.#send({ kind: 'forward', id, request })
+    })
+  }
+
+  /** Tenant tokens' last uses, for the opener to write with its own. */
+  uses(uses: Array<[string, number]>): void {
+    if (uses.length > 0 && !this.#closed) this.#send({ kind: 'uses', uses })
+  }
+
+  send(message: ToOpener): void {
+    if (!this.#closed) this.#send(message)
+  }
+
+  #send(message: ToOpener): void {
+    this.#port.postMessage(message)
+  }
+
+  #settle(id: number): Waiting | undefined {
+    const waiting = this.#waiting.get(id)
+    this.#waiting.delete(id)
+    return waiting
+  }
+
+  #gone(): void {
+    this.#closed = true
+    for (const waiting of this.#waiting.values()) waiting.reject(new OpenerGoneError('the opening thread is gone'))
+    this.#waiting.clear()
+  }
+}

@@ -1,0 +1,138 @@
+// The opening thread's side of a server on every core (docs/architecture.md, "Every
+// core"): it starts the worker threads, each serving HTTP on the same listening socket
+// over the database attached to its thread; runs what they forward (a request that
+// would commit, one whose token is wrong, one only this thread answers) through its
+// own server, hooks and all, as if the client had sent it here; writes the token uses
+// they report; and posts its durable commits to them, batched per turn of its loop,
+// for their change tails.
+import { Worker } from 'node:worker_threads'
+import type { FastifyInstance } from 'fastify'
+import type { AccessTokens, Database } from '../../database/index.js'
+import type { ForwardedRequest, ToOpener, ToWorker } from './messages.js'
+import { asBuffer } from './opener-link.js'
+
+export interface WorkerPoolOptions {
+  /** Worker threads to start (the opening thread serves as well). */
+  count: number
+  /** The worker's script (its `workerData` is `data` with `fd`, the listening socket). */
+  entry: URL
+  data: Record<string, unknown>
+  /** A new descriptor of the listening socket for each worker, which owns and closes it. */
+  socket: () => number
+  app: FastifyInstance
+  db: Database
+  tokens: AccessTokens
+}
+
+interface Running {
+  worker: Worker
+  stopped: Promise<void>
+}
+
+export class WorkerPool {
+  readonly #running: Running[] = []
+  readonly #app: FastifyInstance
+  #batch: { lsns: number[]; payloads: Buffer[] } | null = null
+  #unsubscribe: () => void = () => {}
+
+  private constructor(app: FastifyInstance) {
+    this.#app = app
+  }
+
+  /** Starts `count` workers and resolves once each listens; rejects (stopping those started) if one fails. */
+  static async start(options: WorkerPoolOptions): Promise<WorkerPool> {
+    const pool = new WorkerPool(options.app)
+    pool.#unsubscribe = options.db.replica.subscribe({
+      committed: (lsn, payload) => pool.#committed(lsn, payload),
+      closed: () => {},
+    })
+    try {
+      await Promise.all(Array.from({ length: options.count }, () => pool.#startOne(options)))
+    } catch (err) {
+      await pool.stop()
+      throw err
+    }
+    return pool
+  }
+
+  /** How many workers serve now. */
+  get size(): number {
+    return this.#running.length
+  }
+
+  async #startOne(options: WorkerPoolOptions): Promise<void> {
+    const worker = new Worker(options.entry, { workerData: { ...options.data, fd: options.socket() } })
+    let ready!: () => void
+    let failed!: (err: Error) => void
+    const listening = new Promise<void>((resolve, reject) => { ready = resolve; failed = reject })
+    const stopped = new Promise<void>((resolve) => {
+      worker.once('exit', (code) => {
+        failed(new Error(`a worker thread exited with code ${code} before it served`))
+        resolve()
+      })
+    })
+    worker.on('error', (err) => {
+      failed(err)
+      this.#app.log.error({ err }, 'a worker thread failed; the other threads go on serving')
+    })
+    worker.on('message', (message: ToOpener) => {
+      switch (message.kind) {
+        case 'ready': ready(); return
+        case 'failed': failed(new Error(message.message)); return
+        case 'forward': void this.#forward(worker, message.id, message.request); return
+        case 'uses': for (const [hash, at_ms] of message.uses) options.tokens.used(hash, at_ms); return
+        case 'stopped': return
+      }
+    })
+    this.#running.push({ worker, stopped })
+    await listening
+  }
+
+  async #forward(worker: Worker, id: number, request: ForwardedRequest): Promise<void> {
+    let message: ToWorker
+    try {
+      const response = await this.#app.inject({
+        method: request.method as 'GET',
+        url: request.url,
+        headers: request.headers as Record<string, string>,
+        remoteAddress: request.remote_address,
+        ...(request.body === null ? {} : { payload: asBuffer(request.body) }),
+      })
+      message = { kind: 'answer', id, answer: { status: response.statusCode, headers: response.headers, body: response.rawPayload } }
+    } catch (err) {
+      message = { kind: 'refused', id, message: (err as Error).message }
+    }
+    worker.postMessage(message)
+  }
+
+  /** Posted once per turn: a group commit's many commits cost each worker one message. */
+  #committed(lsn: number, payload: Buffer): void {
+    if (this.#running.length === 0) return
+    if (this.#batch === null) {
+      this.#batch = { lsns: [], payloads: [] }
+      setImmediate(() => this.#post())
+    }
+    this.#batch.lsns.push(lsn)
+    this.#batch.payloads.push(payload)
+  }
+
+  #post(): void {
+    const batch = this.#batch
+    this.#batch = null
+    if (batch === null) return
+    const message: ToWorker = { kind: 'commits', ...batch }
+    for (const { worker } of this.#running) worker.postMessage(message)
+  }
+
+  /**
+   * Stops every worker: each stops accepting, answers what it has begun (this thread
+   * still runs what they forward) and lets go of the database. Resolves once all exited.
+   */
+  async stop(): Promise<void> {
+    this.#post()
+    this.#unsubscribe()
+    const running = this.#running.splice(0)
+    for (const { worker } of running) worker.postMessage({ kind: 'stop' } satisfies ToWorker)
+    await Promise.all(running.map((r) => r.stopped))
+  }
+}
