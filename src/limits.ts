@@ -64,6 +64,9 @@ export const shutdown_grace_ms = 10_000
 /** Threads `serve` may serve HTTP on (--workers): the opening thread and its workers. */
 export const serve_threads_max = 64
 
+/** How often a worker thread reports its queries and tail consumers for the trends. */
+export const thread_trends_report_ms = 250
+
 /** Addresses the failed-auth table tracks at once (bounded memory). */
 export const auth_throttle_addresses_max = 10_000
 

@@ -2,6 +2,7 @@
 //! delegate to `storage::Database`, run contained (`unwind.rs`); work that touches the
 //! disk runs as a task on the thread pool (`tasks.rs`). Opening one is `open.rs`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, BufferSlice};
@@ -23,11 +24,16 @@ pub struct Engine {
     pub(crate) completions: Arc<Completions>,
     /// Attached from another thread (`share.rs`): reads only; the opener commits.
     pub(crate) attached: bool,
+    /// An attached engine that let go (`detach`): every call fails as on a closed one.
+    pub(crate) detached: AtomicBool,
 }
 
 impl Engine {
     /// Runs a synchronous delegate contained (`unwind.rs`) and maps its failure.
     fn call<T>(&self, env: &Env, entry: &'static str, access: Access, work: impl FnOnce() -> storage::Result<T>) -> napi::Result<T> {
+        if self.detached.load(Ordering::Acquire) {
+            return Err(to_js(env, storage::Error::Closed));
+        }
         unwind::run(Stop::Db(&self.db), entry, access, work).map_err(|failure| to_js(env, failure))
     }
 
@@ -114,6 +120,7 @@ impl Engine {
     /// released; the database stays open for its opener.
     #[napi]
     pub fn detach(&self) {
+        self.detached.store(true, Ordering::Release);
         self.completions.release();
     }
 
@@ -147,13 +154,14 @@ impl Engine {
     /// Committed frames with LSN > `after`, in order, at most `framesMax` of them and
     /// about `bytesMax` bytes of payload (always at least one frame if any).
     #[napi(ts_return_type = "Promise<FrameBatch>")]
-    pub fn read_frames(&self, after: i64, frames_max: u32, bytes_max: u32) -> AsyncTask<Contained<tasks::ReadFrames>> {
-        AsyncTask::new(Contained(tasks::ReadFrames {
+    pub fn read_frames(&self, env: &Env, after: i64, frames_max: u32, bytes_max: u32) -> napi::Result<AsyncTask<Contained<tasks::ReadFrames>>> {
+        self.call(env, "readFrames", Access::Read, || Ok(()))?;
+        Ok(AsyncTask::new(Contained(tasks::ReadFrames {
             db: self.db.clone(),
             after: after.max(0) as u64,
             frames_max: frames_max as usize,
             bytes_max: bytes_max as usize,
-        }))
+        })))
     }
 
     /// The long work running now (a verify, a tree compaction, a checkpoint) and how

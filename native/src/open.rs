@@ -4,6 +4,7 @@
 //! never import each other.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
@@ -54,6 +55,6 @@ impl Work for Open {
     fn resolve(&self, db: storage::Database) -> Engine {
         let db = Arc::new(db);
         self.completions.attach(&db);
-        Engine { db, completions: self.completions.clone(), attached: false }
+        Engine { db, completions: self.completions.clone(), attached: false, detached: AtomicBool::new(false) }
     }
 }

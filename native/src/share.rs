@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use napi::bindgen_prelude::{Function, Unknown};
@@ -56,7 +57,7 @@ pub fn attach(env: &Env, id: u32, settle: Function<'_, Unknown<'static>, Unknown
         .ok_or_else(|| to_js(env, Failure::Storage(storage::Error::InvalidArgument(format!("no database is shared as {id}")))))?;
     let completions = unwind::contain(Stop::Db(&db), "attach", || Completions::new(settle)).map_err(|panic| to_js(env, Failure::Panic(panic)))??;
     completions.attach(&db);
-    Ok(Engine { db, completions: Arc::new(completions), attached: true })
+    Ok(Engine { db, completions: Arc::new(completions), attached: true, detached: AtomicBool::new(false) })
 }
 
 /// A new descriptor (close-on-exec) of the open file `fd`: a listening socket that

@@ -4,10 +4,12 @@
 // commit, a wrong token (the throttle is the opener's) and the opener's own routes go
 // to the opening thread through `parentPort` (src/http/threads/). It stops when told:
 // accepts nothing more, answers what it has begun, lets go of the database, exits.
-import { parentPort, workerData } from 'node:worker_threads'
+import { hostname } from 'node:os'
+import { parentPort, threadId, workerData } from 'node:worker_threads'
 import { Database, type SharedDatabase } from '../database/index.js'
-import { buildServer } from '../http/index.js'
-import { OpenerLink } from '../http/threads/index.js'
+import { buildServer, serverMetricsOf } from '../http/index.js'
+import { OpenerLink, reportTrends } from '../http/threads/index.js'
+import type { ServerMetrics } from '../http/metrics/index.js'
 import { log_flush_ms_max } from '../limits.js'
 import { LogDestination } from './log-destination.js'
 import type { LogLevel } from './serve-options.js'
@@ -31,8 +33,10 @@ async function main(): Promise<void> {
   const destination = new LogDestination(1)
   const db = Database.attach(data.shared)
   let stopping: Promise<void> | null = null
+  let metrics: ServerMetrics | null = null
   const link = new OpenerLink(port, {
     commits: (lsn, payload) => db.heard(lsn, payload),
+    metrics: async () => metrics?.threadMetrics() ?? [],
     stop: () => { stopping ??= stop() },
   })
   const app = await buildServer({
@@ -40,15 +44,19 @@ async function main(): Promise<void> {
     token: data.token,
     consoleOrigins: data.consoleOrigins,
     allowedHosts: data.allowedHosts,
-    logger: { level: data.logLevel, stream: destination },
+    // Its lines name the thread (the opening thread's name none: docs/operations.md, "Logs").
+    logger: { level: data.logLevel, stream: destination, base: { pid: process.pid, hostname: hostname(), thread: threadId } },
     opener: link,
   })
+  metrics = serverMetricsOf(app)
+  const stopReporting = reportTrends(metrics, link)
   // A descriptor, not an address: fastify's listen hands it to the server as it is.
   await app.listen({ fd: data.fd, host: data.host } as { host: string })
   link.send({ kind: 'ready' })
 
   async function stop(): Promise<void> {
     await app.close()
+    stopReporting()
     await db.close()
     await destination.end(log_flush_ms_max)
     link.send({ kind: 'stopped' })

@@ -7,7 +7,7 @@ import { resolveToken, type ResolvedToken } from '../config/token.js'
 import type { FastifyInstance } from 'fastify'
 import { AccessTokens, Database } from '../database/index.js'
 import { duplicateFd } from '../engine/index.js'
-import { buildServer } from '../http/index.js'
+import { buildServer, serverMetricsOf } from '../http/index.js'
 import { WorkerPool } from '../http/threads/index.js'
 import { SchemaError, SchemaReadError } from '../schema/index.js'
 import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
@@ -52,8 +52,9 @@ export async function serve(argv: string[]): Promise<void> {
     await app.listen({ host: options.host, port: options.port }).catch((err: unknown) => {
       throw listenError(err, options.host, options.port)
     })
-    // The other threads serve on the same socket once they listen (docs/architecture.md, "Every core").
-    const pool = options.workers > 1 ? await startWorkers(app, db, options, token.token) : null
+    // The other threads serve on the same socket once they listen (docs/architecture.md,
+    // "Every core"); a signal while they start stops them once started.
+    const workers = options.workers > 1 ? startWorkers(app, db, options, token.token) : Promise.resolve(null)
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
@@ -65,8 +66,7 @@ export async function serve(argv: string[]): Promise<void> {
       const force = setTimeout(() => process.exit(1), shutdown_grace_ms)
       force.unref()
       // Workers first: what they began still reaches this thread's server.
-      const workersStopped = pool?.stop() ?? Promise.resolve()
-      workersStopped
+      workers.then((pool) => pool?.stop(), () => {})
         .then(() => app.close())
         .then(() => db.close())
         .then((closed) => {
@@ -82,6 +82,7 @@ export async function serve(argv: string[]): Promise<void> {
     }
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
+    await workers
     // Only once the handlers are in place: whoever reads the banner may signal at once,
     // and a signal before them would kill the process without a clean stop.
     // The banner goes to stderr with the warnings: stdout holds only the JSON log lines.
@@ -122,6 +123,7 @@ async function startWorkers(app: FastifyInstance, db: Database, options: ServeOp
     data: { ...data },
     socket: () => duplicateFd(fd),
     app,
+    metrics: serverMetricsOf(app),
     db,
     tokens: AccessTokens.of(db),
   })

@@ -5,6 +5,7 @@
 // sent (the route pattern names the route), so no token can reach a log line.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { answeredErrorCode } from './errors.js'
+import { wasForwarded } from './threads/forward.js'
 
 export function pathOnly(url: string): string {
   const query = url.indexOf('?')
@@ -50,6 +51,8 @@ export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // A worker thread's forwarded request: the opening thread wrote its line.
+    if (wasForwarded(request)) return
     logRequest(request, reply.statusCode, reply.elapsedTime, error ?? undefined)
   }
 }

@@ -25,6 +25,7 @@
 import swagger from '@fastify/swagger'
 import websocket from '@fastify/websocket'
 import { createServer, maxHeaderSize } from 'node:http'
+import { threadId } from 'node:worker_threads'
 import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { AccessTokens, NotPrimaryError, type Database } from '../database/index.js'
@@ -61,7 +62,7 @@ import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } 
 import { tenantRoutes } from './routes/tenants.js'
 import { trendRoutes } from './routes/trends.js'
 import { tokenRoutes } from './routes/tokens.js'
-import { forwardHook, forwardRequest, type OpenerLink } from './threads/index.js'
+import { forwardHook, forwardRequest, requestIdsOfThread, wasForwarded, type OpenerLink } from './threads/index.js'
 import { CommitElsewhereError } from '../database/index.js'
 
 export interface ServerOptions {
@@ -98,6 +99,14 @@ export interface RegisteredRoute {
 }
 
 const registered_routes = new WeakMap<FastifyInstance, RegisteredRoute[]>()
+const server_metrics = new WeakMap<FastifyInstance, ServerMetrics>()
+
+/** The metrics of a server buildServer made (the threads of a server on every core add theirs up). */
+export function serverMetricsOf(app: FastifyInstance): ServerMetrics {
+  const metrics = server_metrics.get(app)
+  if (metrics === undefined) throw new Error('not a server of buildServer')
+  return metrics
+}
 
 /** Every route the server registered, with each method separately. */
 export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
@@ -136,6 +145,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     logController: logging ? new OneLinePerRequest() : new LogController({ disableRequestLogging: true }),
     // A request its route's schema refuses: 400 bad_request, in a sentence.
     schemaErrorFormatter,
+    // A worker thread's ids name it (threads/request-ids.ts).
+    ...(options.opener === undefined ? {} : { genReqId: requestIdsOfThread(threadId) }),
   })
 
   // Every route, as registered: the auth test (R8) enumerates them, so a new route
@@ -172,8 +183,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
   // when it closes (tail-ws.ts). The log line is the log controller's.
   const metrics = new ServerMetrics(db, query_path, options.replication ?? null)
+  server_metrics.set(app, metrics)
   app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
   app.addHook('onResponse', (request, reply, done) => {
+    // A worker thread's forwarded request is counted by the opening thread, which answered it.
+    if (opener !== undefined && wasForwarded(request)) return done()
     metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })

@@ -1,3 +1,3 @@
 // The server's Prometheus metrics (docs/operations.md, "Metrics"), served by
 // routes/metrics.ts.
-export { ServerMetrics, unmatched_route, type TailObserver, type TailTransport } from './server-metrics.js'
+export { ServerMetrics, unmatched_route, type OtherThreads, type TailObserver, type TailTransport, type ThreadMetrics } from './server-metrics.js'

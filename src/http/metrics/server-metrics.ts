@@ -8,7 +8,7 @@
 // Label values come from short fixed sets only: a route pattern (never the path a
 // client sent, its tenant or its query string), a method, a status, a commit kind and
 // outcome, a tail transport. So the number of series stays bounded whatever clients send.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import type { CommitSettled, Database } from '../../database/index.js'
 import type { ReplicationReporter } from '../../replication/index.js'
 import { registerDatabaseMetrics } from './database-metrics.js'
@@ -39,6 +39,19 @@ const commit_kinds = ['write', 'migration', 'catalog'] as const
 const commit_outcomes = ['committed', 'conflict', 'failed'] as const
 const tail_transports: readonly TailTransport[] = ['websocket', 'poll']
 
+/** Metrics a worker thread counts itself; the opening thread adds them to its own (threads/). */
+const thread_metric_names = new Set(['tenantdb_http_requests_total', 'tenantdb_http_request_duration_seconds', 'tenantdb_tail_subscribers', 'tenantdb_tail_events_sent_total'])
+
+export type ThreadMetrics = Array<MetricObjectWithValues<MetricValue<string>>>
+
+/** The figures of the other threads of a server on every core (src/http/threads/). */
+export interface OtherThreads {
+  /** Each worker's thread metrics, asked now. */
+  metrics(): Promise<ThreadMetrics[]>
+  /** Tail consumers reading on the workers, as last reported. */
+  tailReaders(): number
+}
+
 export class ServerMetrics {
   readonly registry = new Registry()
   readonly #requests = new Counter({ name: 'tenantdb_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [this.registry] })
@@ -55,10 +68,14 @@ export class ServerMetrics {
   readonly trends: TrendSampler
   /** The route pattern whose requests the trends count as queries. */
   readonly #queryRoute: string
+  /** A server on every core: the workers' figures, added to this thread's. */
+  #others: OtherThreads | null = null
+  /** A worker thread: told each query's duration, for the opening thread's trends. */
+  onQuery: ((ms: number) => void) | null = null
 
   constructor(db: Database, queryRoute: string, replication: ReplicationReporter | null = null) {
     this.#queryRoute = queryRoute
-    this.trends = new TrendSampler(db, () => this.#tailReaders)
+    this.trends = new TrendSampler(db, () => this.#tailReaders + (this.#others?.tailReaders() ?? 0))
     // Every series of a fixed label set exists from the start, at 0, so a rate over the
     // first event is right and a dashboard never meets a missing series.
     for (const kind of commit_kinds) {
@@ -81,7 +98,25 @@ export class ServerMetrics {
   requestEnded(route: string, method: string, status: number, seconds: number): void {
     this.#requests.inc({ route, method, status })
     this.#request_seconds.observe({ route, method }, seconds)
-    if (route === this.#queryRoute) this.trends.query(seconds * 1000)
+    if (route === this.#queryRoute) {
+      this.trends.query(seconds * 1000)
+      this.onQuery?.(seconds * 1000)
+    }
+  }
+
+  /** Tail consumers reading on this thread now. */
+  get tailReaders(): number {
+    return this.#tailReaders
+  }
+
+  /** The opening thread of a server on every core: scrapes and trends include the workers'. */
+  joinThreads(others: OtherThreads): void {
+    this.#others = others
+  }
+
+  /** What a worker thread counts itself (requests, tails), for the opening thread to add up. */
+  async threadMetrics(): Promise<ThreadMetrics> {
+    return (await this.registry.getMetricsAsJSON()).filter((m) => thread_metric_names.has(m.name))
   }
 
   readonly tail: TailObserver = {
@@ -105,7 +140,11 @@ export class ServerMetrics {
 
   /** The exposition text and its content type. */
   async scrape(): Promise<{ text: string; contentType: string }> {
-    return { text: await this.registry.metrics(), contentType: this.registry.contentType }
+    if (this.#others === null) return { text: await this.registry.metrics(), contentType: this.registry.contentType }
+    // Counters and histograms add up; so do the tail gauges. The database's figures are
+    // this thread's alone (a worker reports none of them), so they are not doubled.
+    const all = [await this.registry.getMetricsAsJSON(), ...await this.#others.metrics()]
+    return { text: await AggregatorRegistry.aggregate(all).metrics(), contentType: this.registry.contentType }
   }
 
   /** Stops observing the database (the server closed). */

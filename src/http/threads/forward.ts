@@ -19,6 +19,13 @@ declare module 'fastify' {
   }
 }
 
+/** Requests this thread forwarded: the opener logs and counts them, this thread does not. */
+const forwarded = new WeakSet<object>()
+
+export function wasForwarded(request: FastifyRequest): boolean {
+  return forwarded.has(request.raw)
+}
+
 /** Headers about this connection, not the request: the opener's answer has its own. */
 const connection_headers = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date', 'upgrade', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol'])
 
@@ -30,6 +37,7 @@ function withoutConnectionHeaders<T>(headers: Record<string, T>): Record<string,
 
 export async function forwardRequest(opener: OpenerLink, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   let answer
+  forwarded.add(request.raw)
   try {
     answer = await opener.forward({
       method: request.method,

@@ -2,6 +2,7 @@
 // (docs/architecture.md, "Every core"). The opening thread holds the committer; each
 // worker thread serves HTTP over an attached database and sends it what it cannot
 // answer alone.
+import type { ThreadMetrics } from '../metrics/index.js'
 
 /** A request a worker hands to the opening thread, as the client sent it. */
 export interface ForwardedRequest {
@@ -27,6 +28,9 @@ export type ToOpener =
   | { kind: 'forward'; id: number; request: ForwardedRequest }
   /** Tenant tokens' last uses seen by the worker: hash, ms since the epoch. */
   | { kind: 'uses'; uses: Array<[string, number]> }
+  /** Query durations (ms) since the last report and tail consumers reading now, for the trends. */
+  | { kind: 'trends'; durations_ms: number[]; tail_readers: number }
+  | { kind: 'metrics'; id: number; metrics: ThreadMetrics }
   | { kind: 'stopped' }
   | { kind: 'failed'; message: string }
 
@@ -35,4 +39,6 @@ export type ToWorker =
   | { kind: 'refused'; id: number; message: string }
   /** Durable commits of the opener, in LSN order: the change tail of the worker hears them. */
   | { kind: 'commits'; lsns: number[]; payloads: Buffer[] }
+  /** Asks for the worker's thread metrics (a scrape of GET /api/v1/metrics). */
+  | { kind: 'metrics'; id: number }
   | { kind: 'stop' }

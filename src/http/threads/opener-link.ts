@@ -3,6 +3,7 @@
 // the opener's durable commits, which reach the attached database's change tail in LSN
 // order (a port delivers messages in the order they were posted).
 import type { MessagePort } from 'node:worker_threads'
+import type { ThreadMetrics } from '../metrics/index.js'
 import type { ForwardedAnswer, ForwardedRequest, ToOpener, ToWorker } from './messages.js'
 
 /** The opening thread did not answer a forwarded request: it is stopping or gone. */
@@ -24,7 +25,7 @@ export class OpenerLink {
   #next_id = 0
   #closed = false
 
-  constructor(port: MessagePort, handlers: { commits: (lsn: number, payload: Buffer) => void; stop: () => void }) {
+  constructor(port: MessagePort, handlers: { commits: (lsn: number, payload: Buffer) => void; metrics: () => Promise<ThreadMetrics>; stop: () => void }) {
     this.#port = port
     port.on('message', (message: ToWorker) => {
       switch (message.kind) {
@@ -39,6 +40,11 @@ export class OpenerLink {
         case 'commits':
           for (const [i, lsn] of message.lsns.entries()) handlers.commits(lsn, asBuffer(message.payloads[i] as Uint8Array))
           return
+        case 'metrics': {
+          const id = message.id
+          handlers.metrics().then((metrics) => this.send({ kind: 'metrics', id, metrics }), () => this.send({ kind: 'metrics', id, metrics: [] }))
+          return
+        }
         case 'stop':
           handlers.stop()
       }

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
 import type { AccessTokens, Database } from '../../database/index.js'
+import type { ServerMetrics, ThreadMetrics } from '../metrics/index.js'
 import type { ForwardedRequest, ToOpener, ToWorker } from './messages.js'
 import { asBuffer } from './opener-link.js'
 
@@ -20,6 +21,8 @@ export interface WorkerPoolOptions {
   /** A new descriptor of the listening socket for each worker, which owns and closes it. */
   socket: () => number
   app: FastifyInstance
+  /** The opening thread's metrics: scrapes and trends add up the workers' figures. */
+  metrics: ServerMetrics
   db: Database
   tokens: AccessTokens
 }
@@ -27,6 +30,8 @@ export interface WorkerPoolOptions {
 interface Running {
   worker: Worker
   stopped: Promise<void>
+  /** Tail consumers reading on it, as it last reported. */
+  tail_readers: number
 }
 
 export class WorkerPool {
@@ -34,6 +39,9 @@ export class WorkerPool {
   readonly #app: FastifyInstance
   #batch: { lsns: number[]; payloads: Buffer[] } | null = null
   #unsubscribe: () => void = () => {}
+  /** Scrapes waiting for workers' metrics, by id. */
+  readonly #scrapes = new Map<number, (metrics: ThreadMetrics) => void>()
+  #next_scrape = 0
 
   private constructor(app: FastifyInstance) {
     this.#app = app
@@ -45,6 +53,10 @@ export class WorkerPool {
     pool.#unsubscribe = options.db.replica.subscribe({
       committed: (lsn, payload) => pool.#committed(lsn, payload),
       closed: () => {},
+    })
+    options.metrics.joinThreads({
+      metrics: () => pool.#metrics(),
+      tailReaders: () => pool.#running.reduce((sum, r) => sum + r.tail_readers, 0),
     })
     try {
       await Promise.all(Array.from({ length: options.count }, () => pool.#startOne(options)))
@@ -75,8 +87,16 @@ export class WorkerPool {
       failed(err)
       this.#app.log.error({ err }, 'a worker thread failed; the other threads go on serving')
     })
+    const running: Running = { worker, stopped, tail_readers: 0 }
     worker.on('message', (message: ToOpener) => {
       switch (message.kind) {
+        case 'trends':
+          for (const ms of message.durations_ms) options.metrics.trends.query(ms)
+          running.tail_readers = message.tail_readers
+          return
+        case 'metrics':
+          this.#scrapes.get(message.id)?.(message.metrics)
+          return
         case 'ready': ready(); return
         case 'failed': failed(new Error(message.message)); return
         case 'forward': void this.#forward(worker, message.id, message.request); return
@@ -84,7 +104,7 @@ export class WorkerPool {
         case 'stopped': return
       }
     })
-    this.#running.push({ worker, stopped })
+    this.#running.push(running)
     await listening
   }
 
@@ -103,6 +123,20 @@ export class WorkerPool {
       message = { kind: 'refused', id, message: (err as Error).message }
     }
     worker.postMessage(message)
+  }
+
+  /** Every worker's thread metrics (a worker that exits meanwhile answers none). */
+  #metrics(): Promise<ThreadMetrics[]> {
+    return Promise.all(this.#running.map(({ worker, stopped }) => new Promise<ThreadMetrics>((resolve) => {
+      const id = this.#next_scrape++
+      const done = (metrics: ThreadMetrics) => {
+        this.#scrapes.delete(id)
+        resolve(metrics)
+      }
+      this.#scrapes.set(id, done)
+      void stopped.then(() => done([]))
+      worker.postMessage({ kind: 'metrics', id } satisfies ToWorker)
+    })))
   }
 
   /** Posted once per turn: a group commit's many commits cost each worker one message. */
