@@ -1,0 +1,176 @@
+// A server on every core (docs/architecture.md, "Every core"): `tenantdb serve
+// --workers 2`, the opening thread and a worker thread accepting from one socket over
+// one engine. What the server guarantees on one thread holds across them: a write is
+// read by the next request whichever thread answers it, a revoked token fails on the
+// very next request on every thread, every tail sees every commit once in LSN order,
+// the throttle counts wrong tokens of every thread, the metrics count each request
+// once, and SIGTERM ends in a clean exit with every acknowledged write durable.
+import { request as httpRequest } from 'node:http'
+import t, { type Test } from 'tap'
+import WebSocket from 'ws'
+import { Database } from '../src/database/index.js'
+import { auth_failures_max } from '../src/limits.js'
+import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
+import { parseExposition, sampleValue } from './helpers/prometheus-text.js'
+import { tempDir } from './helpers/temp-dir.js'
+
+const token = 'threads-token-0123456789abcdef0123'
+const schema = 'examples/schema.eel'
+
+interface Answer {
+  status: number
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any
+}
+
+/** One request on a connection of its own, so the kernel may hand it to either thread. */
+function fresh(origin: string, path: string, options: { method?: string; json?: unknown; bearer?: string } = {}): Promise<Answer> {
+  const url = new URL(path, origin)
+  const body = options.json === undefined ? undefined : JSON.stringify(options.json)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: url.hostname, port: url.port, path: url.pathname + url.search, agent: false,
+      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers: { authorization: `Bearer ${options.bearer ?? token}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    }, (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => {
+        let parsed: unknown = text
+        try { parsed = JSON.parse(text) } catch { /* not JSON */ }
+        resolve({ status: res.statusCode ?? 0, body: parsed })
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function serve(t: Test, dir = tempDir(t)): Promise<{ server: CliProcess; origin: string; dir: string }> {
+  const server = spawnCli(t, ['serve', '--dir', dir, '--port', '0', '--schema', schema, '--token', token, '--workers', '2'])
+  const [, origin] = await server.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/)
+  return { server, origin: origin as string, dir }
+}
+
+/** Runs `work(i)` for i < count, `width` at a time. */
+async function spread(count: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < count) await work(next++)
+  }))
+}
+
+/** The request lines of the log: the opening thread's have no `thread`, a worker's name it. */
+function requestLines(server: CliProcess): Array<Record<string, unknown>> {
+  return server.stdout().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>)
+}
+
+t.test('both threads answer; each request is logged and counted once; a write is read by the next request', async (t) => {
+  const { server, origin } = await serve(t)
+  const query = '/api/v1/t/default/query'
+  const reads = 300
+  await spread(reads, 12, async (i) => {
+    const write = await fresh(origin, query, { json: { query: 'insert users {id: $id, email: $e, name: "n"}', params: { id: i, e: `u${i}@x` } } })
+    if (write.status !== 200) t.fail(`insert ${i}: ${write.status} ${JSON.stringify(write.body)}`)
+    const read = await fresh(origin, query, { json: { query: 'users | get $id | select email', params: { id: i } } })
+    if (read.status !== 200 || read.body.rows?.[0]?.[0] !== `u${i}@x`) t.fail(`read ${i} after its write: ${read.status} ${JSON.stringify(read.body)}`)
+  })
+  const metrics = parseExposition(String((await fresh(origin, '/api/v1/metrics')).body))
+  t.equal(sampleValue(metrics, 'tenantdb_http_requests_total', { route: '/api/v1/t/:tenant/query', method: 'POST', status: '200' }), reads * 2, 'the metrics count each request once, whichever thread answered it')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  const lines = requestLines(server).filter((l) => l.route === '/api/v1/t/:tenant/query')
+  t.equal(lines.length, reads * 2, 'one log line per request (a forwarded write: the opening thread\'s line only)')
+  const byWorker = lines.filter((l) => typeof l.thread === 'number').length
+  t.ok(byWorker > 0 && byWorker < lines.length, `both threads answered (${byWorker} of ${lines.length} by the worker)`)
+  const ids = new Set(lines.map((l) => l.reqId))
+  t.equal(ids.size, lines.length, 'request ids are unique across threads')
+})
+
+t.test('a revoked token fails on the very next request, on every thread', async (t) => {
+  const { server, origin } = await serve(t)
+  const issued = await fresh(origin, '/api/v1/t/default/tokens', { json: { scope: 'read' } })
+  t.equal(issued.status, 201)
+  const tenantToken = issued.body.token as string
+  // Used on many connections: both threads have it verified (and cached).
+  const before = await Promise.all(Array.from({ length: 40 }, () => fresh(origin, '/api/v1/t/default/collections', { bearer: tenantToken })))
+  t.same(before.map((a) => a.status), before.map(() => 200), 'the token opens its tenant on every connection')
+  const revoked = await fresh(origin, `/api/v1/t/default/tokens/${issued.body.id as string}`, { method: 'DELETE' })
+  t.equal(revoked.status, 200)
+  const after = await Promise.all(Array.from({ length: 40 }, () => fresh(origin, '/api/v1/t/default/collections', { bearer: tenantToken })))
+  t.same(after.map((a) => a.status), after.map(() => 401), 'refused on every connection right after the revocation')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
+t.test('wrong tokens are throttled whichever thread they reach', async (t) => {
+  const { server, origin } = await serve(t)
+  const statuses: number[] = []
+  for (let i = 0; i < auth_failures_max + 5; i++) statuses.push((await fresh(origin, '/api/v1/health', { bearer: `wrong-${i}` })).status)
+  t.same(statuses.slice(0, auth_failures_max), statuses.slice(0, auth_failures_max).map(() => 401), 'each failure counted up to the limit')
+  t.same(statuses.slice(auth_failures_max), [429, 429, 429, 429, 429], 'then refused from that address, on every connection')
+  t.equal((await fresh(origin, '/api/v1/health')).status, 200, 'the right token is never locked out')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
+t.test('every tail sees every commit once, in LSN order, whichever thread it is on', async (t) => {
+  const { server, origin } = await serve(t)
+  const writes = 200
+  const tails = Array.from({ length: 6 }, () => {
+    const ws = new WebSocket(`${origin.replace('http', 'ws')}/api/v1/t/default/tail?token=${token}&after=0&collection=users`)
+    const lsns: number[] = []
+    ws.on('message', (data) => { lsns.push((JSON.parse(String(data)) as { lsn: number }).lsn) })
+    return { ws, lsns, open: new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('error', reject) }) }
+  })
+  await Promise.all(tails.map((tail) => tail.open))
+  const acknowledged: number[] = []
+  await spread(writes, 8, async (i) => {
+    const write = await fresh(origin, '/api/v1/t/default/query', { json: { query: 'insert users {id: $id, email: $e, name: "n"}', params: { id: i, e: `t${i}@x` } } })
+    if (write.status === 200) acknowledged.push(write.body.lsn as number)
+    else t.fail(`insert ${i}: ${write.status}`)
+  })
+  acknowledged.sort((a, b) => a - b)
+  const deadline = Date.now() + 20_000
+  while (tails.some((tail) => tail.lsns.length < writes) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  for (const [i, tail] of tails.entries()) t.same(tail.lsns, acknowledged, `tail ${i}: every acknowledged commit once, in LSN order`)
+  const poll = await fresh(origin, `/api/v1/t/default/tail?after=${acknowledged[writes - 11] ?? 0}&collection=users`)
+  t.same(poll.body.events.map((e: { lsn: number }) => e.lsn), acknowledged.slice(-10), 'a poll reads the same events')
+  for (const tail of tails) tail.ws.close()
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
+t.test('SIGTERM under a write load: exit 0, every acknowledged write durable', async (t) => {
+  const { server, origin, dir } = await serve(t)
+  const acknowledged: number[] = []
+  let stop = false
+  const load = spread(4000, 16, async (i) => {
+    if (stop) return
+    const write = await fresh(origin, '/api/v1/t/default/query', { json: { query: 'insert users {id: $id, email: $e, name: "n"}', params: { id: i, e: `s${i}@x` } } }).catch(() => null)
+    if (write?.status === 200) acknowledged.push(i)
+    else if (write !== null && write.status !== 503) t.fail(`insert ${i}: ${write.status} ${JSON.stringify(write.body)}`)
+  })
+  while (acknowledged.length < 100) await new Promise((resolve) => setTimeout(resolve, 5))
+  server.child.kill('SIGTERM')
+  stop = true
+  t.equal(await server.exited, 0, 'a clean exit while both threads were answering')
+  await load
+  const db = await Database.open(dir, { schema: [schema] })
+  t.teardown(() => db.close())
+  const ids = new Set((await db.tenant('default').query('users | select id')).rows.map((row) => row[0]))
+  t.same(acknowledged.filter((id) => !ids.has(id)), [], `all ${acknowledged.length} acknowledged writes are durable`)
+})
+
+t.test('--workers takes 1 to 64 threads', async (t) => {
+  for (const bad of ['0', '65', 'two']) {
+    const server = spawnCli(t, ['serve', '--dir', tempDir(t), '--port', '0', '--workers', bad])
+    t.equal(await server.exited, 2, `--workers ${bad}: a usage error`)
+    t.match(server.stderr(), /--workers must be a whole number of threads from 1 to 64/)
+  }
+  const one = spawnCli(t, ['serve', '--dir', tempDir(t), '--port', '0', '--token', token], { TENANTDB_WORKERS: '1' })
+  const [, origin] = await one.waitFor(/url: (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/)
+  await Promise.all(Array.from({ length: 20 }, () => fresh(origin as string, '/api/v1/health')))
+  one.child.kill('SIGTERM')
+  t.equal(await one.exited, 0)
+  t.same(requestLines(one).filter((l) => l.thread !== undefined), [], 'TENANTDB_WORKERS=1: one thread answers everything')
+})
