@@ -1,19 +1,18 @@
 // P9: a point query over HTTP (`kv | get $k`, POST /api/v1/t/default/query) driven by
 // autocannon with 32 connections, against bare fastify answering a constant body of
-// the same size on the same route. Each server is a child process of its own.
-import { httpLoad, type HttpLoadResult } from '../anchors/autocannon.js'
+// the same size on the same route, and PocketBase (bench/anchors/pocketbase.ts) with
+// the same rows, read by record id and by key. Each server is a child process of its
+// own; beside each rate, the server's CPU per request (bench/harness/server-cpu.ts).
 import { startNodeChild, waitForJson } from '../harness/child.js'
 import { key, rows, spread } from '../harness/data.js'
+import { HttpSeries } from '../harness/http-series.js'
 import { loadRows, openKv } from '../harness/tenantdb.js'
 import { startTenantdbServer } from '../harness/tenantdb-server.js'
 import type { Workload } from '../harness/workload.js'
+import { loadPocketbaseRows, recordId, startPocketbase, type PocketbaseServer } from '../anchors/pocketbase.js'
+import { pocketbase_version, preparePocketbase } from '../anchors/pocketbase-build.js'
 
 const connections = 32
-
-function checked(result: HttpLoadResult, who: string): HttpLoadResult {
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${who}: ${result.errors} errors, ${result.non2xx} non-2xx answers under load`)
-  return result
-}
 
 export const p09: Workload = {
   id: 'P9',
@@ -25,35 +24,49 @@ export const p09: Workload = {
     const db = await openKv(dir)
     await loadRows(db, rows, rowCount)
     await db.close()
+    const pocketbaseBinary = preparePocketbase(ctx, rec)
     const server = await startTenantdbServer(dir)
     const bare = startNodeChild('bare-fastify')
+    let pocketbase: PocketbaseServer | null = null
     try {
       const { port } = await waitForJson<{ port: number }>(bare, 'port')
-      const bodies = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ query: 'kv | get $k', params: { k: key(spread(i, rowCount)) } }))
+      if (pocketbaseBinary !== null) {
+        ctx.progress.step(`PocketBase: loading ${rowCount} rows`)
+        const started = await startPocketbase(pocketbaseBinary, ctx.scratch('p9-pocketbase'))
+        pocketbase = started
+        await loadPocketbaseRows(started, rows, rowCount)
+      }
+      const picks = Array.from({ length: 1000 }, (_, i) => spread(i, rowCount))
+      const bodies = picks.map((n) => JSON.stringify({ query: 'kv | get $k', params: { k: key(n) } }))
       const path = '/api/v1/t/default/query'
       const headers = { 'content-type': 'application/json' }
-      const p99: Record<string, number[]> = { tenantdb: [], bare: [] }
-      const samples = await ctx.rounds({
-        tenantdb: async () => {
-          const r = checked(await httpLoad({ url: `${server.base}${path}`, connections, durationS, method: 'POST', headers: { ...headers, authorization: `Bearer ${server.token}` }, bodies }), 'tenantdb')
-          p99.tenantdb?.push(r.latency_p99_ms)
-          return r.requests_per_s
-        },
-        bare: async () => {
-          const r = checked(await httpLoad({ url: `http://127.0.0.1:${port}${path}`, connections, durationS, method: 'POST', headers, bodies }), 'bare fastify')
-          p99.bare?.push(r.latency_p99_ms)
-          return r.requests_per_s
-        },
-      })
-      rec.figure('tenantdb', 'tenantdb point query over HTTP', 'req/s', samples.tenantdb)
-      rec.figure('bare', 'bare fastify, constant body', 'req/s', samples.bare)
-      rec.figure('tenantdb_p99', 'tenantdb latency p99', 'ms', p99.tenantdb?.slice(1) ?? [], 'lower')
-      rec.figure('bare_p99', 'bare fastify latency p99', 'ms', p99.bare?.slice(1) ?? [], 'lower')
+      const tenantdb = new HttpSeries('tenantdb', 'tenantdb point query over HTTP', server.child)
+      const fastify = new HttpSeries('bare', 'bare fastify, constant body', bare)
+      const contenders: Record<string, (round: number) => Promise<number>> = {
+        tenantdb: async (round) => (await tenantdb.run(round, { url: `${server.base}${path}`, connections, durationS, method: 'POST', headers: { ...headers, authorization: `Bearer ${server.token}` }, bodies })).requests_per_s,
+        bare: async (round) => (await fastify.run(round, { url: `http://127.0.0.1:${port}${path}`, connections, durationS, method: 'POST', headers, bodies })).requests_per_s,
+      }
+      const series = [tenantdb, fastify]
+      if (pocketbase !== null) {
+        const base = pocketbase.base
+        const byId = new HttpSeries('pocketbase_id', `PocketBase ${pocketbase_version} record by id`, pocketbase.child)
+        const byKey = new HttpSeries('pocketbase_key', `PocketBase ${pocketbase_version} record by key (filter)`, pocketbase.child)
+        const idPaths = picks.map((n) => `/api/collections/kv/records/${recordId(n)}`)
+        const keyPaths = picks.map((n) => `/api/collections/kv/records?filter=${encodeURIComponent(`(k='${key(n)}')`)}&perPage=1&skipTotal=1`)
+        contenders.pocketbase_id = async (round) => (await byId.run(round, { url: `${base}/api/collections/kv/records`, connections, durationS, method: 'GET', headers: {}, paths: idPaths })).requests_per_s
+        contenders.pocketbase_key = async (round) => (await byKey.run(round, { url: `${base}/api/collections/kv/records`, connections, durationS, method: 'GET', headers: {}, paths: keyPaths })).requests_per_s
+        series.push(byId, byKey)
+      }
+      await ctx.rounds(contenders)
+      for (const one of series) one.record(rec)
       rec.ratio('tenantdb / bare fastify', 'tenantdb', 'bare', '>=', 0.5)
-      rec.note(`${durationS} s per repetition; tenantdb serves with its default logging (info) and the bearer token`)
+      if (pocketbase !== null) rec.ratio('tenantdb / PocketBase by id', 'tenantdb', 'pocketbase_id', '>=', 2)
+      rec.note(`${durationS} s per repetition; tenantdb serves with its default logging (info) and the bearer token; server CPU is utime + stime of the server process per request answered`)
+      if (pocketbase !== null) rec.note(`PocketBase ${pocketbase_version} (go build of bench/anchors/pocketbase/): stock settings, SQLite WAL with synchronous=NORMAL (not durable at commit), requests logged to its auxiliary database; public list/view rules, so no token; by key: ?filter=(k='…')&perPage=1&skipTotal=1 on a unique index`)
     } finally {
       await bare.kill()
       await server.child.kill()
+      await pocketbase?.child.kill()
     }
   },
 }

@@ -4,8 +4,10 @@
 // compared with the same requests to a `tenantdb serve` of its own in the same rounds;
 // and the follower's lag under the 64-in-flight load: from the primary publishing a
 // frame until it is durable on the follower, its p99 over the newest 4096 frames
-// (/health/detail `replication.apply_lag_ms`). Needs `nats-server` on the PATH (or
-// TENANTDB_NATS_SERVER); without it the workload says so and is skipped.
+// (/health/detail `replication.apply_lag_ms`). Beside each rate, the server's CPU
+// per insert (bench/harness/server-cpu.ts; the primary's for sync). Needs
+// `nats-server` on the PATH (or TENANTDB_NATS_SERVER); without it the workload says
+// so and is skipped.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,6 +15,7 @@ import { startChild, type Child } from '../harness/child.js'
 import { key, value, writeSchema } from '../harness/data.js'
 import { inFlight } from '../harness/in-flight.js'
 import { tenantdb_bin } from '../harness/paths.js'
+import { cpuDuring, microsPerRequest } from '../harness/server-cpu.js'
 import { latencySummary } from '../harness/stats.js'
 import { nowMs, ratePerS } from '../harness/timing.js'
 import { Unavailable, type Workload } from '../harness/workload.js'
@@ -81,23 +84,33 @@ export const p14: Workload = {
           serialLatency[who].push(nowMs() - t0)
         }
       })
+      // The server's CPU per request (the primary's, for sync), warm-up excluded.
+      const cpu: Record<string, number[]> = {}
+      const withCpu = async (key: string, server: Server, round: number, requests: number, work: () => Promise<number>) => {
+        const { result, cpu_s } = await cpuDuring(server.child.process.pid as number, work)
+        if (round > 0) (cpu[key] ??= []).push(microsPerRequest(cpu_s, requests))
+        return result
+      }
       const lag_p99: number[] = []
       const samples = await ctx.rounds({
-        single_p2: (round) => ratePerS(count, () => inFlight(count, width, (i) => insert(single.base, round * 1e7 + i))),
+        single_p2: (round) => withCpu('single_p2', single, round, count, () => ratePerS(count, () => inFlight(count, width, (i) => insert(single.base, round * 1e7 + i)))),
         sync_p2: async (round) => {
-          const rate = await ratePerS(count, () => inFlight(count, width, (i) => insert(primary.base, round * 1e7 + i)))
+          const rate = await withCpu('sync_p2', primary, round, count, () => ratePerS(count, () => inFlight(count, width, (i) => insert(primary.base, round * 1e7 + i))))
           const head = (await detail(primary.base)).replication?.applied_lsn ?? 0
           await until('follower catching up', async () => ((await detail(follower.base)).replication?.applied_lsn ?? 0) >= head)
           lag_p99.push((await detail(follower.base)).replication?.apply_lag_ms?.p99 ?? Number.NaN)
           return rate
         },
-        single_p1: (round) => serial(single.base, 'single', round * 1e7 + 5e6),
-        sync_p1: (round) => serial(primary.base, 'sync', round * 1e7 + 5e6),
+        single_p1: (round) => withCpu('single_p1', single, round, serialCount, () => serial(single.base, 'single', round * 1e7 + 5e6)),
+        sync_p1: (round) => withCpu('sync_p1', primary, round, serialCount, () => serial(primary.base, 'sync', round * 1e7 + 5e6)),
       })
       rec.figure('single_p2', 'single node, 64 in flight (P2 over HTTP)', 'commits/s', samples.single_p2)
       rec.figure('sync_p2', 'sync primary, 64 in flight', 'commits/s', samples.sync_p2)
       rec.figure('single_p1', 'single node, one by one (P1 over HTTP)', 'commits/s', samples.single_p1)
       rec.figure('sync_p1', 'sync primary, one by one', 'commits/s', samples.sync_p1)
+      for (const [key, label] of [['single_p2', 'single node, 64 in flight'], ['sync_p2', 'sync primary, 64 in flight'], ['single_p1', 'single node, one by one'], ['sync_p1', 'sync primary, one by one']] as const) {
+        rec.figure(`${key}_cpu`, `${label}: server CPU`, 'us/req', cpu[key] ?? [], 'lower')
+      }
       const single_latency = latencySummary(serialLatency.single)
       const sync_latency = latencySummary(serialLatency.sync)
       rec.figure('single_p1_p99', 'single node, one by one: latency p99', 'ms', [single_latency.p99], 'lower')
@@ -106,7 +119,7 @@ export const p14: Workload = {
       rec.ratio('sync / single, 64 in flight', 'sync_p2', 'single_p2', '>=', 0.5)
       rec.ratio('sync / single, one by one', 'sync_p1', 'single_p1', '>=', 0.5)
       rec.goal('follower lag p99', rec.value('follower_lag_p99'), 'ms', '<=', 50)
-      rec.note(`${count} inserts per 64-in-flight repetition, ${serialCount} one by one; p50 one by one: single ${single_latency.p50.toFixed(2)} ms, sync ${sync_latency.p50.toFixed(2)} ms; one nats-server, primary and follower on this machine`)
+      rec.note(`${count} inserts per 64-in-flight repetition, ${serialCount} one by one; p50 one by one: single ${single_latency.p50.toFixed(2)} ms, sync ${sync_latency.p50.toFixed(2)} ms; one nats-server, primary and follower on this machine; server CPU is utime + stime of the server process (the primary's for sync) per insert`)
     } finally {
       for (const server of servers) await server.child.kill()
       await nats.kill()
