@@ -1,6 +1,7 @@
 // One HTTP contender of a workload (a server child under autocannon load): per
 // repetition its request rate, its latency p99 and the server's CPU per request,
-// recorded as three figures side by side (KEY, KEY_p99, KEY_cpu).
+// recorded side by side (KEY, KEY_p99, KEY_cpu), and the cores the server used while
+// loaded (KEY_cores: its CPU seconds over the run's seconds).
 import { httpLoad, type HttpLoad, type HttpLoadResult } from '../anchors/autocannon.js'
 import type { Child } from './child.js'
 import type { Recorder } from './recorder.js'
@@ -10,6 +11,7 @@ export class HttpSeries {
   readonly #rates: number[] = []
   readonly #p99: number[] = []
   readonly #cpu: number[] = []
+  readonly #cores: number[] = []
   readonly #pid: number
 
   constructor(readonly key: string, readonly label: string, server: Child, readonly unit = 'req/s') {
@@ -28,6 +30,7 @@ export class HttpSeries {
       this.#rates.push(result.requests_per_s)
       this.#p99.push(result.latency_p99_ms)
       this.#cpu.push(microsPerRequest(cpu_s, result.answered))
+      if (result.requests_per_s > 0) this.#cores.push(cpu_s / (result.answered / result.requests_per_s))
     }
     return result
   }
@@ -36,5 +39,6 @@ export class HttpSeries {
     rec.figure(this.key, this.label, this.unit, this.#rates)
     rec.figure(`${this.key}_p99`, `${this.label}: latency p99`, 'ms', this.#p99, 'lower')
     rec.figure(`${this.key}_cpu`, `${this.label}: server CPU`, 'us/req', this.#cpu, 'lower')
+    rec.figure(`${this.key}_cores`, `${this.label}: cores the server used`, 'cores', this.#cores)
   }
 }

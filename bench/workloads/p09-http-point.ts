@@ -3,6 +3,8 @@
 // the same size on the same route, and PocketBase (bench/anchors/pocketbase.ts) with
 // the same rows, read by record id and by key. Each server is a child process of its
 // own; beside each rate, the server's CPU per request (bench/harness/server-cpu.ts).
+// tenantdb serves on every core (its default); the same server on one thread
+// (TENANTDB_WORKERS=1, a copy of the rows) says what the other cores add.
 import { startNodeChild, waitForJson } from '../harness/child.js'
 import { key, rows, spread } from '../harness/data.js'
 import { HttpSeries } from '../harness/http-series.js'
@@ -24,8 +26,13 @@ export const p09: Workload = {
     const db = await openKv(dir)
     await loadRows(db, rows, rowCount)
     await db.close()
+    const oneDir = ctx.scratch('p9-tenantdb-one-thread')
+    const oneDb = await openKv(oneDir)
+    await loadRows(oneDb, rows, rowCount)
+    await oneDb.close()
     const pocketbaseBinary = preparePocketbase(ctx, rec)
     const server = await startTenantdbServer(dir)
+    const oneThread = await startTenantdbServer(oneDir, { TENANTDB_WORKERS: '1' })
     const bare = startNodeChild('bare-fastify')
     let pocketbase: PocketbaseServer | null = null
     try {
@@ -41,12 +48,14 @@ export const p09: Workload = {
       const path = '/api/v1/t/default/query'
       const headers = { 'content-type': 'application/json' }
       const tenantdb = new HttpSeries('tenantdb', 'tenantdb point query over HTTP', server.child)
+      const single = new HttpSeries('tenantdb_1', 'tenantdb point query over HTTP, one thread', oneThread.child)
       const fastify = new HttpSeries('bare', 'bare fastify, constant body', bare)
       const contenders: Record<string, (round: number) => Promise<number>> = {
         tenantdb: async (round) => (await tenantdb.run(round, { url: `${server.base}${path}`, connections, durationS, method: 'POST', headers: { ...headers, authorization: `Bearer ${server.token}` }, bodies })).requests_per_s,
+        tenantdb_1: async (round) => (await single.run(round, { url: `${oneThread.base}${path}`, connections, durationS, method: 'POST', headers: { ...headers, authorization: `Bearer ${oneThread.token}` }, bodies })).requests_per_s,
         bare: async (round) => (await fastify.run(round, { url: `http://127.0.0.1:${port}${path}`, connections, durationS, method: 'POST', headers, bodies })).requests_per_s,
       }
-      const series = [tenantdb, fastify]
+      const series = [tenantdb, single, fastify]
       if (pocketbase !== null) {
         const base = pocketbase.base
         const byId = new HttpSeries('pocketbase_id', `PocketBase ${pocketbase_version} record by id`, pocketbase.child)
@@ -59,13 +68,15 @@ export const p09: Workload = {
       }
       await ctx.rounds(contenders)
       for (const one of series) one.record(rec)
-      rec.ratio('tenantdb / bare fastify', 'tenantdb', 'bare', '>=', 0.5)
+      rec.ratio('tenantdb / bare fastify', 'tenantdb', 'bare', '>=', 0.6)
+      rec.ratio('tenantdb every core / one thread', 'tenantdb', 'tenantdb_1', '>=', 1.3)
       if (pocketbase !== null) rec.ratio('tenantdb / PocketBase by id', 'tenantdb', 'pocketbase_id', '>=', 2)
       rec.note(`${durationS} s per repetition; tenantdb serves with its default logging (info) and the bearer token; server CPU is utime + stime of the server process per request answered`)
       if (pocketbase !== null) rec.note(`PocketBase ${pocketbase_version} (go build of bench/anchors/pocketbase/): stock settings, SQLite WAL with synchronous=NORMAL (not durable at commit), requests logged to its auxiliary database; public list/view rules, so no token; by key: ?filter=(k='…')&perPage=1&skipTotal=1 on a unique index`)
     } finally {
       await bare.kill()
       await server.child.kill()
+      await oneThread.child.kill()
       await pocketbase?.child.kill()
     }
   },

@@ -258,7 +258,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   await app.register(healthRoutes(db, options.replication ?? null))
   await app.register(tenantRoutes(db))
-  await app.register(queryRoutes(db))
+  await app.register(queryRoutes(db, opener !== undefined))
   await app.register(opsRoutes(db, tokens))
   await app.register(tokenRoutes(tokens))
   await app.register(accessRoutes())
