@@ -64,6 +64,9 @@ export const shutdown_grace_ms = 10_000
 /** Threads `serve` may serve HTTP on (--workers): the opening thread and its workers. */
 export const serve_threads_max = 64
 
+/** How often a checkpoint or compaction asks again while another thread's backup runs. */
+export const backup_elsewhere_poll_ms = 10
+
 /** How often a worker thread reports its queries and tail consumers for the trends. */
 export const thread_trends_report_ms = 250
 

@@ -37,6 +37,19 @@ impl Engine {
         unwind::run(Stop::Db(&self.db), entry, access, work).map_err(|failure| to_js(env, failure))
     }
 
+    /// Before an async task: refuses it through a detached engine, and through an
+    /// attached one when only the opener may run it. Not an entry point of its own (no
+    /// test-panic trap: the task's own entry is the one a test arms).
+    fn task_allowed(&self, env: &Env, opener_only: Option<&'static str>) -> napi::Result<()> {
+        if self.detached.load(Ordering::Acquire) {
+            return Err(to_js(env, storage::Error::Closed));
+        }
+        match opener_only {
+            Some(what) if self.attached => Err(to_js(env, storage::Error::ReadOnly(what))),
+            _ => Ok(()),
+        }
+    }
+
     /// Refuses what only the thread that opened the database may do (`share.rs`).
     fn opener_only(&self, what: &'static str) -> storage::Result<()> {
         if self.attached { Err(storage::Error::ReadOnly(what)) } else { Ok(()) }
@@ -126,7 +139,7 @@ impl Engine {
 
     #[napi(ts_return_type = "Promise<CheckpointInfo>")]
     pub fn checkpoint(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::Checkpoint>>> {
-        self.call(env, "checkpoint", Access::Read, || self.opener_only("a checkpoint through an attached engine"))?;
+        self.task_allowed(env, Some("a checkpoint through an attached engine"))?;
         Ok(AsyncTask::new(Contained(tasks::Checkpoint(self.db.clone()))))
     }
 
@@ -134,7 +147,7 @@ impl Engine {
     /// free tail is cut off (`storage::Database::compact_space`).
     #[napi(ts_return_type = "Promise<CompactInfo>")]
     pub fn compact_space(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::CompactSpace>>> {
-        self.call(env, "compactSpace", Access::Read, || self.opener_only("a compaction through an attached engine"))?;
+        self.task_allowed(env, Some("a compaction through an attached engine"))?;
         Ok(AsyncTask::new(Contained(tasks::CompactSpace(self.db.clone()))))
     }
 
@@ -142,20 +155,22 @@ impl Engine {
     /// waits for a running checkpoint or compaction, then keeps them out until the
     /// backup ends.
     #[napi(ts_return_type = "Promise<Backup>")]
-    pub fn begin_backup(&self) -> AsyncTask<Contained<BeginBackup>> {
-        AsyncTask::new(Contained(BeginBackup(self.db.clone())))
+    pub fn begin_backup(&self, env: &Env) -> napi::Result<AsyncTask<Contained<BeginBackup>>> {
+        self.task_allowed(env, None)?;
+        Ok(AsyncTask::new(Contained(BeginBackup(self.db.clone()))))
     }
 
     #[napi(ts_return_type = "Promise<VerifyInfo>")]
-    pub fn verify(&self) -> AsyncTask<Contained<tasks::Verify>> {
-        AsyncTask::new(Contained(tasks::Verify(self.db.clone())))
+    pub fn verify(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::Verify>>> {
+        self.task_allowed(env, None)?;
+        Ok(AsyncTask::new(Contained(tasks::Verify(self.db.clone()))))
     }
 
     /// Committed frames with LSN > `after`, in order, at most `framesMax` of them and
     /// about `bytesMax` bytes of payload (always at least one frame if any).
     #[napi(ts_return_type = "Promise<FrameBatch>")]
     pub fn read_frames(&self, env: &Env, after: i64, frames_max: u32, bytes_max: u32) -> napi::Result<AsyncTask<Contained<tasks::ReadFrames>>> {
-        self.call(env, "readFrames", Access::Read, || Ok(()))?;
+        self.task_allowed(env, None)?;
         Ok(AsyncTask::new(Contained(tasks::ReadFrames {
             db: self.db.clone(),
             after: after.max(0) as u64,
@@ -202,7 +217,7 @@ impl Engine {
     /// `checkpointSkipped` set when a full disk skipped the checkpoint (not a failure).
     #[napi(ts_return_type = "Promise<CloseInfo>")]
     pub fn close(&self, env: &Env) -> napi::Result<AsyncTask<Contained<tasks::Close>>> {
-        self.call(env, "close", Access::Read, || self.opener_only("closing the database through an attached engine (detach it)"))?;
+        self.task_allowed(env, Some("closing the database through an attached engine (detach it)"))?;
         Ok(AsyncTask::new(Contained(tasks::Close(self.db.clone(), self.completions.clone()))))
     }
 }

@@ -4,6 +4,7 @@ import { encodeCommit } from './commit-writer.js'
 import { EngineError, mapAsync, mapSync, toEngineError } from './engine-error.js'
 import { native, type NativeBackup, type NativeEngine } from './native.js'
 import { Snapshot } from './snapshot.js'
+import { backup_elsewhere_poll_ms } from '../limits.js'
 
 export interface EngineOptions {
   /** Page cache budget in bytes of decoded nodes (default 64 MiB). */
@@ -394,8 +395,10 @@ export class Engine {
         return await run()
       } catch (err) {
         if (!(err instanceof EngineError && err.code === 'backup_in_progress')) throw err
-        // A turn of the event loop before trying again, whatever the count says.
-        await new Promise((resolve) => setImmediate(resolve))
+        // A turn of the event loop before trying again, whatever the count says; a
+        // backup this engine does not know of (another thread's, through an attached
+        // engine) is waited out a few milliseconds at a time instead of spinning.
+        await new Promise((resolve) => this.#busy() || this.#shared === null ? setImmediate(resolve) : setTimeout(resolve, backup_elsewhere_poll_ms))
       }
     }
   }
