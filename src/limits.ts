@@ -67,6 +67,9 @@ export const serve_threads_max = 64
 /** How often a checkpoint or compaction asks again while another thread's backup runs. */
 export const backup_elsewhere_poll_ms = 10
 
+/** How long a stopping worker thread waits for its tails' sockets to finish closing. */
+export const thread_tails_close_ms_max = 1000
+
 /** How often a worker thread reports its queries and tail consumers for the trends. */
 export const thread_trends_report_ms = 250
 

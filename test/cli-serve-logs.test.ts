@@ -102,8 +102,8 @@ t.test('serve: stdout is one JSON line per request, with its fields; the banner 
 
   const requests = log.filter((line) => line.msg === 'request')
   t.equal(requests.length, expected.length, `one line per request (${requests.length})`)
-  // Every thread writes its own lines (docs/operations.md, "Logs"): lines of requests
-  // answered by different threads may reach stdout in another order than answered, so
+  // A worker thread's lines reach stdout through the opening thread (docs/operations.md,
+  // "Logs"): lines of requests answered by different threads may come in another order, so
   // each expected line is found by what it says, and used once.
   const unused = [...requests]
   for (const want of expected) {

@@ -8,10 +8,10 @@ import { hostname } from 'node:os'
 import { parentPort, threadId, workerData } from 'node:worker_threads'
 import { Database, type SharedDatabase } from '../database/index.js'
 import { buildServer, serverMetricsOf } from '../http/index.js'
-import { OpenerLink, reportTrends } from '../http/threads/index.js'
+import { OpenerLink, reportTrends, type ToOpener } from '../http/threads/index.js'
 import type { ServerMetrics } from '../http/metrics/index.js'
-import { log_flush_ms_max } from '../limits.js'
-import { LogDestination } from './log-destination.js'
+import { thread_tails_close_ms_max } from '../limits.js'
+import { LogRelay } from './log-relay.js'
 import type { LogLevel } from './serve-options.js'
 
 /** What the opening thread gives each worker (`workerData`). */
@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   const port = parentPort
   if (port === null) throw new Error('serve-thread runs as a worker thread of tenantdb serve')
   const data = workerData as ServeThreadData
-  const destination = new LogDestination(1)
+  // The log lines go to the opening thread, written with its own by its one output.
+  const destination = new LogRelay((lines) => port.postMessage({ kind: 'log', lines } satisfies ToOpener))
   const db = Database.attach(data.shared)
   let stopping: Promise<void> | null = null
   let metrics: ServerMetrics | null = null
@@ -56,9 +57,13 @@ async function main(): Promise<void> {
 
   async function stop(): Promise<void> {
     await app.close()
+    // A tail's line is written when its socket has closed, after the closing handshake
+    // that app.close() began: waited for, a bounded time.
+    const deadline = Date.now() + thread_tails_close_ms_max
+    while ((metrics?.tailReaders ?? 0) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
     stopReporting()
     await db.close()
-    await destination.end(log_flush_ms_max)
+    destination.flush()
     link.send({ kind: 'stopped' })
     port?.close()
   }

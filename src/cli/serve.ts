@@ -126,6 +126,7 @@ async function startWorkers(app: FastifyInstance, db: Database, options: ServeOp
     metrics: serverMetricsOf(app),
     db,
     tokens: AccessTokens.of(db),
+    log: (line) => { log_destination.write(line) },
   })
 }
 

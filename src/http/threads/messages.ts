@@ -31,6 +31,8 @@ export type ToOpener =
   /** Query durations (ms) since the last report and tail consumers reading now, for the trends. */
   | { kind: 'trends'; durations_ms: number[]; tail_readers: number }
   | { kind: 'metrics'; id: number; metrics: ThreadMetrics }
+  /** Log lines, each a JSON line, for the opening thread's one log output. */
+  | { kind: 'log'; lines: string[] }
   | { kind: 'stopped' }
   | { kind: 'failed'; message: string }
 

@@ -25,6 +25,8 @@ export interface WorkerPoolOptions {
   metrics: ServerMetrics
   db: Database
   tokens: AccessTokens
+  /** Where the workers' log lines go: the opening thread's one output (its queue, its failure notice). */
+  log: (line: string) => void
 }
 
 interface Running {
@@ -101,6 +103,7 @@ export class WorkerPool {
         case 'failed': failed(new Error(message.message)); return
         case 'forward': void this.#forward(worker, message.id, message.request); return
         case 'uses': for (const [hash, at_ms] of message.uses) options.tokens.used(hash, at_ms); return
+        case 'log': for (const line of message.lines) options.log(line); return
         case 'stopped': return
       }
     })
