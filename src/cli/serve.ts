@@ -5,8 +5,7 @@
 // the database (checkpoint, release the lock), exit 0.
 import { resolveToken, type ResolvedToken } from '../config/token.js'
 import type { FastifyInstance } from 'fastify'
-import { AccessTokens, Database } from '../database/index.js'
-import { duplicateFd } from '../engine/index.js'
+import { AccessTokens, Database, duplicateFd } from '../database/index.js'
 import { buildServer, serverMetricsOf } from '../http/index.js'
 import { WorkerPool } from '../http/threads/index.js'
 import { SchemaError, SchemaReadError } from '../schema/index.js'

@@ -1,4 +1,4 @@
-// What a worker thread tells the opening thread for its trends (docs/operations.md,
+// What a worker thread tells the opening thread for its trends (docs/api.md,
 // "Trends"): the durations of the query requests it answered and how many tail
 // consumers read on it, a few times a second. Its metrics go on request instead (a
 // scrape asks every thread, so the figures it shows are current).
