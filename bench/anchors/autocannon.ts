@@ -14,6 +14,8 @@ export interface HttpLoad {
 
 export interface HttpLoadResult {
   requests_per_s: number
+  /** Requests answered over the whole run. */
+  requests_total: number
   latency_p99_ms: number
   errors: number
   non2xx: number
@@ -36,6 +38,7 @@ export async function httpLoad(load: HttpLoad): Promise<HttpLoadResult> {
   })
   return {
     requests_per_s: result.requests.average,
+    requests_total: result.requests.total,
     latency_p99_ms: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
