@@ -36,6 +36,9 @@ export const access_token_last_used_flush_ms = 60_000
 /** How often open change tails re-check their tenant token: a revoked or expired one ends them within this. */
 export const access_token_watch_ms = 250
 
+/** Tenant tokens the server remembers as verified, so their requests make no catalog lookup (src/http/verified-tokens.ts). */
+export const verified_tokens_entries_max = 1024
+
 /** Failed authentications one address may make within the window before 429. */
 export const auth_failures_max = 20
 export const auth_failure_window_ms = 60_000
