@@ -61,6 +61,9 @@ export const diff_rows_max = 10_000
 /** How long a browser may cache a CORS preflight answer. */
 export const cors_max_age_s = 600
 
+/** Allowed Host values, and allowed Origin values, the server remembers as sent (src/http/origin-policy.ts). */
+export const allowed_header_values_max = 64
+
 /** Time SIGTERM waits for in-flight requests before closing regardless. */
 export const shutdown_grace_ms = 10_000
 
