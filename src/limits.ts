@@ -265,6 +265,10 @@ export const log_queue_bytes_max = 4 * 1024 * 1024
 export const log_retry_ms = 1000
 /** Time a clean stop waits for queued log lines to be written before it exits anyway. */
 export const log_flush_ms_max = 2000
+/** Log lines are gathered this long before a write (a clean stop writes them at once)… */
+export const log_write_delay_ms = 25
+/** …or until this many bytes of them are queued. */
+export const log_write_bytes = 64 * 1024
 
 /**
  * Smallest `--checkpoint-wal-bytes`: a checkpoint after every few commits is useful to
