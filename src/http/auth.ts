@@ -20,7 +20,7 @@
 // origin or host never gets here. The throttle refuses wrong tokens only: the offered
 // ones are checked first, blocked address or not, with the same constant-time work, so
 // a right token is never locked out by wrong ones sent from its address.
-import { createHash, timingSafeEqual } from 'node:crypto'
+import * as crypto from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AccessTokens, TokenGrant } from '../database/index.js'
 import { AuthThrottle } from './auth-throttle.js'
@@ -29,8 +29,12 @@ import { recordCredential, routeAccess, routeRefusal, type Credential } from './
 import { isUpgrade } from './upgrade-refusal.js'
 import { VerifiedTokens } from './verified-tokens.js'
 
+/** crypto.hash, the one-shot form (Node 20.12 on), costs about half of a Hash object. */
+const hashOnce: ((algorithm: string, data: string, output: 'buffer') => Buffer) | undefined = (crypto as { hash?: typeof crypto.hash }).hash
+
+/** The SHA-256 of a token's UTF-8. */
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest()
+  return hashOnce !== undefined ? hashOnce('sha256', value, 'buffer') : crypto.createHash('sha256').update(value, 'utf8').digest()
 }
 
 /** Every token the request offers, in the places docs/operations.md ("The token") allows. */
@@ -105,7 +109,7 @@ export class Credentials {
     let expired = false
     for (const candidate of offered) {
       const hash = digest(candidate)
-      const service = timingSafeEqual(this.#service, hash)
+      const service = crypto.timingSafeEqual(this.#service, hash)
       const tenant = service ? null : this.#tenantToken(hash.toString('hex'), now_ms)
       if (found !== undefined) continue
       if (service) found = { kind: 'service' }
