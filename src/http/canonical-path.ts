@@ -32,8 +32,10 @@ export function canonicalTarget(target: string): CanonicalTarget {
   const queryStart = target.indexOf('?')
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart)
   const query = queryStart === -1 ? '' : target.slice(queryStart)
-  let path = ''
-  for (let i = 0; i < rawPath.length; i += 1) {
+  // Most paths hold no escape: then the path is the target's as sent.
+  const escaped = rawPath.includes('%')
+  let path = escaped ? '' : rawPath
+  for (let i = 0; escaped && i < rawPath.length; i += 1) {
     const c = rawPath[i] as string
     if (c !== '%') {
       path += c
@@ -50,6 +52,8 @@ export function canonicalTarget(target: string): CanonicalTarget {
   if (!plain_path.test(path)) {
     return { refused: 'the path may hold only letters, digits and - . _ ~ ! $ & \' ( ) * + , ; = : @ (after percent-decoding)' }
   }
+  // A `.`, `..` or empty segment (but the last) shows as `/.` or `//`; most paths hold neither.
+  if (!path.includes('//') && !path.includes('/.')) return { url: path + query }
   const segments = path.split('/').slice(1)
   for (let s = 0; s < segments.length; s += 1) {
     const segment = segments[s] as string
