@@ -5,6 +5,7 @@
 // sent (the route pattern names the route), so no token can reach a log line.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { answeredErrorCode } from './errors.js'
+import { routeOptionsOf } from './route-options.js'
 
 export function pathOnly(url: string): string {
   const query = url.indexOf('?')
@@ -19,7 +20,7 @@ export const log_serializers = {
 
 /** The route pattern a request matched (`/api/v1/t/:tenant/query`), or null when it matched none. */
 export function routePattern(request: FastifyRequest): string | null {
-  return request.routeOptions.url ?? null
+  return routeOptionsOf(request).url ?? null
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendError } from './errors.js'
 import { pathOnly } from './log.js'
+import { routeOptionsOf } from './route-options.js'
 
 /** Every method some route was registered with (fastify adds HEAD beside GET). */
 const probe_methods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'QUERY'] as const
@@ -23,7 +24,7 @@ export function sendMethodNotAllowed(reply: FastifyReply, method: string, path: 
 /** True when it answered the request (no route matched: 405 or 404), false when a route matched. */
 export function routeMissing(app: FastifyInstance) {
   return function missing(request: FastifyRequest, reply: FastifyReply): boolean {
-    if (request.routeOptions.url !== undefined) return false
+    if (routeOptionsOf(request).url !== undefined) return false
     const path = pathOnly(request.url)
     const allowed = allowedMethods(app, path)
     if (allowed.length > 0) sendMethodNotAllowed(reply, request.method, path, allowed)

@@ -49,6 +49,7 @@ import { OriginPolicy } from './origin-policy.js'
 import { guarded } from './request-guard.js'
 import { requestStep } from './request-step.js'
 import { routeMissing } from './route-methods.js'
+import { routeOptionsOf } from './route-options.js'
 import { addSharedSchemas } from './schemas.js'
 import { Shutdown } from './shutdown.js'
 import { TokenWatch } from './token-watch.js'
@@ -187,7 +188,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // The response schemas describe (the document is generated from them) but do not
   // serialize: fast-json-stringify would drop any field a schema does not list and
   // coerce values to the declared types, so a gap in a description would change an
-  // answer instead of showing up in the OpenAPI fuzzer.
+  // answer instead of showing up in the OpenAPI fuzzer. A closed schema does not make
+  // it safe (it writes a `const` as declared whatever the value, a number given for a
+  // string as its text), and what it saves is off the hot path: the query route's
+  // answer is text already (answer-body.ts), and a small answer saves well under a
+  // microsecond (docs/performance.md, "The request path (P9)").
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   addSharedSchemas(app)
   // Before every route: it collects them as they are registered.
@@ -223,12 +228,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     done(null, payload)
   })
 
-  // Reached only if a route calls callNotFound: routeMissingHook answers the rest.
+  // Reached only if a route calls callNotFound (none does): route-methods.ts answers the rest.
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
-    const { status, body, log } = mapError(error, { failuresAre400: request.routeOptions.config.failuresAre400 === true })
+    const { status, body, log } = mapError(error, { failuresAre400: routeOptionsOf(request).config.failuresAre400 === true })
     if (log) request.log.error({ err: error }, 'request failed')
     return sendErrorBody(reply, status, body)
   })

@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { sendError } from './errors.js'
 import { pathOnly } from './log.js'
+import { routeOptionsOf } from './route-options.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,7 +34,7 @@ export function isUpgrade(request: FastifyRequest): boolean {
  * an upgrade of a route that takes none; true when it answered.
  */
 export function upgradeRefused(request: FastifyRequest, reply: FastifyReply): boolean {
-  if (!isUpgrade(request) || request.routeOptions.config.websocket === true) return false
+  if (!isUpgrade(request) || routeOptionsOf(request).config.websocket === true) return false
   sendError(reply, 'bad_request', `${request.method} ${pathOnly(request.url)} does not take a WebSocket upgrade; only the change tail does`)
   return true
 }
