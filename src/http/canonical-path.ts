@@ -1,7 +1,7 @@
 // One canonical spelling of every request path, decided once, before routing and
 // before any hook (docs/api.md "Paths"). fastify calls `rewriteUrl` for plain requests
 // and for WebSocket upgrades alike (@fastify/websocket dispatches upgrades through
-// fastify's routing), so the auth hook and the router always see the same string.
+// fastify's routing), so the auth step and the router always see the same string.
 //
 // The request target must be origin-form (`/…`); the path is percent-decoded once and
 // must then be a plain path of RFC 3986 `pchar`s other than `%`: no encoded `/` or
@@ -10,7 +10,7 @@
 // `..` segment, raw or encoded. The query string is left as sent.
 //
 // rewriteUrl cannot answer a request, so a refused one is marked (a symbol on the raw
-// request) and routed to a path no route has; the first onRequest hook answers it 400.
+// request) and routed to a path no route has; the request step's guard answers it 400.
 import type { IncomingMessage } from 'node:http'
 
 export type CanonicalTarget = { url: string } | { refused: string }

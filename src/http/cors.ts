@@ -3,7 +3,7 @@
 // refused by the request guard (403). Here an allowed origin gets the CORS headers
 // (never `*`), and its preflight is answered before authentication, since browsers
 // send no token with it: a preflight is never a failed authentication. Any other
-// OPTIONS goes on to the auth hook like every request.
+// OPTIONS goes on to the auth step like every request.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { cors_max_age_s } from '../limits.js'
 import type { OriginPolicy } from './origin-policy.js'

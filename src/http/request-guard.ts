@@ -6,7 +6,7 @@
 //   403 origin_not_allowed   Origin is present and not allowed (cross-site requests)
 //   403 origin_not_allowed   Sec-Fetch-Site says cross-site or same-site and there is
 //                            no Origin (a no-cors GET such as <img src>)
-// A request refused here never reaches the auth hook, so a hostile page cannot spend
+// A request refused here never reaches the auth step, so a hostile page cannot spend
 // a local client's failed-authentication budget.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { refusedTarget } from './canonical-path.js'

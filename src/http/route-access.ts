@@ -83,7 +83,7 @@ export function routeAccess(request: FastifyRequest): RouteAccess {
  * What a route declared `access` needs, as the OpenAPI document says it (openapi.ts):
  * `roles`, each one that opens the route (`service`: the service token; `tenant:<scope>`:
  * a tenant token of the path's tenant with that scope), [] for any valid credential,
- * null for none; and a sentence. Written from the same declaration the auth hook obeys.
+ * null for none; and a sentence. Written from the same declaration the auth step obeys.
  */
 export function documentedAccess(access: RouteAccess): { roles: readonly string[] | null; says: string } {
   if (access === 'public') return { roles: null, says: 'No credential.' }
@@ -101,7 +101,7 @@ export function documentedAccess(access: RouteAccess): { roles: readonly string[
   }
 }
 
-/** Where the auth hook leaves the credential: a property of the request, not a WeakMap entry made for every request. */
+/** Where the auth step leaves the credential: a property of the request, not a WeakMap entry made for every request. */
 const credential_mark = Symbol('tenantdb.credential')
 
 type Marked = IncomingMessage & { [credential_mark]?: Credential }
@@ -110,7 +110,7 @@ export function recordCredential(raw: IncomingMessage, credential: Credential): 
   (raw as Marked)[credential_mark] = credential
 }
 
-/** The credential the auth hook accepted for the request (undefined on a public route). */
+/** The credential the auth step accepted for the request (undefined on a public route). */
 export function credentialOf(request: FastifyRequest): Credential | undefined {
   return (request.raw as Marked)[credential_mark]
 }
