@@ -6,7 +6,10 @@
 // made elsewhere never reaches the subscribers, so every commit of the service is
 // made here, and the engine is closed here too: subscribers hear that no commit will
 // follow, so nothing waits for one forever. Observers (the metrics, docs/operations.md
-// "Metrics") hear how every commit settled and how long it took.
+// "Metrics") hear how every commit settled and how long it took. `catalogGeneration`
+// counts the commits and applied frames that may change the catalog (every kind but
+// `write`): a cache of what the catalog says (the HTTP layer's verified tokens) is
+// good while the number stays the one it was filled at.
 import { performance } from 'node:perf_hooks'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../engine/index.js'
@@ -59,6 +62,7 @@ export class Committer {
   #writable_from = 0
   /** Told of the tenant of every frame applied from a primary that changes a catalog or schema. */
   #frame_tenant: (tenant: string) => void = () => {}
+  #catalog_generation = 0
 
   constructor(engine: Engine) {
     this.#engine = engine
@@ -71,6 +75,17 @@ export class Committer {
    */
   head(): Snapshot {
     return this.#engine.snapshot()
+  }
+
+  /**
+   * A number that changes whenever a commit that is not a `write` (a catalog or a
+   * migration commit, made here or applied from a primary) becomes part of the newest
+   * version: bumped once it is, so a reader that sees the number unchanged since it last
+   * read the catalog knows the catalog is the same (the commit's own caller hears of it
+   * only after the bump).
+   */
+  get catalogGeneration(): number {
+    return this.#catalog_generation
   }
 
   /** The newest durable version, readable until `unlease`d. */
@@ -136,6 +151,7 @@ export class Committer {
       throw err
     }
     this.conflicts.settle(accepted, lsn)
+    if (kind !== 'write') this.#catalog_generation += 1
     for (const listener of this.#listeners) listener.committed(lsn, payload)
     if (this.#gate !== null) {
       try {
@@ -193,7 +209,10 @@ export class Committer {
       if (result.status === 'rejected') throw result.reason
       const { lsn, payload } = frames[i] as { lsn: number; payload: Buffer }
       const header = decodeCommitHeader(commitMeta(payload))
-      if (header !== null && header.kind !== 'write') this.#frame_tenant(header.tenant)
+      if (header !== null && header.kind !== 'write') {
+        this.#catalog_generation += 1
+        this.#frame_tenant(header.tenant)
+      }
       for (const listener of this.#listeners) listener.committed(lsn, payload)
     }
   }
