@@ -36,6 +36,9 @@ export const access_token_last_used_flush_ms = 60_000
 /** How often open change tails re-check their tenant token: a revoked or expired one ends them within this. */
 export const access_token_watch_ms = 250
 
+/** Tenant tokens the server remembers as verified, so their requests make no catalog lookup (src/http/verified-tokens.ts). */
+export const verified_tokens_entries_max = 1024
+
 /** Failed authentications one address may make within the window before 429. */
 export const auth_failures_max = 20
 export const auth_failure_window_ms = 60_000
@@ -57,6 +60,9 @@ export const diff_rows_max = 10_000
 
 /** How long a browser may cache a CORS preflight answer. */
 export const cors_max_age_s = 600
+
+/** Allowed Host values, and allowed Origin values, the server remembers as sent (src/http/origin-policy.ts). */
+export const allowed_header_values_max = 64
 
 /** Time SIGTERM waits for in-flight requests before closing regardless. */
 export const shutdown_grace_ms = 10_000
@@ -271,6 +277,10 @@ export const log_queue_bytes_max = 4 * 1024 * 1024
 export const log_retry_ms = 1000
 /** Time a clean stop waits for queued log lines to be written before it exits anyway. */
 export const log_flush_ms_max = 2000
+/** Log lines are gathered this long before a write (a clean stop writes them at once)… */
+export const log_write_delay_ms = 25
+/** …or until this many bytes of them are queued. */
+export const log_write_bytes = 64 * 1024
 
 /**
  * Smallest `--checkpoint-wal-bytes`: a checkpoint after every few commits is useful to

@@ -154,6 +154,15 @@ export class AccessTokens {
     }
   }
 
+  /**
+   * A number that changes whenever what a token opens may have changed (issue, revoke,
+   * a tenant's delete or fork: every catalog commit, here or applied from a primary).
+   * What `lookup` answered stays true while it stays the same, until the token's expiry.
+   */
+  get generation(): number {
+    return this.#parts.committer.catalogGeneration
+  }
+
   /** What the token whose SHA-256 is `hash` opens now, per the newest durable version. */
   lookup(hash: string, now_ms: number = Date.now()): TokenLookup {
     const record = readAccessTokenCached(this.#parts.committer.head(), hash)

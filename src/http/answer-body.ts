@@ -4,15 +4,20 @@
 // is written, so every failure is still a proper status; what streaming saves is the
 // one string of the whole answer and the event loop's time: each chunk is made when the
 // response stream asks for more (as the socket drains), in a turn of the event loop of
-// its own, so other requests are served in between.
+// its own, so other requests are served in between. An answer that surely fits one
+// chunk (most: a point query's) is JSON.stringify's text at once: its size is bounded
+// first by json-bytes.ts's bound, which reads no string and stops at the chunk size.
 import { Readable } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Value } from '../lang/ast.js'
 import { answer_chunk_bytes } from '../limits.js'
-import type { QueryResult } from '../query/index.js'
+import { jsonBytesBound, type QueryResult } from '../query/index.js'
 
 /** The answer's text: a string when it fits in one chunk, else a stream of chunks. */
 export function answerBody(result: QueryResult): string | Readable {
+  // The bound is of UTF-8 bytes, never fewer than the text's UTF-16 units: below the
+  // chunk size, answerChunks would yield nothing and return this very text.
+  if (jsonBytesBound(result as unknown as Value, answer_chunk_bytes) < answer_chunk_bytes) return JSON.stringify(result)
   const chunks = answerChunks(result as unknown as Record<string, unknown>)
   const first = chunks.next()
   if (first.done === true) return first.value

@@ -1,7 +1,7 @@
 // One canonical spelling of every request path, decided once, before routing and
 // before any hook (docs/api.md "Paths"). fastify calls `rewriteUrl` for plain requests
 // and for WebSocket upgrades alike (@fastify/websocket dispatches upgrades through
-// fastify's routing), so the auth hook and the router always see the same string.
+// fastify's routing), so the auth step and the router always see the same string.
 //
 // The request target must be origin-form (`/…`); the path is percent-decoded once and
 // must then be a plain path of RFC 3986 `pchar`s other than `%`: no encoded `/` or
@@ -10,7 +10,7 @@
 // `..` segment, raw or encoded. The query string is left as sent.
 //
 // rewriteUrl cannot answer a request, so a refused one is marked (a symbol on the raw
-// request) and routed to a path no route has; the first onRequest hook answers it 400.
+// request) and routed to a path no route has; the request step's guard answers it 400.
 import type { IncomingMessage } from 'node:http'
 
 export type CanonicalTarget = { url: string } | { refused: string }
@@ -32,8 +32,10 @@ export function canonicalTarget(target: string): CanonicalTarget {
   const queryStart = target.indexOf('?')
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart)
   const query = queryStart === -1 ? '' : target.slice(queryStart)
-  let path = ''
-  for (let i = 0; i < rawPath.length; i += 1) {
+  // Most paths hold no escape: then the path is the target's as sent.
+  const escaped = rawPath.includes('%')
+  let path = escaped ? '' : rawPath
+  for (let i = 0; escaped && i < rawPath.length; i += 1) {
     const c = rawPath[i] as string
     if (c !== '%') {
       path += c
@@ -50,6 +52,8 @@ export function canonicalTarget(target: string): CanonicalTarget {
   if (!plain_path.test(path)) {
     return { refused: 'the path may hold only letters, digits and - . _ ~ ! $ & \' ( ) * + , ; = : @ (after percent-decoding)' }
   }
+  // A `.`, `..` or empty segment (but the last) shows as `/.` or `//`; most paths hold neither.
+  if (!path.includes('//') && !path.includes('/.')) return { url: path + query }
   const segments = path.split('/').slice(1)
   for (let s = 0; s < segments.length; s += 1) {
     const segment = segments[s] as string

@@ -9,8 +9,16 @@
 // address of a local interface; and each --allowed-host. A port, when given, must be
 // the listening port. Allowed origins: `http://<allowed host name>:<port>` and each
 // --console-origin.
+//
+// Every request is judged, so the Host and Origin values found allowed are remembered
+// as sent (at most allowed_header_values_max of each, the oldest going first): a known
+// one costs a map lookup, not a parse. Only allowed values are kept (a refusal is not
+// the common case, and a client sending many names fills nothing), and they are
+// forgotten when the listen address changes. For a wildcard listener the interfaces
+// are read when a name is first judged: an address allowed then stays allowed.
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
+import { allowed_header_values_max } from '../limits.js'
 
 /** `http://host:port` with the scheme, host and port normalised, or null if not an origin. */
 export function normaliseOrigin(text: string): string | null {
@@ -58,6 +66,12 @@ export class OriginPolicy {
   readonly #address: () => AddressInfo | null
   readonly #consoleOrigins: ReadonlySet<string>
   readonly #allowedHosts: ReadonlySet<string>
+  /** Host and Origin header values found allowed, as sent, for the address they were judged against. */
+  readonly #hostsSeen = new Set<string>()
+  readonly #originsSeen = new Set<string>()
+  /** The listen address and port they were judged against (none: not listening). */
+  #seenAddress: string | null = null
+  #seenPort = 0
 
   /** `address` is read when first needed: the server is not listening yet when built. */
   constructor(address: () => AddressInfo | null, consoleOrigins: readonly string[], allowedHosts: readonly string[]) {
@@ -66,9 +80,46 @@ export class OriginPolicy {
     this.#allowedHosts = new Set(allowedHosts.map((h) => normaliseHostName(h) ?? h))
   }
 
+  /** How many allowed Host and Origin values are remembered now. */
+  get remembered(): { hosts: number; origins: number } {
+    return { hosts: this.#hostsSeen.size, origins: this.#originsSeen.size }
+  }
+
   /** Whether a `Host` header value names this server. */
   hostAllowed(header: string | undefined): boolean {
     if (header === undefined) return false
+    return this.#remembered(this.#hostsSeen, header) || this.#remember(this.#hostsSeen, header, this.#judgeHost(header))
+  }
+
+  /** Whether an `Origin` header value may call this server. */
+  originAllowed(header: string): boolean {
+    return this.#remembered(this.#originsSeen, header) || this.#remember(this.#originsSeen, header, this.#judgeOrigin(header))
+  }
+
+  #remembered(seen: Set<string>, header: string): boolean {
+    const address = this.#address()
+    const listen = address?.address ?? null
+    const port = address?.port ?? 0
+    if (listen !== this.#seenAddress || port !== this.#seenPort) {
+      this.#hostsSeen.clear()
+      this.#originsSeen.clear()
+      this.#seenAddress = listen
+      this.#seenPort = port
+    }
+    return seen.has(header)
+  }
+
+  #remember(seen: Set<string>, header: string, allowed: boolean): boolean {
+    if (!allowed) return false
+    if (seen.size >= allowed_header_values_max) {
+      const oldest = seen.values().next().value
+      if (oldest !== undefined) seen.delete(oldest)
+    }
+    seen.add(header)
+    return true
+  }
+
+  #judgeHost(header: string): boolean {
     const match = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(header)
     if (match === null) return false
     const name = normaliseHostName(match[1] as string)
@@ -77,8 +128,7 @@ export class OriginPolicy {
     return (port === undefined || this.#portMatches(Number(port))) && this.#nameAllowed(name)
   }
 
-  /** Whether an `Origin` header value may call this server. */
-  originAllowed(header: string): boolean {
+  #judgeOrigin(header: string): boolean {
     const origin = normaliseOrigin(header)
     if (origin === null) return false
     if (this.#consoleOrigins.has(origin)) return true

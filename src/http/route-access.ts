@@ -30,6 +30,7 @@ import { StatementCache, statementWrites } from '../query/index.js'
 import type { SchemaIR } from '../schema/ir.js'
 import { opRequestOf, token_scopes, type TenantOpRequest } from '../tenants/index.js'
 import type { ErrorCode } from './errors.js'
+import { routeOptionsOf } from './route-options.js'
 
 export type RouteAccess = 'public' | 'any' | 'service' | TenantAccess
 
@@ -73,15 +74,16 @@ const needs: Readonly<Record<TokenScope | 'service', string>> = {
  * declaration cannot be registered (server.ts), and would need the service token.
  */
 export function routeAccess(request: FastifyRequest): RouteAccess {
-  if (request.routeOptions.url === undefined) return 'any'
-  return request.routeOptions.config.access ?? 'service'
+  const route = routeOptionsOf(request)
+  if (route.url === undefined) return 'any'
+  return route.config.access ?? 'service'
 }
 
 /**
  * What a route declared `access` needs, as the OpenAPI document says it (openapi.ts):
  * `roles`, each one that opens the route (`service`: the service token; `tenant:<scope>`:
  * a tenant token of the path's tenant with that scope), [] for any valid credential,
- * null for none; and a sentence. Written from the same declaration the auth hook obeys.
+ * null for none; and a sentence. Written from the same declaration the auth step obeys.
  */
 export function documentedAccess(access: RouteAccess): { roles: readonly string[] | null; says: string } {
   if (access === 'public') return { roles: null, says: 'No credential.' }
@@ -99,15 +101,18 @@ export function documentedAccess(access: RouteAccess): { roles: readonly string[
   }
 }
 
-const credentials = new WeakMap<IncomingMessage, Credential>()
+/** Where the auth step leaves the credential: a property of the request, not a WeakMap entry made for every request. */
+const credential_mark = Symbol('tenantdb.credential')
+
+type Marked = IncomingMessage & { [credential_mark]?: Credential }
 
 export function recordCredential(raw: IncomingMessage, credential: Credential): void {
-  credentials.set(raw, credential)
+  (raw as Marked)[credential_mark] = credential
 }
 
-/** The credential the auth hook accepted for the request (undefined on a public route). */
+/** The credential the auth step accepted for the request (undefined on a public route). */
 export function credentialOf(request: FastifyRequest): Credential | undefined {
-  return credentials.get(request.raw)
+  return (request.raw as Marked)[credential_mark]
 }
 
 /** The same answer an unknown tenant gets (rules.ts): a token learns nothing of tenants it does not open. */

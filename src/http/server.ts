@@ -4,22 +4,31 @@
 //
 // What a request meets, in order (docs/architecture.md "The HTTP layer"):
 //   rewriteUrl      canonical-path.ts: one spelling of the path, or a refusal mark
-//   onRequest       @fastify/websocket marks an upgrade (request.ws)
+//   onRequest       request-step.ts: one synchronous step, its parts in order:
 //                   request-guard.ts: 400 refused path, 403 host, 403 origin
-//                   503 shutting_down
+//                   shutdown.ts: 503 shutting_down
 //                   cors.ts: CORS headers; an allowed preflight is answered (204)
 //                   auth.ts: 401/429 unless the matched route is public; then
 //                   route-access.ts: what the credential opens (403 forbidden,
 //                   404 unknown_tenant for a tenant a token does not open)
 //                   route-methods.ts: 405 (with Allow) or 404 when no route matched
 //                   upgrade-refusal.ts: 400 for a WebSocket upgrade of a route that takes none
-//   onSend          a refused upgrade's answer says Connection: close (the plugin closes it)
+//                   (the tail route alone: @fastify/websocket then marks an upgrade, request.ws)
 //   body            body.ts: UTF-8, 400 if ill-formed; JSON as its value, else the text
 //   validation      the route's schema (validation.ts): params, query string, headers,
 //                   body; 400 bad_request naming what is wrong
 //   route           its own hooks (the tail's preHandler) and handler
-//   onResponse      metrics/: counted by route pattern, method and status; log.ts: its
-//                   one log line (the log controller). An upgraded tail: when it closes
+//   onSend          synchronous: Connection: close on every answer while closing and on
+//                   a refused upgrade's
+//   onResponse      synchronous: metrics/ counts it by route pattern, method and status;
+//                   a refused upgrade's connection is closed; log.ts: its one log line
+//                   (the log controller). An upgraded tail: when it closes
+// A plain request runs no asynchronous hook: none waits on anything.
+//
+// A worker thread's server (options.opener, threads/; docs/architecture.md "Every
+// core") forwards to the opening thread a request whose tokens are all wrong (from the
+// auth part), one that would commit (the query route before it runs, the error handler
+// on CommitElsewhereError after), and the routes declared config.opener (a preHandler).
 //
 // The same schemas generate the OpenAPI document (openapi.ts, @fastify/swagger).
 import swagger from '@fastify/swagger'
@@ -30,23 +39,27 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { AccessTokens, NotPrimaryError, type Database } from '../database/index.js'
 import { access_token_last_used_flush_ms, body_bytes_max, request_timeout_ms } from '../limits.js'
-import { authHook, Credentials } from './auth.js'
+import { authenticated, Credentials } from './auth.js'
+import { AuthThrottle } from './auth-throttle.js'
 import type { ReplicationReporter } from '../replication/index.js'
 import { jsonOrTextBodies } from './body.js'
 import { rewriteToCanonical } from './canonical-path.js'
 import { clientErrorHandler } from './client-errors.js'
-import { corsHook } from './cors.js'
+import { corsHeaders } from './cors.js'
 import { mapError } from './error-mapping.js'
 import { sendError, sendErrorBody } from './errors.js'
 import { log_serializers, logRequest, OneLinePerRequest, pathOnly, routePattern } from './log.js'
 import { ServerMetrics, unmatched_route } from './metrics/index.js'
 import { swagger_options, withAccess } from './openapi.js'
 import { OriginPolicy } from './origin-policy.js'
-import { requestGuardHook } from './request-guard.js'
-import { routeMissingHook } from './route-methods.js'
+import { guarded } from './request-guard.js'
+import { requestStep } from './request-step.js'
+import { routeMissing } from './route-methods.js'
+import { routeOptionsOf } from './route-options.js'
 import { addSharedSchemas } from './schemas.js'
+import { Shutdown } from './shutdown.js'
 import { TokenWatch } from './token-watch.js'
-import { refusedUpgradeCloses, upgradeRouteHook } from './upgrade-refusal.js'
+import { endRefusedUpgrade, refusedUpgradeCloses, upgradeRefused } from './upgrade-refusal.js'
 import { schemaErrorFormatter, validatorCompiler } from './validation.js'
 import { accessRoutes } from './routes/access.js'
 import { backupRoutes } from './routes/backup.js'
@@ -160,7 +173,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url })
   })
 
-  // Tenant tokens: found by their hash at each request; open tails re-checked
+  // Tenant tokens: found by their hash at each request (among those verified since the
+  // catalog last changed, else in the catalog); open tails re-checked
   // (token-watch.ts); last uses kept in memory and written once a minute and at close.
   const tokens = AccessTokens.of(db)
   const watch = new TokenWatch(tokens)
@@ -181,7 +195,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   registered_routes.set(app, routes)
 
   // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
-  // when it closes (tail-ws.ts). The log line is the log controller's.
+  // when it closes (tail-ws.ts). The log line is the log controller's. A refused
+  // upgrade's connection is closed once its answer is written (upgrade-refusal.ts).
   const metrics = new ServerMetrics(db, query_path, options.replication ?? null)
   server_metrics.set(app, metrics)
   app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
@@ -189,6 +204,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // A worker thread's forwarded request is counted by the opening thread, which answered it.
     if (opener !== undefined && wasForwarded(request)) return done()
     metrics.requestEnded(routePattern(request) ?? unmatched_route, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    endRefusedUpgrade(request)
     done()
   })
   const upgradeEnded = (request: FastifyRequest, status: number, duration_ms: number) => {
@@ -201,16 +217,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // The response schemas describe (the document is generated from them) but do not
   // serialize: fast-json-stringify would drop any field a schema does not list and
   // coerce values to the declared types, so a gap in a description would change an
-  // answer instead of showing up in the OpenAPI fuzzer.
+  // answer instead of showing up in the OpenAPI fuzzer. A closed schema does not make
+  // it safe (it writes a `const` as declared whatever the value, a number given for a
+  // string as its text), and what it saves is off the hot path: the query route's
+  // answer is text already (answer-body.ts), and a small answer saves well under a
+  // microsecond (docs/performance.md, "The request path (P9)").
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   addSharedSchemas(app)
   // Before every route: it collects them as they are registered.
   await app.register(swagger, swagger_options)
-
-  // First, so its onRequest hook marks an upgrade (request.ws) before any hook below
-  // can refuse it, and its onResponse hook then closes the refused upgrade's socket.
-  // maxPayload ws_message_bytes_max; closes tails with 1001 on shutdown.
-  await app.register(websocket, tailWebSocketPluginOptions)
 
   // The address the server listens on, kept after close() stops the listener: a
   // request still arriving on a connection it holds while closing is judged by it (and
@@ -222,36 +237,36 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     listening = address !== null && typeof address === 'object' ? address : null
   })
   const policy = new OriginPolicy(() => listening, options.consoleOrigins ?? [], options.allowedHosts ?? [])
-  app.addHook('onRequest', requestGuardHook(policy))
 
-  const closing = new AbortController()
-  app.addHook('preClose', async () => { closing.abort() })
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing.signal.aborted) return
-    reply.header('connection', 'close')
-    return sendError(reply, 'shutting_down', 'the server is shutting down')
+  const shutdown = new Shutdown()
+  app.addHook('preClose', (done) => { shutdown.begin(); done() })
+  // Every check before the body, in one synchronous hook (request-step.ts).
+  app.addHook('onRequest', requestStep({
+    guard: guarded(policy),
+    shutdown: shutdown.refused,
+    cors: corsHeaders(policy),
+    authenticate: authenticated(new Credentials(options.token, tokens), tokens, new AuthThrottle(),
+      opener === undefined ? undefined : (request, reply) => { forwardRequest(opener, request, reply).catch((err: unknown) => reply.send(err)) }),
+    routeMissing: routeMissing(app),
+    upgradeRefused,
+  }))
+  // Which answers end their connection: every one once closing (in-flight ones
+  // included), and a refused upgrade's.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    shutdown.closesConnection(reply)
+    refusedUpgradeCloses(request, reply)
+    done(null, payload)
   })
-  // A keep-alive connection would keep close() waiting until its idle timeout: once
-  // closing, every answer (in-flight ones included) closes its connection.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing.signal.aborted) reply.header('connection', 'close')
-    return payload
-  })
-  app.addHook('onRequest', corsHook(policy))
-  app.addHook('onRequest', authHook(new Credentials(options.token, tokens), tokens, opener === undefined ? undefined : (request, reply) => forwardRequest(opener, request, reply)))
-  app.addHook('onRequest', routeMissingHook(app))
-  app.addHook('onRequest', upgradeRouteHook)
   if (opener !== undefined) app.addHook('preHandler', forwardHook(opener))
-  app.addHook('onSend', refusedUpgradeCloses)
 
-  // Reached only if a route calls callNotFound: routeMissingHook answers the rest.
+  // Reached only if a route calls callNotFound (none does): route-methods.ts answers the rest.
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `no route ${request.method} ${pathOnly(request.url)}`),
   )
   app.setErrorHandler((error, request, reply) => {
     // A worker thread tried to commit: nothing was written; the opener runs it again.
     if (opener !== undefined && error instanceof CommitElsewhereError) return forwardRequest(opener, request, reply)
-    const { status, body, log } = mapError(error, { failuresAre400: request.routeOptions.config.failuresAre400 === true })
+    const { status, body, log } = mapError(error, { failuresAre400: routeOptionsOf(request).config.failuresAre400 === true })
     if (log) request.log.error({ err: error }, 'request failed')
     return sendErrorBody(reply, status, body)
   })
@@ -264,16 +279,26 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(accessRoutes())
   await app.register(metricsRoutes(metrics))
   await app.register(trendRoutes(metrics.trends))
-  await app.register(backupRoutes(db, closing.signal))
+  await app.register(backupRoutes(db, shutdown.signal))
   await app.register(openapiRoutes(() => listening))
   await app.register(schemaSourceRoutes(options.schema ?? db.schema.files))
   await app.register(consoleRoutes(options.consoleDir))
   // One path, two forms: the HTTP poll (handler) and the WebSocket upgrade (wsHandler
-  // and its preHandler, which does nothing for a plain request).
-  app.route({
-    method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true, access: { tenant: 'read' } },
-    handler: tailPollRoute(db, closing.signal, metrics.tail, watch),
-    ...tailWebSocket(db, options.tailWebSocket ?? {}, { tail: metrics.tail, ended: upgradeEnded }, watch),
+  // and its preHandler, which does nothing for a plain request). @fastify/websocket is
+  // registered in a context of this route alone, so its hooks (marking request.ws,
+  // closing a refused upgrade) and its handler wrapper run for this route only; the
+  // 'upgrade' listener it adds to the server routes every upgrade through fastify, and
+  // the request step refuses those of other routes. maxPayload ws_message_bytes_max;
+  // closes tails with 1001 on shutdown.
+  await app.register(async (tail) => {
+    await tail.register(websocket, tailWebSocketPluginOptions)
+    // The server shows its tails' WebSocket server, as the plugin's decoration would.
+    app.decorate('websocketServer', tail.websocketServer)
+    tail.route({
+      method: 'GET', url: tail_path, schema: tail_schema, config: { websocket: true, access: { tenant: 'read' } },
+      handler: tailPollRoute(db, shutdown.signal, metrics.tail, watch),
+      ...tailWebSocket(db, options.tailWebSocket ?? {}, { tail: metrics.tail, ended: upgradeEnded }, watch),
+    })
   })
   return app
 }

@@ -1,6 +1,7 @@
 export { QueryRunner, type LoadedSchema, type QueryOptions, type TenantGate } from './api/index.js'
 export { QueryError, type QueryErrorCode, type QueryErrorDetails } from './errors.js'
 export type { QueryResult } from './exec/index.js'
+export { jsonBytesBound } from './exec/index.js'
 export type { PlanHint } from './plan/index.js'
 export { statementWrites } from './check/index.js'
 export { StatementCache } from './check/index.js'

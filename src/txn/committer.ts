@@ -6,7 +6,10 @@
 // made elsewhere never reaches the subscribers, so every commit of the service is
 // made here, and the engine is closed here too: subscribers hear that no commit will
 // follow, so nothing waits for one forever. Observers (the metrics, docs/operations.md
-// "Metrics") hear how every commit settled and how long it took.
+// "Metrics") hear how every commit settled and how long it took. `catalogGeneration`
+// counts the commits and applied frames that may change the catalog (every kind but
+// `write`): a cache of what the catalog says (the HTTP layer's verified tokens) is
+// good while the number stays the one it was filled at.
 import { performance } from 'node:perf_hooks'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../engine/index.js'
@@ -90,7 +93,14 @@ export class Committer {
     return this.#engine.lease()
   }
 
-  /** See #generation: the count of commits that were not plain writes. */
+  /**
+   * A number that changes whenever a commit that is not a `write` (a catalog or a
+   * migration commit, made here or applied from a primary) becomes part of the newest
+   * version: bumped once it is, so a reader that sees the number unchanged since it last
+   * read the catalog knows the catalog is the same (the commit's own caller hears of it
+   * only after the bump).
+   * (See #generation: on a server on every core, one count for every thread.)
+   */
   get catalogGeneration(): number {
     return Atomics.load(this.#generation, 0)
   }

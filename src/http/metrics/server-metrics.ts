@@ -1,7 +1,7 @@
 // The metrics of one server (docs/operations.md, "Metrics"), in a prom-client registry
 // of its own (never the library's global one: several servers, a test's say, may run
 // in one process). Events are counted as they happen: requests (by route pattern,
-// method and status), commits (through the database's commit observer), change-tail
+// method and status; request-counts.ts, with no allocation per request), commits (through the database's commit observer), change-tail
 // subscribers and the events sent to them. What the database reports itself is read
 // at scrape time (database-metrics.ts).
 //
@@ -9,6 +9,7 @@
 // client sent, its tenant or its query string), a method, a status, a commit kind and
 // outcome, a tail transport. So the number of series stays bounded whatever clients send.
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
+import { RequestCounts } from './request-counts.js'
 import type { CommitSettled, Database } from '../../database/index.js'
 import type { ReplicationReporter } from '../../replication/index.js'
 import { registerDatabaseMetrics } from './database-metrics.js'
@@ -54,8 +55,7 @@ export interface OtherThreads {
 
 export class ServerMetrics {
   readonly registry = new Registry()
-  readonly #requests = new Counter({ name: 'tenantdb_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [this.registry] })
-  readonly #request_seconds = new Histogram({ name: 'tenantdb_http_request_duration_seconds', help: 'Time from a request\'s arrival until its answer was sent (a WebSocket tail: until it closed), by route pattern and method.', labelNames: ['route', 'method'], buckets: request_buckets, registers: [this.registry] })
+  readonly #requests = new RequestCounts(this.registry, request_buckets)
   readonly #commits = new Counter({ name: 'tenantdb_commits_total', help: 'Commits by kind (write: queries; migration; catalog: tenant operations) and outcome (committed: durable; conflict: lost a first-committer-wins race; failed).', labelNames: ['kind', 'outcome'], registers: [this.registry] })
   readonly #commit_seconds = new Histogram({ name: 'tenantdb_commit_duration_seconds', help: 'Time from the start of a commit until it was durable (committed ones), by kind.', labelNames: ['kind'], buckets: commit_buckets, registers: [this.registry] })
   readonly #migrations = new Counter({ name: 'tenantdb_migrations_applied_total', help: 'Lazy migrations applied (one commit each).', registers: [this.registry] })
@@ -96,8 +96,7 @@ export class ServerMetrics {
 
   /** A request was answered: `route` is its route pattern or unmatched_route. */
   requestEnded(route: string, method: string, status: number, seconds: number): void {
-    this.#requests.inc({ route, method, status })
-    this.#request_seconds.observe({ route, method }, seconds)
+    this.#requests.add(route, method, status, seconds)
     if (route === this.#queryRoute) {
       this.trends.query(seconds * 1000)
       this.onQuery?.(seconds * 1000)

@@ -1,21 +1,21 @@
 // GET /api/v1/t/:tenant/tail as a WebSocket (docs/api.md, "Change tail"):
 // the backlog after `after`, then live events, one JSON text message per event, in LSN
 // order, each once. Pings every 15 s. The route itself (with the HTTP poll handler) is
-// registered by server.ts:
+// registered by server.ts, in a context of its own with the plugin:
 //
-//   await app.register(websocket, tailWebSocketPluginOptions)
-//   app.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', schema: tail_schema, config: { websocket: true }, handler: poll, ...tailWebSocket(db, options, observer) })
+//   await tail.register(websocket, tailWebSocketPluginOptions)
+//   tail.route({ method: 'GET', url: '/api/v1/t/:tenant/tail', schema: tail_schema, config: { websocket: true }, handler: poll, ...tailWebSocket(db, options, observer) })
 //
 // Everything that can refuse a tail is decided BEFORE the upgrade, as a plain HTTP
-// response: the request guard's 400/403 (path, host, origin), the auth hook's 401 (no
+// response: the request guard's 400/403 (path, host, origin), the auth step's 401 (no
 // or wrong token, or a token offered in a header: WebSockets take only
 // `?token=`), 400 a malformed parameter (the route's schema, tail-poll.ts), 404 unknown
 // tenant, 423 a suspended one, 400 an unknown collection or an `after` beyond the head,
 // 410 expired `after`. A refused
-// upgrade is answered with `Connection: close` (upgrade-refusal.ts) and its connection
-// closed by @fastify/websocket's onResponse hook, which server.ts makes run by
-// registering the plugin before every other hook; `config: { websocket: true }` is
-// what lets this route, alone, upgrade. To make the 404/400/410 exact, the
+// upgrade is answered with `Connection: close` and its connection closed once the
+// answer is written (upgrade-refusal.ts, from the server's onSend and onResponse
+// hooks, whichever step refused it); `config: { websocket: true }` is what lets this
+// route, alone, upgrade. To make the 404/400/410 exact, the
 // subscription itself is opened in the route's preHandler (it throws at once for a
 // bad `after`) and handed to the socket once upgraded; it is closed when the
 // connection closes, upgraded or not.

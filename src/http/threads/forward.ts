@@ -4,7 +4,7 @@
 // same server, every hook included, and its answer (status, headers, body) is sent
 // back as it is. Forwarding is safe to do late: a worker never commits, so whatever it
 // did before finding that it must forward wrote nothing.
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { rawBodyOf } from '../body.js'
 import { sendError } from '../errors.js'
 import { OpenerGoneError, type OpenerLink } from './opener-link.js'
@@ -58,9 +58,10 @@ export async function forwardRequest(opener: OpenerLink, request: FastifyRequest
   return reply.send(answer.body)
 }
 
-/** preHandler: the routes only the opener answers (`config.opener`) are forwarded. */
+/** preHandler, synchronous: the routes only the opener answers (`config.opener`) are forwarded. */
 export function forwardHook(opener: OpenerLink) {
-  return async function forwardOpenerRoutes(request: FastifyRequest, reply: FastifyReply) {
-    if (request.routeOptions.config.opener === true) return forwardRequest(opener, request, reply)
+  return function forwardOpenerRoutes(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (request.routeOptions.config.opener !== true) return done()
+    forwardRequest(opener, request, reply).catch((err: unknown) => reply.send(err))
   }
 }
