@@ -33,6 +33,20 @@ impl Keys {
         Keys { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(keys), prefix: 0, heads: Vec::with_capacity(keys) }
     }
 
+    /// Gives back the room reserved beyond the keys held (a decoder reserves a page's
+    /// worth, as it cannot know the keys' share before reading them).
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.heads.shrink_to_fit();
+    }
+
+    /// Bytes of the three buffers as allocated (capacity, not length), for the page
+    /// cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + 4 * self.ends.capacity() + 8 * self.heads.capacity()
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }
