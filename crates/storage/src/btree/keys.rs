@@ -33,12 +33,14 @@ impl Keys {
         Keys { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(keys), prefix: 0, heads: Vec::with_capacity(keys) }
     }
 
-    /// Gives back the room reserved beyond the keys held (a decoder reserves a page's
-    /// worth, as it cannot know the keys' share before reading them).
-    pub fn shrink_to_fit(&mut self) {
-        self.bytes.shrink_to_fit();
-        self.ends.shrink_to_fit();
-        self.heads.shrink_to_fit();
+    /// A copy whose buffers hold exactly the keys (a decoder reserves a page's room, as
+    /// it cannot know the keys' share before reading them). A copy, not `shrink_to_fit`:
+    /// shrinking in place left the rest of each page-sized buffer free between the
+    /// cache's nodes, where glibc seldom reused it (RSS 1.4 times the cache's bytes,
+    /// docs/performance.md, P12); the page-sized buffer freed at once is the next
+    /// decode's.
+    pub fn fitted(&self) -> Keys {
+        self.clone()
     }
 
     /// Bytes of the three buffers as allocated (capacity, not length), for the page
