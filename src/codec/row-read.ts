@@ -65,7 +65,10 @@ export function readRowFieldsAt(buf: Buffer, from: number, to: number, wanted: R
  * record made in between (src/query/exec/batch-pipeline.ts). Checked as readRowFields.
  */
 export function readRowColumnsAt(buf: Buffer, from: number, to: number, columns: readonly string[]): Value[] {
-  const r: Reader = { buf, at: from, end: to }
+  const r = column_reader
+  r.buf = buf
+  r.at = from
+  r.end = to
   if (from >= to || buf[from] !== row_format_version) throw new CodecError('unknown row format version')
   r.at = from + 1
   const names = columnNames(columns)
@@ -106,6 +109,12 @@ function wantedNames(wanted: ReadonlySet<string>): WantedName[] {
   }
   return names
 }
+
+/**
+ * The reader of readRowColumnsAt, one for all its calls (a scan's rows are decoded one
+ * after another, and nothing it calls decodes a row): one object less per row.
+ */
+const column_reader: Reader = { buf: Buffer.alloc(0), at: 0, end: 0 }
 
 /** The UTF-8 bytes of each column's name, made once per array of columns. */
 const column_names = new WeakMap<readonly string[], Array<Buffer | null>>()
