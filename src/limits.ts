@@ -260,6 +260,13 @@ export const read_buffer_bytes = 64 * 1024
 export const lookup_buffer_bytes = 256 * 1024
 export const lookup_buffer_bytes_kept_max = 16 * 1024 * 1024
 
+/**
+ * Size of the buffer a range read in place (Snapshot.rangeAt, a scan's batches of 1 000
+ * rows) is written into, and the largest one kept for the next batch, as the two above.
+ */
+export const range_buffer_bytes = 256 * 1024
+export const range_buffer_bytes_kept_max = 16 * 1024 * 1024
+
 /** Tenant records remembered per snapshot (names asked for need not exist). */
 export const tenant_records_per_snapshot_max = 1024
 

@@ -4,7 +4,7 @@
 // (a lookup's projection) gives exactly the chosen fields of what decodeRow gives, and
 // steps over the others checking their structure.
 import t from 'tap'
-import { CodecError, decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt, encodeRow } from '../src/codec/index.js'
+import { CodecError, decodeRow, decodeRowAt, decodeRowColumnsAt, decodeRowFields, decodeRowFieldsAt, encodeRow } from '../src/codec/index.js'
 import type { Value } from '../src/lang/ast.js'
 import { rng } from './helpers/rng.js'
 
@@ -230,6 +230,32 @@ t.test('decodeRowFields refuses a malformed field it steps over', async (t) => {
   t.throws(() => decodeRow(repeated), /repeats field "k"/)
   t.throws(() => decodeRowFields(repeated, new Set(['k'])), /repeats field "k"/)
   t.same(decodeRowFields(repeated, new Set(['z'])), {}, 'a repeated name nobody reads is stepped over (documented)')
+})
+
+t.test('decodeRowColumnsAt gives the columns\' values in their order, as decodeRow reads them', async (t) => {
+  const rand = rng(78)
+  const names = ['id', 'name', 'email', 'tags', 'nested', 'created', 'missing', '__proto__']
+  const rows: Row[] = [users_row, { ...users_row, nested: { list: [1.5, 'ü', new Date(-5)] }, f: 2 ** 60 }]
+  let compared = 0
+  for (const row of rows) {
+    const bytes = encodeRow(row)
+    const whole = decodeRow(bytes)
+    // Inside a larger buffer, as a batch holds it.
+    const batch = Buffer.concat([Buffer.from([9, 9, 9]), bytes, Buffer.from([7])])
+    for (let i = 0; i < 200; i += 1) {
+      const columns = names.filter(() => rand() < 0.5).sort(() => rand() - 0.5)
+      const expected = columns.map((c) => (Object.hasOwn(whole, c) ? whole[c] as Value : null))
+      if (!exactlyEqual(expected, decodeRowColumnsAt(batch, 3, 3 + bytes.length, columns))) t.fail(`columns ${columns.join(',')} of ${JSON.stringify(row)}`)
+      compared += 1
+    }
+  }
+  t.equal(compared, 400)
+  const bytes = encodeRow({ k: 'a', v: 'b' })
+  t.throws(() => decodeRowColumnsAt(Buffer.concat([bytes, Buffer.from([0])]), 0, bytes.length + 1, ['k']), /trailing bytes/)
+  t.throws(() => decodeRowColumnsAt(bytes, 0, bytes.length - 1, ['v']), CodecError, 'a truncated row')
+  const repeated = Buffer.from([0x01, 0x02, 0x01, 0x6b, 0x03, 0x01, 0x01, 0x6b, 0x03, 0x02])
+  t.throws(() => decodeRowColumnsAt(repeated, 0, repeated.length, ['k']), /repeats field "k"/)
+  t.same(decodeRowColumnsAt(repeated, 0, repeated.length, ['z']), [null], 'a repeated name nobody reads is stepped over, as decodeRowFields does')
 })
 
 /** One decode taking this long has run away: a hang guard, see the fuzz test below. */

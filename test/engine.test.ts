@@ -147,6 +147,32 @@ t.test('range batches in both directions and full scans', async (t) => {
   await engine.close()
 })
 
+t.test('a range read in place gives the entries range gives, in a buffer reused and grown', async (t) => {
+  const engine = await Engine.open(tempDir(t))
+  // 600 values of 1 KiB: a batch of them is more than the shared buffer's first 256 KiB.
+  const keys = Array.from({ length: 600 }, (_, i) => `k${String(i).padStart(5, '0')}`)
+  await engine.commit(keys.map((k, i) => ({ op: 'put' as const, tree: 'kv', key: bytes(k), value: Buffer.alloc(i % 2 === 0 ? 1024 : 3, k) })))
+  const snap = engine.snapshot()
+  const inPlace = (options: Parameters<typeof snap.range>[1]) => {
+    const { buf, count, at } = snap.rangeAt('kv', options)
+    return Array.from({ length: count }, (_, i) => [buf.subarray(at[4 * i], at[4 * i + 1]).toString(), buf.subarray(at[4 * i + 2], at[4 * i + 3]).toString()])
+  }
+  const views = (options: Parameters<typeof snap.range>[1]) => snap.range('kv', options).map(([k, v]) => [k.toString(), v.toString()])
+  const asked = [
+    { limit: 10 },
+    { lower: bytes('k00010'), lowerInclusive: false, limit: 3 },
+    { upper: bytes('k00300'), reverse: true, limit: 7 },
+    { limit: 600 },
+    { lower: bytes('k00590'), limit: 50 },
+    { lower: bytes('z'), limit: 5 },
+    { limit: 2 },
+  ]
+  for (const options of asked) t.same(inPlace(options), views(options), JSON.stringify(options))
+  t.equal(inPlace({ limit: 600 }).length, 600, 'the whole tree in one batch of more than the buffer held')
+  t.same(inPlace({ lower: bytes('z'), limit: 5 }), [], 'an empty batch')
+  await engine.close()
+})
+
 t.test('pins are O(1) named versions that survive restart; copies fork trees', async (t) => {
   const dir = tempDir(t)
   const engine = await Engine.open(dir)

@@ -95,3 +95,23 @@ t.test('an atomic block scans the rows it wrote merged with the snapshot', async
   t.ok(s.batched)
   t.same(s.result.rows, [['k000006'], ['k000008']], 'a row deleted in the block is not read')
 })
+
+t.test('scans read in place: batches larger than the shared buffer, and scans side by side', async (t) => {
+  const { db } = await openDatabase(t, 'collection kv { k: string primary, n: int, v: string }')
+  const kv = db.tenant('default')
+  // Values of 600 bytes make a batch of 1000 rows bigger than the 256 KiB buffer
+  // (range_buffer_bytes), every 97th of 40 KiB bigger still: batches are read again
+  // into a larger buffer.
+  const rows: Kv[] = Array.from({ length: 2500 }, (_, i) => ({ k: key(i), n: i, v: String(i).padEnd(i % 97 === 0 ? 40_000 : 600, 'x') }))
+  for (let at = 0; at < rows.length; at += 500) await kv.query('insert kv $rows', { rows: rows.slice(at, at + 500) })
+  const all = rows.map((r) => [r.k, r.n, r.v])
+  const whole = await viaBatches(() => kv.query('kv'))
+  t.ok(whole.batched)
+  t.same(whole.result.rows, all, 'every batch read whole, through a larger buffer')
+  // Scans that interleave between batches each get their own rows: a batch's bytes are
+  // the next batch's buffer, so each is decoded, and the key it ends at copied, first.
+  const together = await Promise.all([kv.query('kv'), kv.query('kv | where k > $k | select v, k', { k: key(700) }), kv.query('kv | skip 5 | take 2000')])
+  t.same(together[0].rows, all)
+  t.same(together[1].rows, rows.slice(701).map((r) => [r.v, r.k]))
+  t.same(together[2].rows, all.slice(5, 2005))
+})

@@ -10,7 +10,8 @@
 //! lookups is a range batch, then one `match_len: u32` (0xFFFFFFFF: absent), match per
 //! entry in the same order, after a header of `entry_count: u32 LE`,
 //! `matches_at: u32 LE` (the byte offset of the first match), written into a buffer
-//! the caller passes and reuses.
+//! the caller passes and reuses. A range written into the caller's buffer is a range
+//! batch after a header of `entry_count: u32 LE`.
 
 use std::ops::Bound;
 use std::sync::{Arc, Weak};
@@ -300,6 +301,28 @@ impl Snapshot {
             if let Some(head) = writer.buf.get_mut(..8) {
                 head[..4].copy_from_slice(&count.to_le_bytes());
                 head[4..].copy_from_slice(&matches_at.to_le_bytes());
+            }
+            Ok(total as i64)
+        })
+    }
+
+    /// `range` written into `out` (reused by the caller, as `range_lookup_into`'s: a
+    /// fresh Buffer per batch cost an allocation of the batch's size, and its release
+    /// waited for the garbage collector, docs/performance.md, P12); returns the bytes the
+    /// batch takes, and when that is more than `out` holds, `out` is left incomplete
+    /// and the caller asks again with room enough (the snapshot answers the same).
+    #[napi]
+    pub fn range_into(&self, env: &Env, tree: BufferSlice, options: RangeOptions, mut out: BufferSlice) -> napi::Result<i64> {
+        self.call(env, "snapshot.rangeInto", || {
+            let lower = bound(&options.lower, options.lower_inclusive);
+            let upper = bound(&options.upper, options.upper_inclusive);
+            let limit = (options.limit as usize).min(storage::limits::RANGE_BATCH_ENTRIES_MAX);
+            let mut writer = SliceWriter { buf: &mut out, at: 4, entries: 0 };
+            let count = self.inner()?.range_each(&tree, lower, upper, options.reverse.unwrap_or(false), limit, &mut |key, value| writer.entry(key, value))?;
+            let total = writer.at;
+            u32::try_from(total).map_err(|_| storage::Error::InvalidArgument("a range batch over 4 GiB; ask for fewer entries".into()))?;
+            if let Some(head) = writer.buf.get_mut(..4) {
+                head.copy_from_slice(&(count as u32).to_le_bytes());
             }
             Ok(total as i64)
         })

@@ -59,6 +59,38 @@ export function readRowFieldsAt(buf: Buffer, from: number, to: number, wanted: R
   return record
 }
 
+/**
+ * readRowFieldsAt's fields as the values of `columns`, in their order (null where the
+ * row has none): the output row of a read that passes rows as they are stored, with no
+ * record made in between (src/query/exec/batch-pipeline.ts). Checked as readRowFields.
+ */
+export function readRowColumnsAt(buf: Buffer, from: number, to: number, columns: readonly string[]): Value[] {
+  const r = column_reader
+  r.buf = buf
+  r.at = from
+  r.end = to
+  if (from >= to || buf[from] !== row_format_version) throw new CodecError('unknown row format version')
+  r.at = from + 1
+  const names = columnNames(columns)
+  // Undefined until read: a field read twice is a repeat.
+  const values = new Array<Value | undefined>(columns.length).fill(undefined)
+  const count = readCount(r)
+  for (let i = 0; i < count; i += 1) {
+    const length = readCount(r)
+    const column = columnAt(names, r.buf, r.at, length)
+    r.at += length
+    if (column < 0) {
+      skipValue(r, 0)
+      continue
+    }
+    if (values[column] !== undefined) throw new CodecError(`row repeats field "${columns[column] as string}"`)
+    values[column] = readValue(r, 0)
+  }
+  if (r.at !== r.end) throw new CodecError('row has trailing bytes')
+  for (let j = 0; j < values.length; j += 1) values[j] ??= null
+  return values as Value[]
+}
+
 interface WantedName {
   name: string
   bytes: Buffer
@@ -76,6 +108,36 @@ function wantedNames(wanted: ReadonlySet<string>): WantedName[] {
     wanted_names.set(wanted, names)
   }
   return names
+}
+
+/**
+ * The reader of readRowColumnsAt, one for all its calls (a scan's rows are decoded one
+ * after another, and nothing it calls decodes a row): one object less per row.
+ */
+const column_reader: Reader = { buf: Buffer.alloc(0), at: 0, end: 0 }
+
+/** The UTF-8 bytes of each column's name, made once per array of columns. */
+const column_names = new WeakMap<readonly string[], Array<Buffer | null>>()
+
+function columnNames(columns: readonly string[]): Array<Buffer | null> {
+  let names = column_names.get(columns)
+  if (names === undefined) {
+    names = columns.map((name) => { const bytes = Buffer.from(name, 'utf8'); return bytes.toString('utf8') === name ? bytes : null })
+    column_names.set(columns, names)
+  }
+  return names
+}
+
+/** The index of the column whose name's bytes are [at, at + length) of `buf`, or -1. */
+function columnAt(names: ReadonlyArray<Buffer | null>, buf: Buffer, at: number, length: number): number {
+  for (let n = 0; n < names.length; n += 1) {
+    const bytes = names[n]
+    if (bytes === null || bytes === undefined || bytes.length !== length) continue
+    let i = 0
+    while (i < length && bytes[i] === buf[at + i]) i += 1
+    if (i === length) return n
+  }
+  return -1
 }
 
 /** The wanted name whose bytes are [at, at + length) of `buf`, or null. */

@@ -65,7 +65,7 @@
 import type { Value } from '../lang/ast.js'
 import { CodecError } from './error.js'
 import { kindOf } from './kind.js'
-import { readRow, readRowAt, readRowFields, readRowFieldsAt } from './row-read.js'
+import { readRow, readRowAt, readRowColumnsAt, readRowFields, readRowFieldsAt } from './row-read.js'
 import { writeRow, writeRowFields } from './row-write.js'
 
 export { writeRowFields as encodeRowFieldsScratch }
@@ -94,4 +94,9 @@ export function decodeRowAt(buf: Buffer, from: number, to: number): Record<strin
 /** decodeRowFields of bytes [from, to) of `buf`. */
 export function decodeRowFieldsAt(buf: Buffer, from: number, to: number, wanted: ReadonlySet<string>): Record<string, Value> {
   return readRowFieldsAt(buf, from, to, wanted)
+}
+
+/** The values of `columns` of the row in bytes [from, to) of `buf`, in their order (null where absent): fields not named are stepped over, as decodeRowFields does. */
+export function decodeRowColumnsAt(buf: Buffer, from: number, to: number, columns: readonly string[]): Value[] {
+  return readRowColumnsAt(buf, from, to, columns)
 }

@@ -7,7 +7,7 @@ import { Snapshot } from './snapshot.js'
 import { backup_elsewhere_poll_ms } from '../limits.js'
 
 export interface EngineOptions {
-  /** Page cache budget in bytes of decoded nodes (default 64 MiB). */
+  /** Page cache budget: bytes of memory its decoded nodes hold, not their bytes on disk (default 64 MiB). */
   cacheBytes?: number
   /** Checkpoint once this many WAL bytes follow the last one (default 64 MiB). */
   checkpointWalBytes?: number

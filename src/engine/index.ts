@@ -4,6 +4,6 @@ export { EngineError, type EngineErrorCode, type EngineErrorFields } from './eng
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
 export { commitMeta, decodeCommit, type Op, type CommitRecord } from './commit-codec.js'
 export { CommitWriter } from './commit-writer.js'
-export type { DiffEntry, Entry, LookupBatch } from './range-batch.js'
+export type { DiffEntry, Entry, LookupBatch, RangeBatchAt } from './range-batch.js'
 export { lookup_absent } from './range-batch.js'
 export { duplicateFd } from './duplicate-fd.js'

@@ -1,5 +1,6 @@
 // Decodes a range batch from native/src/snapshot.rs: entries of `key_len: u32 LE`,
-// key, `value_len: u32 LE`, value. Keys and values are views into the one Buffer. The
+// key, `value_len: u32 LE`, value. Keys and values are views into the one Buffer, or
+// offsets into it when the batch is read into a shared buffer (RangeBatchAt). The
 // batches of a batched point read (keys in, values out) and of a range with lookups are
 // encoded and decoded here too.
 
@@ -18,6 +19,36 @@ export function decodeRangeBatch(batch: Buffer): Entry[] {
     entries.push([key, value])
   }
   return entries
+}
+
+/**
+ * A range batch read in place (Snapshot.rangeAt): `count` entries whose bytes stay in
+ * `buf`, located by `at` rather than by two Buffer views and an array each (those were
+ * two fifths of what a scan allocated per row, docs/performance.md, P12): entry i's key
+ * is [at[4i], at[4i+1]), its value [at[4i+2], at[4i+3]). Both `buf` and `at` are shared,
+ * valid until the next read into them: decode what is kept first.
+ */
+export interface RangeBatchAt {
+  buf: Buffer
+  count: number
+  at: Uint32Array
+}
+
+/** Decodes a range batch after its header of `entry_count: u32 LE`, the offsets into `at` (grown when short). */
+export function decodeRangeBatchAt(buf: Buffer, at: Uint32Array): RangeBatchAt {
+  const count = buf.readUInt32LE(0)
+  if (at.length < 4 * count) at = new Uint32Array(4 * count)
+  let entry = 4
+  for (let i = 0; i < count; i += 1) {
+    const keyLength = buf.readUInt32LE(entry)
+    at[4 * i] = entry + 4
+    at[4 * i + 1] = entry += 4 + keyLength
+    const valueLength = buf.readUInt32LE(entry)
+    at[4 * i + 2] = entry + 4
+    at[4 * i + 3] = entry += 4 + valueLength
+  }
+  if (entry !== buf.length) throw new Error(`a range batch of ${buf.length} bytes did not end where its ${count} entries do`)
+  return { buf, count, at }
 }
 
 /** One difference: `before` null when added, `after` null when removed. */

@@ -1,8 +1,8 @@
-import { decodeDiffBatch, decodeLookupBatch, decodeRangeBatch, decodeValueBatch, encodeKeyBatch, type DiffEntry, type Entry, type LookupBatch } from './range-batch.js'
+import { decodeDiffBatch, decodeLookupBatch, decodeRangeBatch, decodeRangeBatchAt, decodeValueBatch, encodeKeyBatch, type DiffEntry, type Entry, type LookupBatch, type RangeBatchAt } from './range-batch.js'
 import { mapSync } from './engine-error.js'
 import type { NativeSnapshot } from './native.js'
 import { treeNameBytes } from './tree-names.js'
-import { lookup_buffer_bytes, lookup_buffer_bytes_kept_max, read_buffer_bytes } from '../limits.js'
+import { lookup_buffer_bytes, lookup_buffer_bytes_kept_max, range_buffer_bytes, range_buffer_bytes_kept_max, read_buffer_bytes } from '../limits.js'
 
 export interface RangeOptions {
   lower?: Uint8Array
@@ -37,6 +37,14 @@ const readBuffer = Buffer.allocUnsafeSlow(read_buffer_bytes)
  * before the next is read; grown up to lookup_buffer_bytes_kept_max).
  */
 let lookupBuffer = Buffer.allocUnsafeSlow(lookup_buffer_bytes)
+
+/**
+ * The buffer ranges read in place (rangeAt) are written into, and the offsets of their
+ * entries (shared: each batch is decoded before the next is read; the buffer grown up
+ * to range_buffer_bytes_kept_max).
+ */
+let rangeBuffer = Buffer.allocUnsafeSlow(range_buffer_bytes)
+let rangeOffsets: Uint32Array = new Uint32Array(4 * 1000)
 
 /** What `getInto` returns for an absent key; below it, `-2 - length` for a value too large. */
 const absent = -1
@@ -100,6 +108,28 @@ export class Snapshot {
   /** One batch of entries within the bounds, in key order (or reverse). */
   range(tree: string, options: RangeOptions): Entry[] {
     return decodeRangeBatch(mapSync(() => this.#native.range(utf8(tree), nativeRange(options))))
+  }
+
+  /**
+   * `range`, its entries located in a shared buffer rather than each a pair of views
+   * (a scan: docs/performance.md, P12): valid until the next rangeAt, so decode what is
+   * kept first.
+   */
+  rangeAt(tree: string, options: RangeOptions): RangeBatchAt {
+    const name = utf8(tree)
+    const range = nativeRange(options)
+    let out = rangeBuffer
+    let length = mapSync(() => this.#native.rangeInto(name, range, out))
+    if (length > out.length) {
+      out = Buffer.allocUnsafeSlow(length)
+      if (length <= range_buffer_bytes_kept_max) rangeBuffer = out
+      const again = mapSync(() => this.#native.rangeInto(name, range, out))
+      // The snapshot is immutable: the second read writes the same bytes.
+      if (again !== length) throw new Error(`a range of ${tree} changed between two reads`)
+    }
+    const batch = decodeRangeBatchAt(out.subarray(0, length), rangeOffsets)
+    rangeOffsets = batch.at
+    return batch
   }
 
   /**

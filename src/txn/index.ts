@@ -11,4 +11,4 @@ export { encodeCommitHeader, decodeCommitHeader, type CommitKind, type RestoredF
 export * from './layout.js'
 export { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, keyTooLargeReason } from './entry-size.js'
 export type { AutoIds } from './auto-ids.js'
-export { decodeCommit, EngineError, lookup_absent, type Engine, type Entry, type Frame, type LookupBatch, type Op, type Snapshot } from '../engine/index.js'
+export { decodeCommit, EngineError, lookup_absent, type Engine, type Entry, type Frame, type LookupBatch, type Op, type RangeBatchAt, type Snapshot } from '../engine/index.js'

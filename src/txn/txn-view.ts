@@ -7,7 +7,7 @@
 // makes them: a row write names its kind (insert, update, delete) as it is written,
 // so the commit header's letters stand at the very operations they describe; the
 // keys a transaction claims, conflicts on or depends on are added through methods.
-import { CommitWriter, type Entry, type LookupBatch, type RangeOptions, type Snapshot } from '../engine/index.js'
+import { CommitWriter, type Entry, type LookupBatch, type RangeBatchAt, type RangeOptions, type Snapshot } from '../engine/index.js'
 import { key_bytes_max, row_bytes_max } from '../limits.js'
 import { op_kind_other, type RestoredFrom, type RowChangeKind } from './commit-header.js'
 import { checkTreeEntrySize } from './entry-size.js'
@@ -352,6 +352,18 @@ export class TxnView {
     const otherSource = this.#source(other)
     if (source === null || otherSource === null) return null
     return this.snapshot.rangeLookup(source, options, field, otherSource)
+  }
+
+  /**
+   * `range` read in place (Snapshot.rangeAt), when this transaction has not written
+   * `tree` and it exists; null otherwise (the caller then reads through `range`, which
+   * merges the writes).
+   */
+  rangeAt(tree: string, options: RangeOptions): RangeBatchAt | null {
+    const pending = this.#trees.get(tree)
+    if (pending !== undefined && pending.size > 0) return null
+    const source = this.#source(tree)
+    return source === null ? null : this.snapshot.rangeAt(source, options)
   }
 
   range(tree: string, options: RangeOptions): Entry[] {

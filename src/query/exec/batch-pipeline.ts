@@ -10,7 +10,7 @@
 // as it is made (result-bytes.ts), and the rows a batch's lookups read are held only
 // until the batch is passed on (lookup.ts).
 import type { Stage, Value } from '../../lang/ast.js'
-import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt } from '../../codec/index.js'
+import { decodeRow, decodeRowAt, decodeRowColumnsAt, decodeRowFields, decodeRowFieldsAt } from '../../codec/index.js'
 import type { Row } from './access.js'
 import { QueryError } from '../errors.js'
 import { evaluate, type EvalContext } from '../values/index.js'
@@ -24,9 +24,10 @@ import { lookup_absent, type Entry, type TxnView } from '../../txn/index.js'
 export interface BatchRead {
   /**
    * A transaction view, or a snapshot read as it is; with rangeLookup, a lookup by
-   * primary key as the first stage is read with the range (BatchLookup.nativeField).
+   * primary key as the first stage is read with the range (BatchLookup.nativeField);
+   * with rangeAt, the rows are read where they lie in a shared buffer.
    */
-  view: Pick<TxnView, 'range'> & Partial<Pick<TxnView, 'rangeLookup'>>
+  view: Pick<TxnView, 'range'> & Partial<Pick<TxnView, 'rangeLookup' | 'rangeAt'>>
   tree: string
   range: KeyRange
   /** Read in descending key order. */
@@ -77,7 +78,7 @@ export async function readBatches(read: BatchRead & { pace: Pace }): Promise<{ r
     for (let j = 0; j < columns.length; j += 1) values[j] = row[columns[j] as string] ?? null
     return values
   }
-  for (const state of batchSteps(read, out, shape, selectColumns(read))) {
+  for (const state of batchSteps(read, out, shape, selectColumns(read), passedAsStored(read))) {
     if (state !== 'next') return { rows: out, truncated: state === 'truncated' }
     await read.pace.yield()
   }
@@ -136,10 +137,21 @@ function selectColumns(read: BatchRead): ((row: Row) => Value[]) | null {
 }
 
 /**
- * `fused`: selectColumns' output row, for a shape that makes the columns; runRows then
- * leaves the last stage (that select) to it.
+ * Whether the stages only skip and take (no lookups): each row that passes is output
+ * as stored, its columns' values, so a batch read in place decodes it straight to the
+ * output row (for a shape that makes the columns): no record per row in between,
+ * garbage that the young generation's scavenges made survive (docs/performance.md, P12).
  */
-function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused: ((row: Row) => T) | null = null): Generator<'next' | 'done' | 'truncated'> {
+function passedAsStored(read: BatchRead): boolean {
+  return read.stages.every((stage) => stage.kind === 'skip' || stage.kind === 'take') && (read.lookups === undefined || read.lookups.size === 0)
+}
+
+/**
+ * `fused`: selectColumns' output row, for a shape that makes the columns; runRows then
+ * leaves the last stage (that select) to it. `asStored`: passedAsStored's answer, for
+ * such a shape.
+ */
+function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused: ((row: Row) => T) | null = null, asStored = false): Generator<'next' | 'done' | 'truncated'> {
   const { view, tree, stages, eval: ctx } = read
   const startExamined = read.examined.rows
   // How many rows each skip has dropped and each take has passed so far.
@@ -157,7 +169,7 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
     else if (stage.kind === 'take') { needed = skipped + (limits[i] as number); break }
     else if (stage.kind !== 'select' && !(stage.kind === 'lookup' && !stage.inner)) break
   }
-  const batch: Batch<T> = { read, counts, limits, out, shape, fused, paused: -1 }
+  const batch: Batch<T> = { read, counts, limits, out, shape, fused, made: false, paused: -1 }
   const first = read.lookups?.get(0)
   const join = stages[0]?.kind === 'lookup' && first !== undefined && first.nativeField !== null && view.rangeLookup !== undefined ? first : null
   // Without lookups, or with only one whose matches come with the rows, each row goes
@@ -174,6 +186,8 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
     const options = { ...bounds, limit: request, reverse: read.reverse === true }
     // With its lookup, when the view allows (it has not written either tree).
     const joined = join === null ? null : (view.rangeLookup as TxnView['rangeLookup'])(tree, options, join.nativeField as string, join.tree)
+    // Else in place, when the view allows (it has not written the tree).
+    const inPlace = joined !== null || view.rangeAt === undefined ? null : view.rangeAt(tree, options)
     let state: 'next' | 'done' | 'truncated'
     let got: number
     let last: Buffer | undefined
@@ -192,6 +206,24 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       // The last entry run; a copy: the batch's buffer is the next batch's (Snapshot.rangeLookup).
       const end = batch.paused >= 0 ? batch.paused : got - 1
       last = got === 0 ? undefined : Buffer.from(buf.subarray(at[6 * end], at[6 * end + 1]))
+    } else if (inPlace !== null) {
+      // Read where they lie: no Buffer views per row (docs/performance.md, P12).
+      const { buf, at, count } = inPlace
+      const { columns } = read
+      batch.made = asStored
+      state = run({
+        count,
+        row: asStored
+          ? (k) => decodeRowColumnsAt(buf, at[4 * k + 2] as number, at[4 * k + 3] as number, columns) as unknown as Row
+          : wanted === null
+          ? (k) => decodeRowAt(buf, at[4 * k + 2] as number, at[4 * k + 3] as number) as Row
+          : (k) => decodeRowFieldsAt(buf, at[4 * k + 2] as number, at[4 * k + 3] as number, wanted) as Row,
+        joined: null,
+      })
+      got = count
+      const end = batch.paused >= 0 ? batch.paused : got - 1
+      // A copy: the batch's buffer is the next batch's (Snapshot.rangeAt).
+      last = got === 0 ? undefined : Buffer.from(buf.subarray(at[4 * end], at[4 * end + 1]))
     } else {
       const entries = view.range(tree, options)
       const row = wanted === null ? (k: number) => decodeRow((entries[k] as Entry)[1]) as Row : (k: number) => decodeRowFields((entries[k] as Entry)[1], wanted) as Row
@@ -199,6 +231,7 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       got = entries.length
       last = (batch.paused >= 0 ? entries[batch.paused] : entries.at(-1))?.[0]
     }
+    batch.made = false
     if (batch.paused >= 0) paced_batch_ends.count += 1
     // The batch's rows are the answer's now, or dropped: what its lookups read is let go.
     if (read.lookups !== undefined) for (const lookup of read.lookups.values()) lookup.release()
@@ -225,6 +258,8 @@ interface Batch<T> {
   shape: (row: Row) => T
   /** The shape of a row before its last stage, a select of the columns (selectColumns), or null. */
   fused: ((row: Row) => T) | null
+  /** The batch's rows are decoded as output rows already (passedAsStored). */
+  made: boolean
   /** The entry after which the batch ended early for the pace (its later entries are read again), or -1. */
   paused: number
 }
@@ -269,7 +304,7 @@ function runRows<T>(batch: Batch<T>, source: BatchRows): 'next' | 'done' | 'trun
         state = 'truncated'
         break
       }
-      const made = fused === null ? shape(step.row) : fused(step.row)
+      const made = batch.made ? step.row as unknown as T : fused === null ? shape(step.row) : fused(step.row)
       read.result?.add(made as Value)
       out.push(made)
     }

@@ -33,6 +33,22 @@ impl Keys {
         Keys { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(keys), prefix: 0, heads: Vec::with_capacity(keys) }
     }
 
+    /// A copy whose buffers hold exactly the keys (a decoder reserves a page's room, as
+    /// it cannot know the keys' share before reading them). A copy, not `shrink_to_fit`:
+    /// shrinking in place left the rest of each page-sized buffer free between the
+    /// cache's nodes, where glibc seldom reused it (RSS 1.4 times the cache's bytes,
+    /// docs/performance.md, P12); the page-sized buffer freed at once is the next
+    /// decode's.
+    pub fn fitted(&self) -> Keys {
+        self.clone()
+    }
+
+    /// Bytes of the three buffers as allocated (capacity, not length), for the page
+    /// cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + 4 * self.ends.capacity() + 8 * self.heads.capacity()
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }

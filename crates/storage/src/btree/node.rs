@@ -176,6 +176,9 @@ pub enum Node {
     Branch(Branch),
 }
 
+/// What the allocator adds to each allocation (glibc: a size word, and rounding to 16).
+pub const ALLOCATION_BYTES: usize = 16;
+
 /// Bytes available for a node in one page slot.
 pub const NODE_BYTES_MAX: usize = PAGE_BYTES - PAGE_HEADER_BYTES;
 
@@ -204,9 +207,26 @@ impl Node {
         }
     }
 
-    /// Approximate bytes of memory held, for the page cache's budget.
+    /// Bytes of memory the node holds, as decoded from its page, for the page cache's
+    /// budget (docs/architecture.md, "Invariants", 7): the node in its `Arc`, its
+    /// buffers as allocated, and for a leaf the page its inline values are slices of.
+    /// Counting the page alone held a leaf of short entries at a third of its memory
+    /// (a value's slot and a key's head and end weigh more than such an entry's bytes),
+    /// and a cache of P12's rows at 2.3 times its budget (docs/performance.md, P12);
+    /// `crates/storage/tests/cache_memory.rs` holds a scan to the budget.
     pub fn memory_bytes(&self) -> usize {
-        64 + self.encoded_bytes()
+        let node = ALLOCATION_BYTES + 2 * std::mem::size_of::<usize>() + std::mem::size_of::<Node>();
+        match self {
+            Node::Leaf(leaf) => {
+                let page = ALLOCATION_BYTES + self.encoded_bytes();
+                let values = ALLOCATION_BYTES + leaf.values.capacity() * std::mem::size_of::<Value>();
+                node + page + values + 3 * ALLOCATION_BYTES + leaf.keys.heap_bytes()
+            }
+            Node::Branch(branch) => {
+                let children = ALLOCATION_BYTES + branch.children.capacity() * std::mem::size_of::<NodeRef>();
+                node + children + 3 * ALLOCATION_BYTES + branch.keys.heap_bytes()
+            }
+        }
     }
 
     /// Whether the node keeps its own order: keys strictly ascending and, in a branch,

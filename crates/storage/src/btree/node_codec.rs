@@ -175,6 +175,8 @@ pub fn decode_shared(page: u64, page_type: PageType, payload: Bytes) -> Result<N
                 };
                 leaf.values.push(value);
             }
+            // The keys' buffer was given a page's room: a cached leaf keeps only its keys'.
+            leaf.keys = leaf.keys.fitted();
             Node::Leaf(leaf)
         }
         PageType::Branch if level >= 1 && count >= 1 => {

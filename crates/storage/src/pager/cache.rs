@@ -49,6 +49,11 @@ impl Hasher for LocHasher {
     }
 }
 
+/// Bytes of the cache's own bookkeeping per page it holds, counted with the page
+/// (`Pager::cache`): its slab entry and its slot in the map (a control byte each), up to
+/// twice over, as both grow by doubling.
+pub const ENTRY_BYTES: usize = 2 * (std::mem::size_of::<Entry>() + std::mem::size_of::<(DiskLoc, usize)>() + 1);
+
 /// O(1) get and insert: a hash map into a slab of entries threaded on a doubly linked
 /// list, most recently used at the head.
 pub struct PageCache {

@@ -16,7 +16,7 @@ use crate::error::{CorruptionKind, Error, Result};
 use crate::limits::{META_SLOTS, PAGE_NO_MAX};
 use crate::page::overflow::{self, overflow_pages, OverflowChain};
 use crate::page::{self, Page, PageType};
-use super::cache::PageCache;
+use super::cache::{self, PageCache};
 use crate::page::{PageFile, PageSink, PAGE_FILE_NAME};
 use crate::progress::Progress;
 use crate::space::{SpaceMap, SpaceStats};
@@ -25,7 +25,8 @@ use crate::space::{SpaceMap, SpaceStats};
 pub trait DecodedPage: Sized + Send + Sync + 'static {
     /// Decodes a verified page; anything it refuses is corruption of that page.
     fn decode(page: Page) -> Result<Self>;
-    /// Approximate bytes of memory held, for the cache's budget.
+    /// Bytes of memory held (its allocations as allocated, not as encoded), for the
+    /// cache's budget: the cache holds the process to it.
     fn memory_bytes(&self) -> usize;
 }
 
@@ -166,7 +167,7 @@ impl Pager {
 
     /// Keeps a page just written, as its writer decoded it, so reading it back costs nothing.
     pub fn cache<T: DecodedPage>(&self, loc: DiskLoc, decoded: Arc<T>) {
-        let bytes = decoded.memory_bytes();
+        let bytes = decoded.memory_bytes() + cache::ENTRY_BYTES;
         self.cache.lock().expect("cache lock").insert(loc, decoded, bytes);
     }
 
