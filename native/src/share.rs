@@ -5,12 +5,8 @@
 //! it reads. Commits stay with the opening thread, whose committer keeps
 //! first-committer-wins and the LSN order: an attached engine refuses to commit, to
 //! checkpoint, to compact or to close the database, and `detach` only lets go of it.
-//!
-//! Also here: `dupFd`, a second descriptor of one listening socket, so that every
-//! thread's HTTP server accepts connections from the same socket.
 
 use std::collections::HashMap;
-use std::os::fd::{BorrowedFd, IntoRawFd};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -58,19 +54,4 @@ pub fn attach(env: &Env, id: u32, settle: Function<'_, Unknown<'static>, Unknown
     let completions = unwind::contain(Stop::Db(&db), "attach", || Completions::new(settle)).map_err(|panic| to_js(env, Failure::Panic(panic)))??;
     completions.attach(&db);
     Ok(Engine { db, completions: Arc::new(completions), attached: true, detached: AtomicBool::new(false) })
-}
-
-/// A new descriptor (close-on-exec) of the open file `fd`: a listening socket that
-/// another thread's server then owns and closes on its own.
-#[napi]
-pub fn dup_fd(env: &Env, fd: i32) -> napi::Result<i32> {
-    if fd < 0 {
-        return Err(to_js(env, Failure::Storage(storage::Error::InvalidArgument(format!("no such descriptor: {fd}")))));
-    }
-    // SAFETY: only borrowed for the duplication; the caller keeps owning `fd`.
-    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-    borrowed
-        .try_clone_to_owned()
-        .map(IntoRawFd::into_raw_fd)
-        .map_err(|err| to_js(env, Failure::Storage(storage::Error::InvalidArgument(format!("descriptor {fd}: {err}")))))
 }

@@ -6,7 +6,7 @@
 // accepts nothing more, answers what it has begun, lets go of the database, exits.
 import { hostname } from 'node:os'
 import { parentPort, threadId, workerData } from 'node:worker_threads'
-import { Database, type SharedDatabase } from '../database/index.js'
+import { Database, listenSocket, type SharedDatabase } from '../database/index.js'
 import { buildServer, serverMetricsOf } from '../http/index.js'
 import { OpenerLink, reportTrends, type ToOpener } from '../http/threads/index.js'
 import type { ServerMetrics } from '../http/metrics/index.js'
@@ -22,8 +22,8 @@ export interface ServeThreadData {
   consoleOrigins: string[]
   allowedHosts: string[]
   logLevel: LogLevel
-  /** The worker's own descriptor of the listening socket; its server closes it. */
-  fd: number
+  /** The port the opening thread listens on: this thread listens there too (SO_REUSEPORT). */
+  port: number
 }
 
 async function main(): Promise<void> {
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   metrics = serverMetricsOf(app)
   const stopReporting = reportTrends(metrics, link)
   // A descriptor, not an address: fastify's listen hands it to the server as it is.
-  await app.listen({ fd: data.fd, host: data.host } as { host: string })
+  await app.listen({ fd: listenSocket(data.host, data.port), host: data.host } as { host: string })
   link.send({ kind: 'ready' })
 
   async function stop(): Promise<void> {

@@ -5,7 +5,7 @@
 // the database (checkpoint, release the lock), exit 0.
 import { resolveToken, type ResolvedToken } from '../config/token.js'
 import type { FastifyInstance } from 'fastify'
-import { AccessTokens, Database, duplicateFd } from '../database/index.js'
+import { AccessTokens, Database, listenSocket } from '../database/index.js'
 import { buildServer, serverMetricsOf } from '../http/index.js'
 import { WorkerPool } from '../http/threads/index.js'
 import { SchemaError, SchemaReadError } from '../schema/index.js'
@@ -48,14 +48,19 @@ export async function serve(argv: string[]): Promise<void> {
       logger: { level: options.logLevel, stream: log_destination },
     })
     for (const { tenant, reason } of await db.blockedMigrations()) app.log.warn({ tenant, reason }, 'migration blocked')
-    await app.listen({ host: options.host, port: options.port }).catch((err: unknown) => {
+    // On several threads, each listens on a socket of its own with SO_REUSEPORT, so the
+    // kernel spreads connections over them (docs/architecture.md, "Every core").
+    const listening = options.workers > 1
+      ? Promise.resolve().then(() => app.listen({ fd: listenSocket(options.host, options.port), host: options.host } as { host: string }))
+      : app.listen({ host: options.host, port: options.port })
+    await listening.catch((err: unknown) => {
       throw listenError(err, options.host, options.port)
     })
     // The other threads serve on the same socket once they listen (docs/architecture.md,
     // "Every core"); a signal while they start stops them once started.
-    const workers = options.workers > 1 ? startWorkers(app, db, options, token.token) : Promise.resolve(null)
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : options.port
+    const workers = options.workers > 1 ? startWorkers(app, db, options, token.token, port) : Promise.resolve(null)
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
     let stopping = false
     const stop = (signal: string) => {
@@ -108,19 +113,15 @@ function tokenBanner(token: ResolvedToken): string {
   return `${lines.join('\n')}\n`
 }
 
-/** Worker threads serving on the listening socket of `app` (which must listen). */
-async function startWorkers(app: FastifyInstance, db: Database, options: ServeOptions, token: string): Promise<WorkerPool> {
-  // Node keeps the descriptor of a listening TCP server on its handle.
-  const fd = (app.server as unknown as { _handle?: { fd?: unknown } })._handle?.fd
-  if (typeof fd !== 'number' || fd < 0) throw new Error('the listening socket has no descriptor to share with worker threads')
-  const data: Omit<ServeThreadData, 'fd'> = {
-    shared: db.share(), token, host: options.host, consoleOrigins: options.consoleOrigins, allowedHosts: options.allowedHosts, logLevel: options.logLevel,
+/** Worker threads, each listening on `port` beside the opening thread (SO_REUSEPORT). */
+async function startWorkers(app: FastifyInstance, db: Database, options: ServeOptions, token: string, port: number): Promise<WorkerPool> {
+  const data: ServeThreadData = {
+    shared: db.share(), token, host: options.host, port, consoleOrigins: options.consoleOrigins, allowedHosts: options.allowedHosts, logLevel: options.logLevel,
   }
   return WorkerPool.start({
     count: options.workers - 1,
     entry: new URL('./serve-thread.js', import.meta.url),
     data: { ...data },
-    socket: () => duplicateFd(fd),
     app,
     metrics: serverMetricsOf(app),
     db,

@@ -5,6 +5,6 @@ export { repairDirectory, verifyDirectory, type VerifyReport, type WatchOptions 
 export { Replica, type ReplicaFrame } from './replica.js'
 export { CommitElsewhereError, NotPrimaryError, type CommitGate } from '../txn/index.js'
 export { BackupArchiveError, type BackupArchive } from '../backup/index.js'
-export { duplicateFd, EngineError, type EngineErrorCode, type WorkProgress } from '../engine/index.js'
+export { listenSocket, EngineError, type EngineErrorCode, type WorkProgress } from '../engine/index.js'
 export type { CommitObserver, CommitOutcome, CommitSettled, CommitKind } from '../txn/index.js'
 export { AccessTokens, checkIssueRequest, type IssueRequest, type IssuedToken, type TokenGrant, type TokenListing, type TokenLookup, type TokenScope } from './access-tokens.js'

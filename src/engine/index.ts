@@ -6,4 +6,4 @@ export { commitMeta, decodeCommit, type Op, type CommitRecord } from './commit-c
 export { CommitWriter } from './commit-writer.js'
 export type { DiffEntry, Entry, LookupBatch, RangeBatchAt } from './range-batch.js'
 export { lookup_absent } from './range-batch.js'
-export { duplicateFd } from './duplicate-fd.js'
+export { listenSocket } from './listen-socket.js'

@@ -1,5 +1,5 @@
 // The opening thread's side of a server on every core (docs/architecture.md, "Every
-// core"): it starts the worker threads, each serving HTTP on the same listening socket
+// core"): it starts the worker threads, each serving HTTP on the same address
 // over the database attached to its thread; runs what they forward (a request that
 // would commit, one whose token is wrong, one only this thread answers) through its
 // own server, hooks and all, as if the client had sent it here; writes the token uses
@@ -15,11 +15,9 @@ import { asBuffer } from './opener-link.js'
 export interface WorkerPoolOptions {
   /** Worker threads to start (the opening thread serves as well). */
   count: number
-  /** The worker's script (its `workerData` is `data` with `fd`, the listening socket). */
+  /** The worker's script; `data` is its `workerData`. */
   entry: URL
   data: Record<string, unknown>
-  /** A new descriptor of the listening socket for each worker, which owns and closes it. */
-  socket: () => number
   app: FastifyInstance
   /** The opening thread's metrics: scrapes and trends add up the workers' figures. */
   metrics: ServerMetrics
@@ -75,7 +73,7 @@ export class WorkerPool {
   }
 
   async #startOne(options: WorkerPoolOptions): Promise<void> {
-    const worker = new Worker(options.entry, { workerData: { ...options.data, fd: options.socket() } })
+    const worker = new Worker(options.entry, { workerData: options.data })
     let ready!: () => void
     let failed!: (err: Error) => void
     const listening = new Promise<void>((resolve, reject) => { ready = resolve; failed = reject })
