@@ -1,11 +1,11 @@
 // Many live tails at once (docs/architecture.md, "The change feed"): each commit is decoded
 // once, its event made once per (tenant, collection) and shared by every tail of that
-// filter, and encoded once for all of them (eventJson); a tail that stalls is skipped,
+// filter, and encoded once for all of them (eventText); a tail that stalls is skipped,
 // never waited for. What could break: a tail given another filter's event, an event
 // missed or repeated when tails share work, commits held up by a stalled tail, or the
 // sharing itself silently gone (each tail decoding and encoding on its own again).
 import t from 'tap'
-import { CommitNotifier, eventJson, subscribe, type Subscription, type TailChange, type TailEvent } from '../src/cdc/index.js'
+import { CommitNotifier, eventText, subscribe, type Subscription, type TailChange, type TailEvent } from '../src/cdc/index.js'
 import { Engine } from '../src/engine/index.js'
 import { buildSchemaIR, fingerprint } from '../src/schema/index.js'
 import { pollUntil } from './helpers/poll.js'
@@ -89,8 +89,13 @@ t.test('ten tails with mixed filters each get exactly their events, in order, sh
   ]
   const tails = filters.map(([tenant, collection]) => {
     const events: TailEvent[] = []
-    const sub = subscribe(engine, notifier, tenant, { after: start, collection }, (event) => { events.push(event) })
-    return { tenant, collection, events, sub }
+    const texts: string[] = []
+    // As the WebSocket route does: the event's text, for the wire.
+    const sub = subscribe(engine, notifier, tenant, { after: start, collection }, (event) => {
+      events.push(event)
+      texts.push(eventText(event))
+    })
+    return { tenant, collection, events, texts, sub }
   })
   // The stalled tail: its first event's handler does not return until released.
   let release: () => void = () => {}
@@ -131,17 +136,27 @@ t.test('ten tails with mixed filters each get exactly their events, in order, sh
     const want = expected(txns, tail.tenant, tail.collection)
     t.ok(want.length > 20, `${tail.tenant}/${tail.collection ?? '*'}: ${want.length} events expected`)
     t.same(tail.events.map(shape), want, `${tail.tenant}/${tail.collection ?? '*'}: exactly its events, in LSN order, each once`)
+    t.same(tail.texts.map((text) => JSON.parse(text) as unknown), JSON.parse(JSON.stringify(tail.events)) as unknown, `${tail.tenant}/${tail.collection ?? '*'}: each text is its event's JSON`)
   }
-  // Tails of one filter were handed the very same event objects, and so the same bytes.
+  // Tails of one filter were handed the very same event objects (decoded once).
   for (let i = 0; i < tails.length; i += 1) {
     for (let j = i + 1; j < tails.length; j += 1) {
       const [x, y] = [tails[i]!, tails[j]!]
       if (x.tenant !== y.tenant || x.collection !== y.collection) continue
-      const label = `${x.tenant}/${x.collection ?? '*'}`
-      t.ok(x.events.every((event, k) => event === y.events[k]), `${label}: one event object per commit for both tails (decoded once)`)
-      t.ok(x.events.every((event, k) => eventJson(event) === eventJson(y.events[k]!)), `${label}: one encoding per commit for both tails`)
+      t.ok(x.events.every((event, k) => event === y.events[k]), `${x.tenant}/${x.collection ?? '*'}: one event object per commit for both tails`)
     }
   }
+  // And each shared event's text was made once, then kept with it: a probe that
+  // changes an event after its text was made still gets the kept text (then restores it).
+  const probe = tails[0]!.events
+  t.ok(probe.length > 0 && probe.every((event) => {
+    const kept = eventText(event)
+    const lsn = event.lsn
+    event.lsn = -1
+    const again = eventText(event)
+    event.lsn = lsn
+    return again === kept && JSON.parse(kept).lsn === lsn
+  }), 'the text of a shared event is made once (JSON.stringify not run again for the next tail)')
 
   // Released, the stalled tail catches up: every event of its filter, in order, once.
   release()

@@ -38,7 +38,7 @@
 // `?after=<lsn>`: `after` is exclusive, so nothing is duplicated and nothing is missed.
 import { performance } from 'node:perf_hooks'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import { LsnExpiredError, eventJson, type Subscription, type TailEvent } from '../../cdc/index.js'
+import { LsnExpiredError, eventText, type Subscription, type TailEvent } from '../../cdc/index.js'
 import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
@@ -65,8 +65,7 @@ export const close_codes = {
 export interface WsSocket {
   readonly readyState: number
   readonly bufferedAmount: number
-  /** `binary: false`: the bytes are UTF-8 text, sent as a text message. */
-  send(data: Buffer, options: { binary: false }, callback: (err?: Error) => void): void
+  send(data: string, callback: (err?: Error) => void): void
   ping(): void
   close(code?: number, reason?: string): void
   terminate(): void
@@ -78,13 +77,11 @@ export interface WsSocket {
 
 /** The socket as the subscription sees it: sends carry the event's LSN. */
 export type TailSocket = Omit<WsSocket, 'send'> & {
-  /** Sends one event's JSON text (UTF-8); `lsn` is kept for the resume hint of a 1013 close. */
-  send(data: Buffer, lsn: number, callback: (err?: Error) => void): void
+  /** Sends one event's JSON; `lsn` is kept for the resume hint of a 1013 close. */
+  send(data: string, lsn: number, callback: (err?: Error) => void): void
 }
 
 const ws_open = 1
-/** ws's send options for an event: its JSON, already UTF-8, as a text message. */
-const text = { binary: false } as const
 
 export interface TailWebSocketOptions {
   buffered_bytes_max?: number
@@ -169,8 +166,8 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
     // The write's outcome, kept until someone waits for it (most events nobody does).
     let outcome: { err: Error | null } | undefined
     let waiting: ((err: Error | null) => void) | undefined
-    // Encoded once however many tails send this event (event-json.ts).
-    socket.send(eventJson(event), event.lsn, (err) => {
+    // Made once however many tails send this event (event-text.ts).
+    socket.send(eventText(event), event.lsn, (err) => {
       const failure = err ?? null
       if (waiting !== undefined) waiting(failure)
       else outcome = { err: failure }
@@ -253,7 +250,7 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
           raw?.cork()
           process.nextTick(flush)
         }
-        socket.send(data, text, callback)
+        socket.send(data, callback)
         lastSent = lsn
         unreported += 1
       },
