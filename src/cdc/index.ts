@@ -4,6 +4,7 @@
 // subscription (`subscribe`) for the WebSocket route; the `CommitNotifier` that
 // follows the committer (src/txn/) to wake them.
 export { decodeEvent, type ChangeOp, type TailChange, type TailEvent } from './event.js'
+export { eventText } from './event-text.js'
 export { LsnExpiredError, TailRequestError } from './errors.js'
 export { pollTail, type TailOptions, type TailPage } from './poll.js'
 export { longPollTail, type LongPollOptions } from './long-poll.js'

@@ -7,6 +7,11 @@
 // It only says "something newer than X exists"; readers read the engine itself (or,
 // at the head, the payloads kept in `recent`, which are the very bytes committed), so a
 // duplicated notification costs an empty read, never a repeated event.
+// A commit's settle step only records it and the LSN; the waiters are woken in the
+// next check phase of the event loop (setImmediate), once for every commit settled
+// meanwhile: the writers whose commits just settled queue their next ones first, and
+// every tail then reads a batch of commits per wake-up instead of one
+// (docs/architecture.md, "The change feed").
 import type { Committer } from '../txn/index.js'
 import { RecentCommits } from './recent-commits.js'
 
@@ -25,6 +30,8 @@ interface Waiter {
 export class CommitNotifier {
   #latest: number
   #closed = false
+  /** A wake-up of the waiters is scheduled for the next check phase. */
+  #waking = false
   readonly #waiters = new Set<Waiter>()
   /** Payloads of the newest commits made through this database (see RecentCommits). */
   readonly recent = new RecentCommits()
@@ -52,13 +59,21 @@ export class CommitNotifier {
   }
 
   /**
-   * Records a durable commit, with its payload when the caller has it; wakes every
-   * waiter waiting for something beyond an older LSN.
+   * Records a durable commit, with its payload when the caller has it; every waiter
+   * waiting for something beyond an older LSN wakes in the next check phase.
    */
   notify(lsn: number, payload?: Buffer): void {
     if (payload !== undefined) this.recent.record(lsn, payload)
     if (lsn <= this.#latest) return
     this.#latest = lsn
+    if (this.#waking || this.#waiters.size === 0) return
+    this.#waking = true
+    setImmediate(() => this.#wake())
+  }
+
+  #wake(): void {
+    this.#waking = false
+    const lsn = this.#latest
     for (const waiter of this.#waiters) if (waiter.after < lsn) waiter.settle(true)
   }
 

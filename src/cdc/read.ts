@@ -1,9 +1,10 @@
 // Reading a tenant's events from the engine's WAL in bounded batches: where a read may
 // start (`resolveAfter`), and one page of events from there (`readEvents`). The poll,
 // the long poll and the live subscription are all loops over these two.
-import { EngineError, decodeCommit, type Engine, type Frame } from '../txn/index.js'
+import { EngineError, type Engine, type Frame } from '../txn/index.js'
 import { LsnExpiredError, TailRequestError } from './errors.js'
 import { decodeEvent, type TailEvent } from './event.js'
+import { rowBytes, type RecentCommit } from './recent-commit.js'
 import type { RecentCommits } from './recent-commits.js'
 import { tail_page_bytes_max, tail_read_bytes_max, tail_read_frames_max, tail_reads_per_poll_max } from './limits.js'
 
@@ -59,21 +60,34 @@ export async function readEvents(
   let bytes = 0
   let last = after
   for (let reads = 0; reads < tail_reads_per_poll_max; reads += 1) {
-    let frames: Frame[]
+    let kept: RecentCommit[] | null
+    let frames: Frame[] = []
     try {
-      const kept = recentFrames(recent, last)
+      kept = recentCommits(recent, last)
       // At the durable head nothing newer exists: no WAL read (a thread-pool round trip
       // that would find nothing, once per wake-up of a live tail).
       if (kept === null && last >= engine.headLsn()) break
       // Durable but not announced yet (the engine publishes a batch before its
       // completions reach JavaScript): the caller may wait for it rather than read the WAL.
       if (kept === null && announced !== undefined && last >= announced) return { events, last_lsn: last, unannounced: true }
-      frames = kept ?? await readBatch(engine, last)
+      if (kept === null) frames = await readBatch(engine, last)
     } catch (err) {
       // Retention overtook this read between two batches: hand back the progress made;
       // the next read from `last` reports the expiry.
       if (err instanceof LsnExpiredError && last > after) break
       throw err
+    }
+    if (kept !== null) {
+      // Kept commits: decoded, and their events made, once for every tail (recent-commit.ts).
+      for (const commit of kept) {
+        last = commit.lsn
+        const event = commit.event(tenant, collection)
+        if (event === null) continue
+        events.push(event)
+        bytes += commit.rowBytes
+        if (events.length >= limit || bytes >= tail_page_bytes_max) return { events, last_lsn: last }
+      }
+      continue
     }
     if (frames.length === 0) break
     for (const frame of frames) {
@@ -92,17 +106,17 @@ export async function readEvents(
  * The commits right after `after` that `recent` holds, contiguous, at most one engine
  * read's worth; null when it does not hold the next one (read the WAL instead).
  */
-function recentFrames(recent: RecentCommits | undefined, after: number): Frame[] | null {
+function recentCommits(recent: RecentCommits | undefined, after: number): RecentCommit[] | null {
   if (recent === undefined) return null
-  const frames: Frame[] = []
+  const commits: RecentCommit[] = []
   let bytes = 0
-  for (let lsn = after + 1; frames.length < tail_read_frames_max && bytes < tail_read_bytes_max; lsn += 1) {
-    const payload = recent.get(lsn)
-    if (payload === undefined) break
-    frames.push({ lsn, commit: decodeCommit(payload) })
-    bytes += payload.length
+  for (let lsn = after + 1; commits.length < tail_read_frames_max && bytes < tail_read_bytes_max; lsn += 1) {
+    const commit = recent.commit(lsn)
+    if (commit === undefined) break
+    commits.push(commit)
+    bytes += commit.payload.length
   }
-  return frames.length === 0 ? null : frames
+  return commits.length === 0 ? null : commits
 }
 
 async function readBatch(engine: Engine, after: number): Promise<Frame[]> {
@@ -117,14 +131,4 @@ async function readBatch(engine: Engine, after: number): Promise<Frame[]> {
     }
     throw err
   }
-}
-
-/** The stored size of a frame's writes: a cheap stand-in for the size of its event. */
-function rowBytes(frame: Frame): number {
-  let bytes = 0
-  for (const op of frame.commit.ops) {
-    if (op.op === 'put') bytes += op.key.length + op.value.length
-    else if (op.op === 'delete') bytes += op.key.length
-  }
-  return bytes
 }

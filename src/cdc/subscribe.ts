@@ -3,8 +3,10 @@
 // exactly once. It pulls: one page at a time from the WAL, the next only after the
 // consumer's handler finished the last event (awaiting it when it returns a promise),
 // so memory is one page however far behind the consumer is, and a slow consumer slows
-// only itself. A consumer so slow that retention deletes its next frames ends with
-// LsnExpiredError, and resumes from `last_lsn` with a poll or a new subscription.
+// only itself. Tails at the head share the work of each commit (recent-commit.ts). A
+// consumer so slow that retention deletes its next frames ends with LsnExpiredError,
+// and resumes from `last_lsn` with a poll or a new subscription.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Engine } from '../txn/index.js'
 import { LsnExpiredError } from './errors.js'
 import type { TailEvent } from './event.js'
@@ -26,6 +28,10 @@ export interface SubscribeOptions {
   signal?: AbortSignal | undefined
 }
 
+/**
+ * Called with each event in turn. The event may be the very object other subscriptions
+ * of the same tenant and collection are given (recent-commit.ts): read it, never modify it.
+ */
 export type EventHandler = (event: TailEvent) => void | Promise<void>
 
 export interface Subscription {
@@ -131,6 +137,10 @@ class LiveTail implements Subscription {
       patient = true
       if (read.unannounced === true) {
         patient = await this.notifier.waitFor(this.#last, { signal: this.#stop.signal, timeout_ms: tail_notice_wait_ms })
+        // Timed out: on a busy event loop the announcement may be queued behind this very
+        // timer (timers run before I/O completions in a turn of the loop); one turn more
+        // lets it arrive, so the commit comes from memory, not from the WAL.
+        if (!patient && !this.#closed) await yieldToLoop()
       } else if (this.#last >= this.engine.headLsn()) {
         await this.notifier.waitFor(this.#last, { signal: this.#stop.signal })
       }

@@ -55,7 +55,8 @@ export function encodeCommitHeader(tenant: string, at: Date, kind: CommitKind, o
 export function decodeCommitHeader(meta: Uint8Array, ops: readonly Op[] = []): CommitHeader | null {
   let header: Partial<CommitHeader> & { changes?: unknown }
   try {
-    header = JSON.parse(Buffer.from(meta).toString('utf8')) as typeof header
+    // A view of the bytes, not a copy (Buffer.from of a Uint8Array would copy them).
+    header = JSON.parse(Buffer.from(meta.buffer, meta.byteOffset, meta.byteLength).toString('utf8')) as typeof header
   } catch {
     return null
   }

@@ -38,7 +38,7 @@
 // `?after=<lsn>`: `after` is exclusive, so nothing is duplicated and nothing is missed.
 import { performance } from 'node:perf_hooks'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import { LsnExpiredError, type Subscription, type TailEvent } from '../../cdc/index.js'
+import { LsnExpiredError, eventText, type Subscription, type TailEvent } from '../../cdc/index.js'
 import type { Database } from '../../database/index.js'
 import { ws_message_bytes_max } from '../../limits.js'
 import { mapError } from '../error-mapping.js'
@@ -166,7 +166,8 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
     // The write's outcome, kept until someone waits for it (most events nobody does).
     let outcome: { err: Error | null } | undefined
     let waiting: ((err: Error | null) => void) | undefined
-    socket.send(JSON.stringify(event), event.lsn, (err) => {
+    // Made once however many tails send this event (event-text.ts).
+    socket.send(eventText(event), event.lsn, (err) => {
       const failure = err ?? null
       if (waiting !== undefined) waiting(failure)
       else outcome = { err: failure }
@@ -206,6 +207,8 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
     observer.tail.opened('websocket')
     let lastSent = -1
     let corked = false
+    /** Events handed to the socket since the last uncork, counted for the metrics then. */
+    let unreported = 0
     // ws keeps the TCP socket as `_socket`; only cork/uncork are used.
     const raw = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
     let alive = true
@@ -230,23 +233,26 @@ export function tailWebSocket(db: Database, options: TailWebSocketOptions, obser
       observer.tail.closed('websocket')
       observer.ended(request, 101, performance.now() - opened.arrived)
     })
+    const flush = () => {
+      corked = false
+      raw?.uncork()
+      observer.tail.sent('websocket', unreported)
+      unreported = 0
+    }
     opened.attach({
       get readyState() { return socket.readyState },
       get bufferedAmount() { return socket.bufferedAmount },
       send(data, lsn, callback) {
-        // Events sent in one turn of the event loop (a page read from the WAL) leave in
-        // one write instead of one system call each.
-        if (!corked && raw !== undefined) {
+        // Events sent in one turn of the event loop (every commit announced since the
+        // last wake-up, notifier.ts) leave in one write instead of one system call each.
+        if (!corked) {
           corked = true
-          raw.cork()
-          process.nextTick(() => {
-            corked = false
-            raw.uncork()
-          })
+          raw?.cork()
+          process.nextTick(flush)
         }
         socket.send(data, callback)
         lastSent = lsn
-        observer.tail.sent('websocket', 1)
+        unreported += 1
       },
       ping: () => socket.ping(),
       close: (code, reason) => socket.close(code, reason),
