@@ -7,7 +7,7 @@
 //   await db.close()
 import type { BackupArchive } from '../backup/index.js'
 import { CommitNotifier } from '../cdc/index.js'
-import { Engine, type CloseReport, type EngineOptions, type EngineStats, type WorkProgress } from '../engine/index.js'
+import { Engine, type SharedEngine, type CloseReport, type EngineOptions, type EngineStats, type WorkProgress } from '../engine/index.js'
 import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { appliedSchema, Migrator, type FrozenAt } from '../migration/index.js'
@@ -39,11 +39,11 @@ export interface OpenOptions extends EngineOptions {
 
 /**
  * What another thread of this process needs to read this database (`Database.attach`),
- * as `postMessage` carries it: the engine's share number, the loaded schema, the
+ * as `postMessage` carries it: what the engine is attached by, the loaded schema, the
  * query time limit and the count of catalog changes (Committer.catalogGeneration).
  */
 export interface SharedDatabase {
-  engine: number
+  engine: SharedEngine
   schema: LoadedSchema
   query_time_ms_max: number
   generation: SharedArrayBuffer

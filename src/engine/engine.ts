@@ -122,6 +122,12 @@ export interface Frame {
   commit: CommitRecord
 }
 
+/** What another thread attaches to a shared engine by (`Engine.share`, `Engine.attach`); `postMessage` carries it. */
+export interface SharedEngine {
+  id: number
+  settles: SharedArrayBuffer
+}
+
 interface Waiter {
   resolve: (lsn: number) => void
   reject: (err: unknown) => void
@@ -202,19 +208,31 @@ export class Engine {
   #idle: { promise: Promise<void>; resolve: () => void } | undefined
   /**
    * Attached from another thread (`attach`): its head moves with the opener's commits,
-   * which never settle here, so each `snapshot()` compares the head's LSN with the
-   * database's; and it closes by letting go (`detach`), never the database itself.
+   * which never settle here, so each `snapshot()` compares the opener's count of
+   * settled commit batches with the one its head was taken at; and it closes by
+   * letting go (`detach`), never the database itself.
    */
   readonly #attached: boolean
-  /** The number other threads attach by, while shared (`share`). */
-  #shared: number | null = null
+  /** What other threads attach by, while shared (`share`). */
+  #shared: SharedEngine | null = null
+  /**
+   * Batches of commits settled by the opener, counted before anyone awaiting them runs
+   * (in memory every thread reads once shared); the count the head was taken at.
+   */
+  #settles: Int32Array<ArrayBufferLike>
+  #head_settles = 0
 
-  private constructor(handle: NativeEngine, commits: Commits, attached = false) {
+  private constructor(handle: NativeEngine, commits: Commits, settles: Int32Array<ArrayBufferLike> | null = null) {
     this.#native = handle
     this.#commits = commits
-    this.#attached = attached
-    // Forget the head before anyone awaiting a commit runs, so they read their write.
-    commits.onSettle = () => this.#retireHead()
+    this.#attached = settles !== null
+    this.#settles = settles ?? new Int32Array(1)
+    // Forget the head before anyone awaiting a commit runs, so they read their write
+    // (on this thread, and through the count on every thread attached).
+    commits.onSettle = () => {
+      Atomics.add(this.#settles, 0, 1)
+      this.#retireHead()
+    }
   }
 
   /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
@@ -229,14 +247,19 @@ export class Engine {
    * (docs/architecture.md, "Every core"). It reads; commits, checkpoints, compaction
    * and close stay with the opener (they fail with `read_only` here).
    */
-  static attach(id: number): Engine {
+  static attach(shared: SharedEngine): Engine {
     const commits = new Commits()
-    return new Engine(mapSync(() => native.attach(id, commits.settle)), commits, true)
+    return new Engine(mapSync(() => native.attach(shared.id, commits.settle)), commits, new Int32Array(shared.settles))
   }
 
-  /** Lets other threads attach to this database (`attach`); the number they attach by. */
-  share(): number {
-    this.#shared ??= mapSync(() => this.#native.share())
+  /** Lets other threads attach to this database (`attach`): what they attach by. */
+  share(): SharedEngine {
+    if (this.#shared === null) {
+      const settles = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
+      settles[0] = this.#settles[0] as number
+      this.#settles = settles
+      this.#shared = { id: mapSync(() => this.#native.share()), settles: settles.buffer as SharedArrayBuffer }
+    }
     return this.#shared
   }
 
@@ -303,13 +326,17 @@ export class Engine {
     // the current generation. Asked of the binding at most once a millisecond: a call
     // per read was a twentieth of a prepared point read (docs/performance.md, P3).
     // Attached: the opener's commits move the head without settling here.
-    if (this.#attached && this.#head !== undefined && this.#head.lsn !== this.headLsn()) this.#retireHead()
+    if (this.#attached && this.#head !== undefined && Atomics.load(this.#settles, 0) !== this.#head_settles) this.#retireHead()
     const now = Date.now()
     if (this.#head !== undefined && now !== this.#generation_checked_ms) {
       this.#generation_checked_ms = now
       if (this.#head.epoch !== mapSync(() => this.#native.generation)) this.#retireHead()
     }
-    this.#head ??= new Snapshot(mapSync(() => this.#native.snapshot()))
+    if (this.#head === undefined) {
+      // Read before the snapshot is taken: a batch settling in between makes the next call take another.
+      this.#head_settles = Atomics.load(this.#settles, 0)
+      this.#head = new Snapshot(mapSync(() => this.#native.snapshot()))
+    }
     return this.#head
   }
 
@@ -533,7 +560,7 @@ export class Engine {
       mapSync(() => this.#native.detach())
       return { checkpoint_skipped: null }
     }
-    if (this.#shared !== null) this.#native.unshare(this.#shared)
+    if (this.#shared !== null) this.#native.unshare(this.#shared.id)
     // A backup left open would make close skip its checkpoint; its later reads fail.
     for (const backup of [...this.#backups]) backup.end()
     try {

@@ -1,4 +1,4 @@
-export { Engine, type CheckpointReport, type CloseReport, type CompactReport, type EngineOptions, type EngineStats, type CorruptionReport, type Frame, type SpaceStats, type WorkProgress } from './engine.js'
+export { Engine, type SharedEngine, type CheckpointReport, type CloseReport, type CompactReport, type EngineOptions, type EngineStats, type CorruptionReport, type Frame, type SpaceStats, type WorkProgress } from './engine.js'
 export { EngineBackup, type BackupFile } from './backup.js'
 export { EngineError, type EngineErrorCode, type EngineErrorFields } from './engine-error.js'
 export { Snapshot, type RangeOptions, type TreeInfo } from './snapshot.js'
