@@ -2,7 +2,8 @@
 // (native/src/completions.rs), a group commit's results in one call. What that could
 // break: a promise settled twice, never, or with another commit's LSN or error; a
 // close that resolves before the commits queued ahead of it; an idle open engine
-// keeping the process alive, or a pending commit not keeping it alive.
+// keeping the process alive, or a pending commit not keeping it alive; the commits of
+// one turn reaching the storage core apart (src/engine/commit-queue.ts), or out of order.
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -80,6 +81,35 @@ t.test('close settles every commit queued before it; one racing it commits or re
   t.same(reopened.snapshot().get('c', bytes('q98')), bytes('v'), 'durable across reopen')
   t.equal(reopened.snapshot().lsn, results[99] === 100 ? 100 : 99)
   await reopened.close()
+})
+
+t.test('the commits of one turn of the event loop reach the storage core together: the first at once, the rest in one batch, in call order', async (t) => {
+  const engine = await Engine.open(tempDir(t))
+  t.teardown(() => engine.close())
+  await engine.commit(put('first'))
+  for (const count of [2, 64, 2000]) {
+    const before = engine.stats()
+    // A malformed payload among them fails alone (checked as the core takes the batch).
+    const commits = Array.from({ length: count }, (_, i) => i === 1 ? engine.commitPayload(bytes('not a commit')) : engine.commit(put(`turn ${count} ${i}`)))
+    const outcomes = await Promise.all(commits.map((c) => c.then((lsn) => lsn, (err: EngineError) => err.code)))
+    t.equal(outcomes[1], 'invalid_argument', `${count}: the malformed commit rejects with its own error`)
+    const lsns = outcomes.filter((o) => o !== outcomes[1])
+    t.same(lsns, Array.from({ length: count - 1 }, (_, i) => before.current_lsn + 1 + i), `${count}: LSNs in the order of the calls`)
+    // The first went to its fsync at once (none was in flight), alone unless the rest came in time.
+    const fsyncs = engine.stats().fsync.count - before.fsync.count
+    t.ok(fsyncs <= 2, `${count} commits made in one turn took ${fsyncs} fsyncs: the first's and one for the rest`)
+  }
+})
+
+t.test('commits made before a switch to follower mode are applied before it', async (t) => {
+  const engine = await Engine.open(tempDir(t))
+  t.teardown(() => engine.close())
+  // The first goes to the core at once; the second waits for the end of the turn.
+  const before = [engine.commit(put('before the switch')), engine.commit(put('queued before the switch'))]
+  engine.setFollower(true)
+  const after = t.rejects(engine.commit(put('after the switch')), { name: 'EngineError', code: 'not_primary' })
+  t.same(await Promise.all(before), [1, 2], 'the commits made before the switch, in the same turn, are a primary\'s')
+  await after
 })
 
 // A child process imports the TypeScript engine through tap's loader.

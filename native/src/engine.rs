@@ -75,6 +75,28 @@ impl Engine {
         })
     }
 
+    /// `commit` of several commits at once, with ids `first`, `first + 1`, … in order:
+    /// queued together, so the sync thread takes them into one batch (pushed one by
+    /// one, the first woke it and went to its fsync alone). Each payload is checked as
+    /// `commit` checks one; a malformed one is settled at once with `invalid_argument`
+    /// through `settle`, and the others are queued all the same.
+    #[napi]
+    pub fn commit_batch(&self, env: &Env, first: f64, payloads: Vec<BufferSlice>) -> napi::Result<()> {
+        self.call(env, "commit", Access::Write, || {
+            self.opener_only("a commit through an attached engine")?;
+            let mut commits = Vec::with_capacity(payloads.len());
+            for (i, payload) in payloads.iter().enumerate() {
+                let done = self.completions.completion(env, first + i as f64).ok_or(storage::Error::Closed)?;
+                match storage::CommitPayload::parse(payload.to_vec()) {
+                    Ok(commit) => commits.push((commit, done)),
+                    Err(err) => done(Err(err)),
+                }
+            }
+            self.db.commit_payloads(commits);
+            Ok(())
+        })
+    }
+
     /// Follower mode only: queues frame `lsn` of a primary (a Buffer in the WAL payload
     /// format, checked whole as a commit's is) to be applied by the storage core as
     /// recovery applies frames (`storage::Database::apply_frame`); settled through

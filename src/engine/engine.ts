@@ -1,7 +1,8 @@
 import { EngineBackup } from './backup.js'
 import { decodeCommit, type CommitRecord, type Op } from './commit-codec.js'
+import { CommitQueue } from './commit-queue.js'
 import { encodeCommit } from './commit-writer.js'
-import { EngineError, mapAsync, mapSync, toEngineError } from './engine-error.js'
+import { EngineError, mapAsync, mapSync } from './engine-error.js'
 import { native, type NativeBackup, type NativeEngine } from './native.js'
 import { Snapshot } from './snapshot.js'
 import { backup_elsewhere_poll_ms } from '../limits.js'
@@ -128,63 +129,10 @@ export interface SharedEngine {
   settles: SharedArrayBuffer
 }
 
-interface Waiter {
-  resolve: (lsn: number) => void
-  reject: (err: unknown) => void
-}
-
-/**
- * The commits of one engine waiting to be durable, by id. The binding delivers their
- * results through one callback per group commit (native/src/completions.rs) instead
- * of settling a promise of its own per commit.
- */
-class Commits {
-  readonly waiting = new Map<number, Waiter>()
-  #next_id = 0
-  /** Called before any commit's promise settles (the head snapshot is stale). */
-  onSettle: () => void = () => {}
-  /** Settles when `waiting` is next empty (close waits for every queued commit). */
-  #drained: { promise: Promise<void>; resolve: () => void } | undefined
-
-  nextId(): number {
-    return this.#next_id++
-  }
-
-  /** `pairs` is `[id, lsn, …]`; `lsn < 0` takes the next of `errors`. */
-  readonly settle = (pairs: Float64Array, errors: Error[] | null): void => {
-    this.onSettle()
-    let failed = 0
-    for (let i = 0; i < pairs.length; i += 2) {
-      const id = pairs[i] as number
-      const lsn = pairs[i + 1] as number
-      const error = lsn < 0 ? errors?.[failed++] : undefined
-      const waiter = this.waiting.get(id)
-      if (waiter === undefined) continue
-      this.waiting.delete(id)
-      if (lsn >= 0) waiter.resolve(lsn)
-      else waiter.reject(toEngineError(error))
-    }
-    if (this.waiting.size === 0 && this.#drained !== undefined) {
-      this.#drained.resolve()
-      this.#drained = undefined
-    }
-  }
-
-  drained(): Promise<void> {
-    if (this.waiting.size === 0) return Promise.resolve()
-    if (this.#drained === undefined) {
-      let resolve!: () => void
-      const promise = new Promise<void>((r) => { resolve = r })
-      this.#drained = { promise, resolve }
-    }
-    return this.#drained.promise
-  }
-}
-
 /** A typed handle on an open database directory (the storage core). */
 export class Engine {
   readonly #native: NativeEngine
-  readonly #commits: Commits
+  readonly #commits: CommitQueue
   /**
    * The newest durable version, reused until a commit of this engine settles: only
    * those commits change it (checkpoint and compaction publish the same contents),
@@ -222,11 +170,15 @@ export class Engine {
   #settles: Int32Array<ArrayBufferLike>
   #head_settles = 0
 
-  private constructor(handle: NativeEngine, commits: Commits, settles: Int32Array<ArrayBufferLike> | null = null) {
+  private constructor(handle: NativeEngine, commits: CommitQueue, settles: Int32Array<ArrayBufferLike> | null = null) {
     this.#native = handle
     this.#commits = commits
     this.#attached = settles !== null
     this.#settles = settles ?? new Int32Array(1)
+    commits.push = (first, payloads) => {
+      if (payloads.length === 1) handle.commit(first, payloads[0] as Buffer)
+      else handle.commitBatch(first, payloads)
+    }
     // Forget the head before anyone awaiting a commit runs, so they read their write
     // (on this thread, and through the count on every thread attached).
     commits.onSettle = () => {
@@ -237,7 +189,7 @@ export class Engine {
 
   /** Opens (creating if needed) `dir`, takes its exclusive lock and recovers. */
   static async open(dir: string, options: EngineOptions = {}): Promise<Engine> {
-    const commits = new Commits()
+    const commits = new CommitQueue()
     return new Engine(await mapAsync(mapSync(() => native.open(dir, options, commits.settle))), commits)
   }
 
@@ -248,7 +200,7 @@ export class Engine {
    * and close stay with the opener (they fail with `read_only` here).
    */
   static attach(shared: SharedEngine): Engine {
-    const commits = new Commits()
+    const commits = new CommitQueue()
     return new Engine(mapSync(() => native.attach(shared.id, commits.settle)), commits, new Int32Array(shared.settles))
   }
 
@@ -264,29 +216,24 @@ export class Engine {
   }
 
   /**
-   * Commits the operations atomically; resolves with the LSN once durable. The commit
-   * is queued before this returns, so commits are applied in the order of the calls
-   * (the MVCC layer validates and queues in one synchronous step).
+   * Commits the operations atomically; resolves with the LSN once durable. Commits are
+   * applied in the order of the calls: the storage core is given those of one turn of
+   * the event loop together, at its end, so they share a fsync (commit-queue.ts; the
+   * MVCC layer validates and queues in one synchronous step).
    */
   commit(ops: Op[], meta: Uint8Array = new Uint8Array(0)): Promise<number> {
     return this.commitPayload(encodeCommit({ meta, ops }))
   }
 
   /**
-   * `commit` of a payload already in the commit format (a CommitWriter's `finish`).
-   * The storage core checks it whole before queuing it (a malformed payload, or one
-   * over a limit, rejects with `invalid_argument` and changes nothing) and logs
-   * these very bytes as the commit's WAL frame (docs/format.md, "Commit payload").
+   * `commit` of a payload already in the commit format (a CommitWriter's `finish`),
+   * which nothing writes to afterwards. The storage core checks it whole before
+   * queuing it (a malformed payload, or one over a limit, rejects with
+   * `invalid_argument` and changes nothing) and logs these very bytes as the commit's
+   * WAL frame (docs/format.md, "Commit payload").
    */
   commitPayload(payload: Buffer): Promise<number> {
-    const commits = this.#commits
-    const id = commits.nextId()
-    try {
-      this.#native.commit(id, payload)
-    } catch (err) {
-      return Promise.reject(toEngineError(err))
-    }
-    return new Promise((resolve, reject) => { commits.waiting.set(id, { resolve, reject }) })
+    return this.#commits.add(payload)
   }
 
   /**
@@ -297,14 +244,7 @@ export class Engine {
    * having changed nothing.
    */
   applyFrame(lsn: number, payload: Buffer): Promise<number> {
-    const commits = this.#commits
-    const id = commits.nextId()
-    try {
-      this.#native.applyFrame(id, lsn, payload)
-    } catch (err) {
-      return Promise.reject(toEngineError(err))
-    }
-    return new Promise((resolve, reject) => { commits.waiting.set(id, { resolve, reject }) })
+    return this.#commits.now((id) => this.#native.applyFrame(id, lsn, payload))
   }
 
   /**
@@ -312,6 +252,7 @@ export class Engine {
    * queued before the switch is applied before anything queued after it.
    */
   setFollower(follower: boolean): void {
+    this.#commits.flush()
     mapSync(() => this.#native.setFollower(follower))
   }
 
@@ -563,6 +504,8 @@ export class Engine {
     if (this.#shared !== null) this.#native.unshare(this.#shared.id)
     // A backup left open would make close skip its checkpoint; its later reads fail.
     for (const backup of [...this.#backups]) backup.end()
+    // Commits made this turn are queued before the close, as they were called before it.
+    this.#commits.flush()
     try {
       const info = await mapAsync(this.#native.close())
       return { checkpoint_skipped: info.checkpointSkipped ?? null }

@@ -289,6 +289,8 @@ export class TxnView {
    */
   opKinds(): string {
     if (this.#rowOps.length === 0) return ''
+    // A one-row write (the commonest commit): its letter, without a buffer.
+    if (this.opCount === 1) return row_kind_strings[(this.#rowOps[0] as number) & 3] as string
     const letters = Buffer.alloc(this.opCount, op_kind_other)
     for (const op of this.#rowOps) letters[op >>> 2] = row_kind_letters[op & 3] as number
     return letters.toString('latin1')
@@ -438,6 +440,7 @@ const header_fields_bytes = 160
 /** A row change kind as the two low bits of a #rowOps entry, and back to its letter's byte. */
 const row_kind_codes: Readonly<Record<RowChangeKind, number>> = { i: 1, u: 2, d: 3 }
 const row_kind_letters = [0, 0x69, 0x75, 0x64] // -, i, u, d
+const row_kind_strings = ['', 'i', 'u', 'd']
 
 function before(a: Buffer, b: Buffer, reverse: boolean): boolean {
   const order = Buffer.compare(a, b)

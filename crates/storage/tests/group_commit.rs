@@ -1,8 +1,8 @@
 //! Group commit tests: commits that arrive while the sync thread is in an fsync share
 //! the next fsync, in queue order, with consecutive LSNs; a commit failing its checks
-//! among them changes nothing; nothing is lost at close. The fsync is held in place
-//! (`SimVfs::hold_next_sync`) until the test has queued what it needs, so nothing
-//! depends on timing.
+//! among them changes nothing; commits queued at once are one batch; nothing is lost
+//! at close. The fsync is held in place (`SimVfs::hold_next_sync`) until the test has
+//! queued what it needs, so nothing depends on timing.
 
 mod common;
 
@@ -134,6 +134,38 @@ fn concurrent_committers(hold: bool) {
     let db = open(&sim.crash(CrashMode::DropUnsynced));
     assert_eq!(db.snapshot().lsn(), THREADS * EACH);
     assert_eq!(read_all(&db.snapshot())[&b"t".to_vec()].len() as u64, THREADS * EACH);
+}
+
+/// What `Database::commit_payloads` queues at once the sync thread takes at once: one
+/// batch and one fsync even when it was asleep (pushed one by one, the first push woke
+/// it and it could take that one alone), in the order given; a follower refuses each.
+#[test]
+fn commits_queued_at_once_are_one_batch_in_their_order() {
+    const COMMITS: u64 = 500;
+    let sim = SimVfs::new();
+    let db = open(&sim);
+    let fsyncs_before = db.stats().unwrap().fsync.count;
+    let queue = |db: &Database| {
+        let (send, receive) = mpsc::channel();
+        let commits = (0..COMMITS)
+            .map(|n| {
+                let send = send.clone();
+                let done: Box<dyn FnOnce(storage::Result<u64>) + Send> = Box::new(move |r| send.send((n, r.map_err(|e| e.code()))).unwrap());
+                (commit(vec![row(n)]).to_payload().unwrap(), done)
+            })
+            .collect();
+        db.commit_payloads(commits);
+        let mut results: Vec<_> = (0..COMMITS).map(|_| receive.recv_timeout(HANG).expect("every commit completes")).collect();
+        results.sort_by_key(|(n, _)| *n);
+        results.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
+    };
+    assert_eq!(queue(&db), (1..=COMMITS).map(Ok).collect::<Vec<_>>(), "LSNs in the order given");
+    assert_eq!(db.stats().unwrap().fsync.count - fsyncs_before, 1, "one batch, one fsync");
+    db.set_follower(true);
+    assert!(queue(&db).iter().all(|r| *r == Err("not_primary")), "a follower refuses each");
+    drop(db);
+    let db = open(&sim.crash(CrashMode::DropUnsynced));
+    assert_eq!(db.snapshot().lsn(), COMMITS);
 }
 
 #[test]

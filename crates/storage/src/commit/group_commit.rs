@@ -104,13 +104,14 @@ impl GroupCommit {
         GroupCommit { queue: Mutex::new(Queue::default()), ready: Condvar::new(), pushed: AtomicBool::new(false) }
     }
 
-    /// Queues `pending` for the sync thread, or gives it back once closing.
-    pub fn push(&self, pending: Pending) -> std::result::Result<(), Pending> {
+    /// Queues `pending` for the sync thread, in order and at once (it finds them
+    /// together), or gives them back once closing.
+    pub fn push(&self, mut pending: Vec<Pending>) -> std::result::Result<(), Vec<Pending>> {
         let mut queue = self.queue.lock().expect("commit queue lock");
         if queue.closing {
             return Err(pending);
         }
-        queue.pending.push(pending);
+        queue.pending.append(&mut pending);
         self.pushed.store(true, Ordering::Release);
         let sleeping = queue.sleeping;
         drop(queue);
@@ -378,7 +379,7 @@ mod tests {
             meta: Vec::new(),
             ops: vec![Op::Put { tree: StdArc::from(&b"t"[..]), key: StdArc::from(&b"k"[..]), value: StdArc::from(vec![0u8; value_bytes]) }],
         };
-        assert!(group.push(Pending { commit: commit.to_payload().unwrap(), lsn: None, done: Box::new(|_| {}) }).is_ok());
+        assert!(group.push(vec![Pending { commit: commit.to_payload().unwrap(), lsn: None, done: Box::new(|_| {}) }]).is_ok());
     }
 
     /// Commits pushed at every pace the sync thread meets (back to back, within its
@@ -517,7 +518,7 @@ mod tests {
                 }
                 send.send((i, result.map_err(|e| e.code()))).unwrap();
             });
-            assert!(group.push(Pending { commit: commit.to_payload().unwrap(), lsn: None, done }).is_ok());
+            assert!(group.push(vec![Pending { commit: commit.to_payload().unwrap(), lsn: None, done }]).is_ok());
         };
         (1..=commits).for_each(push);
         let thread = {

@@ -304,10 +304,16 @@ impl Database {
     /// with the error. A commit that fails its checks changes nothing. O(1) for the
     /// caller.
     pub fn commit_payload(&self, commit: CommitPayload, done: Completion) {
+        self.commit_payloads(vec![(commit, done)]);
+    }
+
+    /// `commit_payload` of several commits, in order, queued at once: the sync thread
+    /// takes them together (one wake-up, one batch while they fit `WAL_BATCH_BYTES_MAX`).
+    pub fn commit_payloads(&self, commits: Vec<(CommitPayload, Completion)>) {
         if self.inner.follower.load(Ordering::SeqCst) {
-            return done(Err(Error::NotPrimary));
+            return commits.into_iter().for_each(|(_, done)| done(Err(Error::NotPrimary)));
         }
-        self.enqueue(Pending { commit, lsn: None, done });
+        self.enqueue(commits.into_iter().map(|(commit, done)| Pending { commit, lsn: None, done }).collect());
     }
 
     /// Follower mode only: queues a primary's frame, to be applied as frame `lsn` by
@@ -320,7 +326,7 @@ impl Database {
         if !self.inner.follower.load(Ordering::SeqCst) {
             return done(Err(Error::InvalidArgument(format!("frame {lsn} refused: a primary's frames are applied only in follower mode"))));
         }
-        self.enqueue(Pending { commit, lsn: Some(lsn), done });
+        self.enqueue(vec![Pending { commit, lsn: Some(lsn), done }]);
     }
 
     /// Switches between follower mode (local commits refused, frames applied) and
@@ -334,16 +340,16 @@ impl Database {
         self.inner.follower.load(Ordering::SeqCst)
     }
 
-    fn enqueue(&self, pending: Pending) {
+    fn enqueue(&self, pending: Vec<Pending>) {
         let inner = &self.inner;
         if inner.read_only {
-            return (pending.done)(Err(Error::ReadOnly("a commit")));
+            return pending.into_iter().for_each(|p| (p.done)(Err(Error::ReadOnly("a commit"))));
         }
         if let Some(cause) = inner.failed() {
-            return (pending.done)(Err(Error::FailStopped(cause)));
+            return pending.into_iter().for_each(|p| (p.done)(Err(Error::FailStopped(cause.clone()))));
         }
         if let Err(pending) = inner.group.push(pending) {
-            (pending.done)(Err(Error::Closed));
+            pending.into_iter().for_each(|p| (p.done)(Err(Error::Closed)));
         }
     }
 
