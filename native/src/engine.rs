@@ -141,14 +141,14 @@ impl Engine {
     pub fn share(&self, env: &Env) -> napi::Result<u32> {
         self.call(env, "share", Access::Read, || {
             self.opener_only("sharing an attached engine")?;
-            Ok(crate::share::share(&self.db))
+            Ok(crate::registry::share(&self.db))
         })
     }
 
     /// No thread attaches by `id` from now on (the opener, before it closes).
     #[napi]
     pub fn unshare(&self, id: u32) {
-        crate::share::unshare(id);
+        crate::registry::unshare(id);
     }
 
     /// An attached engine lets go of the database: its completion channel is

@@ -20,6 +20,7 @@ mod engine;
 mod error;
 mod listen;
 mod open;
+mod registry;
 mod share;
 mod snapshot;
 mod tasks;
