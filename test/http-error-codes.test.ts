@@ -32,6 +32,7 @@ const internal_signals: Readonly<Record<string, string>> = {
   DivergedError: 'makes a follower copy its directory afresh (src/replication/follower.ts)',
   StreamMessageError: 'makes a follower copy its directory afresh (src/replication/follower.ts)',
   StreamFencedError: 'tells a primary another one appended (src/replication/node.ts)',
+  OpenerGoneError: 'a worker thread\'s forward found the opening thread gone: answered 503 shutting_down (src/http/threads/forward.ts)',
 }
 
 /** Every `class X extends Y` (`class X<T> extends Y` too) of src/, as X → Y. */

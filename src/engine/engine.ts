@@ -281,6 +281,15 @@ export class Engine {
     return this.#head
   }
 
+  /**
+   * Attached: the opener committed (a worker hears it after the fact), so the head is
+   * let go now rather than at the next read. A head kept by a thread that reads nothing
+   * for a while would hold back every slot a checkpoint frees after its version.
+   */
+  headMoved(): void {
+    this.#retireHead()
+  }
+
   /** Forgets the head snapshot, releasing it at once unless a lease holds it. */
   #retireHead(): void {
     const old = this.#head

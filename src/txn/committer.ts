@@ -146,6 +146,7 @@ export class Committer {
    * tail) hear of it as of one made here, in LSN order.
    */
   heard(lsn: number, payload: Buffer): void {
+    this.#engine.headMoved()
     for (const listener of this.#listeners) listener.committed(lsn, payload)
   }
 
