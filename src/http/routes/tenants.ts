@@ -90,7 +90,9 @@ export function tenantRoutes(db: Database) {
     app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/collections', { schema: collections, config: read }, async (request): Promise<{ tenant: string; collections: CollectionEntry[] }> => db.tenant(request.params.tenant).collections())
 
     // Never migrates (docs/api.md, "Tenants"); a suspended tenant's status is still shown.
-    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status, config: read }, async (request): Promise<SchemaStatus> => db.tenant(request.params.tenant).schema())
+    // Which migrations are blocked is known where the check at start and the tries ran:
+    // on a server on every core, the opening thread answers (docs/architecture.md, "Every core").
+    app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/schema', { schema: schema_status, config: { ...read, opener: true } }, async (request): Promise<SchemaStatus> => db.tenant(request.params.tenant).schema())
 
     app.get<{ Params: TenantParams }>('/api/v1/t/:tenant/snapshots', { schema: snapshots, config: read }, async (request): Promise<{ tenant: string; snapshots: SnapshotEntry[] }> => db.tenant(request.params.tenant).snapshots())
 
