@@ -2,20 +2,25 @@
 // directory or a port in use (the error codes `usage`, `locked`, `held`).
 import { CodedError } from '../coded-error.js'
 import { version } from '../version.js'
-import { backup } from './backup.js'
-import { bench } from './bench.js'
-import { compact } from './compact.js'
-import { repair } from './repair.js'
-import { query } from './query.js'
-import { restore } from './restore.js'
-import { serve } from './serve.js'
-import { token } from './token.js'
 import { command_help, overview } from './usage.js'
 import { UsageError } from './usage-error.js'
-import { verify } from './verify.js'
 
-/** Each command's function; its help text is in usage.ts under the same name. */
-const commands: Record<string, (argv: string[]) => Promise<void>> = { serve, query, compact, verify, repair, backup, restore, token, bench }
+/**
+ * Each command's function, loaded when it runs: a command pays only for the modules it
+ * uses (a remote query never loads the engine, `--help` loads nothing), which is most
+ * of a short command's start. Its help text is in usage.ts under the same name.
+ */
+const commands: Record<string, (argv: string[]) => Promise<void>> = {
+  serve: async (argv) => (await import('./serve.js')).serve(argv),
+  query: async (argv) => (await import('./query.js')).query(argv),
+  compact: async (argv) => (await import('./compact.js')).compact(argv),
+  verify: async (argv) => (await import('./verify.js')).verify(argv),
+  repair: async (argv) => (await import('./repair.js')).repair(argv),
+  backup: async (argv) => (await import('./backup.js')).backup(argv),
+  restore: async (argv) => (await import('./restore.js')).restore(argv),
+  token: async (argv) => (await import('./token.js')).token(argv),
+  bench: async (argv) => (await import('./bench.js')).bench(argv),
+}
 
 /** `--help` or `-h` anywhere before a `--`. */
 function asksForHelp(argv: string[]): boolean {

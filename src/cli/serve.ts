@@ -14,7 +14,6 @@ import { version } from '../version.js'
 import { LogDestination } from './log-destination.js'
 import { checkListenable, listenError } from './port-check.js'
 import { parseServeOptions, type ServeOptions } from './serve-options.js'
-import { serveReplicated } from './serve-replicated.js'
 import type { ServeThreadData } from './serve-thread.js'
 import { UsageError } from './usage-error.js'
 
@@ -34,6 +33,8 @@ export async function serve(argv: string[]): Promise<void> {
   // Before the directory is opened, and so created: a port in use leaves nothing behind.
   await checkListenable(options.host, options.port)
   if (options.replication !== null) {
+    // Loaded only for a cluster node: a single server never loads the NATS client.
+    const { serveReplicated } = await import('./serve-replicated.js')
     return serveReplicated(options, options.replication, { destination: log_destination, open: () => openDatabase(options, true), tokenBanner, afterBanner: options.schema.length === 0 ? no_schema_warning : '' })
   }
   const db = await openDatabase(options)
