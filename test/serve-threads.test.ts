@@ -79,7 +79,7 @@ t.test('both threads answer; each request is logged and counted once; a write is
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   const lines = requestLines(server).filter((l) => l.route === '/api/v1/t/:tenant/query')
-  t.equal(lines.length, reads * 2, 'one log line per request (a forwarded write: the opening thread\'s line only)')
+  t.equal(lines.length, reads * 2, 'one log line per request (a write forwarded as its statement: the line of the thread it reached)')
   const byWorker = lines.filter((l) => typeof l.thread === 'number').length
   t.ok(byWorker > 0 && byWorker < lines.length, `both threads answered (${byWorker} of ${lines.length} by the worker)`)
   const ids = new Set(lines.map((l) => l.reqId))
@@ -139,6 +139,46 @@ t.test('every tail sees every commit once, in LSN order, whichever thread it is 
   for (const tail of tails) tail.ws.close()
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
+})
+
+t.test('a statement that commits answers the same whichever thread it reaches: its result and each failure', async (t) => {
+  const { server, origin } = await serve(t)
+  const query = '/api/v1/t/default/query'
+  t.equal((await fresh(origin, query, { json: { query: 'insert users {id: 1, email: "a@x", name: "n"}' } })).status, 200)
+  const snap = await fresh(origin, '/api/v1/t/default/ops', { json: { op: 'snapshot', name: 'default', target: 'before' } })
+  t.equal(snap.status, 200, JSON.stringify(snap.body))
+  const readToken = (await fresh(origin, '/api/v1/t/default/tokens', { json: { scope: 'read' } })).body.token as string
+  const cases = {
+    duplicate: { json: { query: 'insert users {id: 1, email: "a@x", name: "n"}' } },
+    unknown_field: { json: { query: 'insert users {id: 2, email: "b@x", nickname: "n"}' } },
+    read_token: { json: { query: 'insert users {id: 3, email: "c@x", name: "n"}' }, bearer: readToken },
+    not_allowed_here: { json: { query: 'tenant create other' } },
+  }
+  const tries = 24
+  for (const [name, options] of Object.entries(cases)) {
+    const answers = await Promise.all(Array.from({ length: tries }, () => fresh(origin, query, options)))
+    t.same(answers.slice(1), answers.slice(1).map(() => answers[0]), `${name}: ${tries} answers alike (${answers[0]?.status} ${answers[0]?.body.code})`)
+    t.ok((answers[0]?.status ?? 0) >= 400, `${name}: refused`)
+  }
+  // A write pinned to a snapshot, and one to a tenant that does not exist.
+  const pinned = await Promise.all(Array.from({ length: tries }, () => new Promise<Answer>((resolve, reject) => {
+    const req = httpRequest(`${origin}${query}`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'service-snapshot': 'before', 'content-type': 'text/plain' } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (c: string) => { text += c }).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+    })
+    req.on('error', reject)
+    req.end('insert users {id: 4, email: "d@x", name: "n"}')
+  })))
+  t.same(new Set(pinned.map((a) => `${a.status} ${a.body.code}`)), new Set(['400 readonly_snapshot']), 'pinned to a snapshot: readonly_snapshot from every thread')
+  const unknown = await Promise.all(Array.from({ length: tries }, () => fresh(origin, '/api/v1/t/nowhere/query', { json: { query: 'insert users {id: 5, email: "e@x", name: "n"}' } })))
+  t.same(new Set(unknown.map((a) => `${a.status} ${a.body.code}`)), new Set(['404 unknown_tenant']), 'an unknown tenant: 404 from every thread')
+  const inserts = await Promise.all(Array.from({ length: tries }, (_, i) => fresh(origin, query, { json: { query: 'insert users {id: $id, email: $e, name: "n"}', params: { id: 100 + i, e: `w${i}@x` } } })))
+  t.same(inserts.map((a) => a.status), inserts.map(() => 200), 'writes from either thread commit')
+  t.same(new Set(inserts.map((a) => a.body.lsn)).size, tries, 'each with its own LSN')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  const workerLines = requestLines(server).filter((l) => l.route === '/api/v1/t/:tenant/query' && typeof l.thread === 'number')
+  t.ok(workerLines.some((l) => l.status === 400) && workerLines.some((l) => l.status === 200), 'the worker thread answered writes and refusals itself')
 })
 
 t.test('SIGTERM under a write load: exit 0, every acknowledged write durable', async (t) => {

@@ -27,8 +27,9 @@
 //
 // A worker thread's server (options.opener, threads/; docs/architecture.md "Every
 // core") forwards to the opening thread a request whose tokens are all wrong (from the
-// auth part), one that would commit (the query route before it runs, the error handler
-// on CommitElsewhereError after), and the routes declared config.opener (a preHandler).
+// auth part), one that would commit (the query route hands over the checked statement
+// alone; the error handler the whole request on CommitElsewhereError), and the routes
+// declared config.opener (a preHandler).
 //
 // The same schemas generate the OpenAPI document (openapi.ts, @fastify/swagger).
 import swagger from '@fastify/swagger'
@@ -273,7 +274,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   await app.register(healthRoutes(db, options.replication ?? null))
   await app.register(tenantRoutes(db))
-  await app.register(queryRoutes(db, opener !== undefined))
+  await app.register(queryRoutes(db, opener))
   await app.register(opsRoutes(db, tokens))
   await app.register(tokenRoutes(tokens))
   await app.register(accessRoutes())

@@ -12,8 +12,7 @@ import { HttpError } from '../errors.js'
 import { credentialOf, queryRefusal } from '../route-access.js'
 import { described, responses, tenant_params, unknown_tenant, with_body, writes, type Schema } from '../schemas.js'
 import { query_result_body } from '../wire/index.js'
-import { CommitElsewhereError } from '../../database/index.js'
-import { wouldCommit } from '../threads/commits-here.js'
+import { forwardQuery, wouldCommit, type OpenerLink } from '../threads/index.js'
 
 export const query_path = '/api/v1/t/:tenant/query'
 
@@ -75,8 +74,8 @@ export function queryRequest(body: QueryBody): QueryRequest {
   return { text: body.query ?? body.text ?? '', params: body.params ?? {} }
 }
 
-/** `worker`: a worker thread's server, which hands what commits to the opening thread (threads/). */
-export function queryRoutes(db: Database, worker = false) {
+/** `opener`: a worker thread's server, which hands what commits to the opening thread (threads/). */
+export function queryRoutes(db: Database, opener?: OpenerLink) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Params: { tenant: string }; Body: QueryBody; Headers: { 'service-snapshot'?: string } }>(query_path, {
       schema,
@@ -91,9 +90,11 @@ export function queryRoutes(db: Database, worker = false) {
       const { text, params } = queryRequest(request.body)
       const refusal = queryRefusal(credentialOf(request), text, db.schema.ir)
       if (refusal !== null) throw new HttpError(refusal.code, refusal.message)
-      // Known before running: the opening thread runs it (the error handler forwards).
-      if (worker && wouldCommit(text, db.schema.ir)) throw new CommitElsewhereError()
       const pin = request.headers['service-snapshot']
+      // Known before running: the opening thread runs the statement, checked here.
+      if (opener !== undefined && wouldCommit(text, db.schema.ir)) {
+        return forwardQuery(opener, { tenant: request.params.tenant, text, params, snapshot: pin === undefined || pin === '' ? null : pin, request_id: request.id }, reply)
+      }
       const result = await db.tenant(request.params.tenant).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
       return reply.type('application/json; charset=utf-8').send(answerBody(result))
     })

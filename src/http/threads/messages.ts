@@ -2,6 +2,9 @@
 // (docs/architecture.md, "Every core"). The opening thread holds the committer; each
 // worker thread serves HTTP over an attached database and sends it what it cannot
 // answer alone.
+import type { Value } from '../../lang/ast.js'
+import type { QueryResult } from '../../query/index.js'
+import type { ErrorBody } from '../errors.js'
 import type { ThreadMetrics } from '../metrics/index.js'
 
 /** A request a worker hands to the opening thread, as the client sent it. */
@@ -23,9 +26,30 @@ export interface ForwardedAnswer {
   body: Buffer
 }
 
+/**
+ * A statement that commits, as the query route of a worker hands it over once the
+ * request passed every check there (token, scope, body): the opening thread runs the
+ * statement alone, not the request again.
+ */
+export interface ForwardedQuery {
+  tenant: string
+  text: string
+  params: Record<string, Value>
+  /** `Service-Snapshot`, or null. */
+  snapshot: string | null
+  /** The worker's request id, for the opener's log line of a failure it logs. */
+  request_id: string
+}
+
+/** How a forwarded statement ended: its result, or the error answer mapped on the opener. */
+export type QueryOutcome =
+  | { ok: true; result: QueryResult }
+  | { ok: false; status: number; body: ErrorBody }
+
 export type ToOpener =
   | { kind: 'ready' }
   | { kind: 'forward'; id: number; request: ForwardedRequest }
+  | { kind: 'query'; id: number; query: ForwardedQuery }
   /** Tenant tokens' last uses seen by the worker: hash, ms since the epoch. */
   | { kind: 'uses'; uses: Array<[string, number]> }
   /** Query durations (ms) since the last report and tail consumers reading now, for the trends. */
@@ -38,6 +62,7 @@ export type ToOpener =
 
 export type ToWorker =
   | { kind: 'answer'; id: number; answer: ForwardedAnswer }
+  | { kind: 'queried'; id: number; outcome: QueryOutcome }
   | { kind: 'refused'; id: number; message: string }
   /** Durable commits of the opener, in LSN order: the change tail of the worker hears them. */
   | { kind: 'commits'; lsns: number[]; payloads: Buffer[] }

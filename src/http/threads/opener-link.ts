@@ -1,16 +1,17 @@
 // A worker thread's side of its port to the opening thread (docs/architecture.md,
-// "Every core"): requests it forwards and their answers, tenant tokens' last uses, and
+// "Every core"): requests and statements it forwards and their answers, tenant tokens' last uses, and
 // the opener's durable commits, which reach the attached database's change tail in LSN
 // order (a port delivers messages in the order they were posted).
 import type { MessagePort } from 'node:worker_threads'
 import type { ThreadMetrics } from '../metrics/index.js'
-import type { ForwardedAnswer, ForwardedRequest, ToOpener, ToWorker } from './messages.js'
+import type { ForwardedAnswer, ForwardedQuery, ForwardedRequest, QueryOutcome, ToOpener, ToWorker } from './messages.js'
 
 /** The opening thread did not answer a forwarded request: it is stopping or gone. */
 export class OpenerGoneError extends Error {}
 
 interface Waiting {
-  resolve: (answer: ForwardedAnswer) => void
+  /** A forwarded request's answer or a forwarded statement's outcome, as its id asked. */
+  resolve: (answer: never) => void
   reject: (err: Error) => void
 }
 
@@ -31,9 +32,12 @@ export class OpenerLink {
       switch (message.kind) {
         case 'answer': {
           const { body, ...rest } = message.answer
-          this.#settle(message.id)?.resolve({ ...rest, body: asBuffer(body) })
+          this.#settle(message.id)?.resolve({ ...rest, body: asBuffer(body) } as never)
           return
         }
+        case 'queried':
+          this.#settle(message.id)?.resolve(message.outcome as never)
+          return
         case 'refused':
           this.#settle(message.id)?.reject(new OpenerGoneError(message.message))
           return
@@ -54,11 +58,20 @@ export class OpenerLink {
 
   /** Runs `request` on the opening thread, with its hooks, and resolves with its answer. */
   forward(request: ForwardedRequest): Promise<ForwardedAnswer> {
+    return this.#ask((id) => ({ kind: 'forward', id, request }))
+  }
+
+  /** Runs a checked statement that commits on the opening thread, and resolves with how it ended. */
+  query(query: ForwardedQuery): Promise<QueryOutcome> {
+    return this.#ask((id) => ({ kind: 'query', id, query }))
+  }
+
+  #ask<T>(message: (id: number) => ToOpener): Promise<T> {
     if (this.#closed) return Promise.reject(new OpenerGoneError('the opening thread is gone'))
     const id = this.#next_id++
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject })
-      this.#send({ kind: 'forward', id, request })
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.set(id, { resolve: resolve as (answer: never) => void, reject })
+      this.#send(message(id))
     })
   }
 

@@ -2,15 +2,17 @@
 // core"): it starts the worker threads, each serving HTTP on the same address
 // over the database attached to its thread; runs what they forward (a request that
 // would commit, one whose token is wrong, one only this thread answers) through its
-// own server, hooks and all, as if the client had sent it here; writes the token uses
+// own server, hooks and all, as if the client had sent it here, or, for a statement
+// that commits, the statement alone (run-query.ts); writes the token uses
 // they report; and posts its durable commits to them, batched per turn of its loop,
 // for their change tails.
 import { Worker } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
 import type { AccessTokens, Database } from '../../database/index.js'
 import type { ServerMetrics, ThreadMetrics } from '../metrics/index.js'
-import type { ForwardedRequest, ToOpener, ToWorker } from './messages.js'
+import type { ForwardedQuery, ForwardedRequest, ToOpener, ToWorker } from './messages.js'
 import { asBuffer } from './opener-link.js'
+import { failed, runForwardedQuery } from './run-query.js'
 
 export interface WorkerPoolOptions {
   /** Worker threads to start (the opening thread serves as well). */
@@ -37,19 +39,21 @@ interface Running {
 export class WorkerPool {
   readonly #running: Running[] = []
   readonly #app: FastifyInstance
+  readonly #db: Database
   #batch: { lsns: number[]; payloads: Buffer[] } | null = null
   #unsubscribe: () => void = () => {}
   /** Scrapes waiting for workers' metrics, by id. */
   readonly #scrapes = new Map<number, (metrics: ThreadMetrics) => void>()
   #next_scrape = 0
 
-  private constructor(app: FastifyInstance) {
+  private constructor(app: FastifyInstance, db: Database) {
     this.#app = app
+    this.#db = db
   }
 
   /** Starts `count` workers and resolves once each listens; rejects (stopping those started) if one fails. */
   static async start(options: WorkerPoolOptions): Promise<WorkerPool> {
-    const pool = new WorkerPool(options.app)
+    const pool = new WorkerPool(options.app, options.db)
     pool.#unsubscribe = options.db.replica.subscribe({
       committed: (lsn, payload) => pool.#committed(lsn, payload),
       closed: () => {},
@@ -100,6 +104,7 @@ export class WorkerPool {
         case 'ready': ready(); return
         case 'failed': failed(new Error(message.message)); return
         case 'forward': void this.#forward(worker, message.id, message.request); return
+        case 'query': void this.#query(worker, message.id, message.query); return
         case 'uses': for (const [hash, at_ms] of message.uses) options.tokens.used(hash, at_ms); return
         case 'log': for (const line of message.lines) options.log(line); return
         case 'stopped': return
@@ -124,6 +129,16 @@ export class WorkerPool {
       message = { kind: 'refused', id, message: (err as Error).message }
     }
     worker.postMessage(message)
+  }
+
+  async #query(worker: Worker, id: number, query: ForwardedQuery): Promise<void> {
+    const outcome = await runForwardedQuery(this.#db, query, this.#app.log)
+    try {
+      worker.postMessage({ kind: 'queried', id, outcome } satisfies ToWorker)
+    } catch (err) {
+      // A result the port cannot carry is this server's bug: the client gets `internal`.
+      worker.postMessage({ kind: 'queried', id, outcome: failed(err, query, this.#app.log) } satisfies ToWorker)
+    }
   }
 
   /** Every worker's thread metrics (a worker that exits meanwhile answers none). */
