@@ -2,10 +2,11 @@
 // "Verifying a directory"): it changes no byte, so it works on a read-only mount and on
 // a full disk, and a running server's lock still makes it exit 2.
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { spawnCli } from './helpers/spawn-cli.js'
+import { tempDir } from './helpers/temp-dir.js'
 import { fillDisk, mountTmpfs, remount } from './helpers/tmpfs.js'
 
 /** Every file under `dir` with a hash of its bytes and its modification time. */
@@ -40,10 +41,23 @@ async function build(t: Test, db: string): Promise<void> {
   await server.exited
 }
 
+// Built once for the file (a server start and 20 commits) and copied onto each case's
+// mount: a copy holds the same bytes, the WAL frames after the checkpoint included.
+const template = join(tempDir(t), 'db')
+let built: Promise<void> | undefined
+
+/** The killed server's database, copied to `mnt`/db. */
+async function database(t: Test, mnt: string): Promise<string> {
+  built ??= build(t, template)
+  await built
+  const db = join(mnt, 'db')
+  cpSync(template, db, { recursive: true })
+  return db
+}
+
 t.test('verify on a read-only mount exits 0 on a clean directory and changes nothing', async (t) => {
   const mnt = mountTmpfs(t, 16)
-  const db = join(mnt, 'db')
-  await build(t, db)
+  const db = await database(t, mnt)
   remount(mnt, 'ro')
   t.teardown(() => remount(mnt, 'rw'))
   const before = fingerprint(mnt)
@@ -55,8 +69,7 @@ t.test('verify on a read-only mount exits 0 on a clean directory and changes not
 
 t.test('verify on a full disk works and changes nothing', async (t) => {
   const mnt = mountTmpfs(t, 16)
-  const db = join(mnt, 'db')
-  await build(t, db)
+  const db = await database(t, mnt)
   fillDisk(join(mnt, 'filler'))
   const before = fingerprint(db)
   const run = spawnCli(t, ['verify', db])
@@ -66,8 +79,7 @@ t.test('verify on a full disk works and changes nothing', async (t) => {
 
 t.test('verify refuses a directory a server holds (exit 2)', async (t) => {
   const mnt = mountTmpfs(t, 16)
-  const db = join(mnt, 'db')
-  await build(t, db)
+  const db = await database(t, mnt)
   const server = spawnCli(t, ['serve', '--dir', db, '--port', '0'], { SERVICE_TOKEN: 'verify-lock-test-token-0123456789' })
   await server.waitFor(/url: /)
   const run = spawnCli(t, ['verify', db])

@@ -2,8 +2,8 @@
 // package` writes the main and platform tarballs, and an empty project with no Rust
 // toolchain on its PATH installs them, imports `Database` from 'tenantdb' and runs a
 // query, type-checks against the shipped declarations with skipLibCheck off, and runs
-// `npx tenantdb serve`. Installed without its platform package, the module and the
-// command fail with one sentence naming the package to install. Breaks when `files`
+// `npx tenantdb serve`. Installed without its platform package, the module and a
+// command that opens a database fail with one sentence naming the package to install. Breaks when `files`
 // drops something that runs, the native module is not in the platform package, the
 // optional dependency is missing or at another version, or the declarations do not
 // type-check on their own. Needs the npm registry (or its cache) for the dependencies.
@@ -155,7 +155,8 @@ t.test('installed without its platform package: one sentence naming it', async (
   t.equal(failure.platformPackage, platform_package)
   t.match(failure.message, `install the platform package '${platform_package}'`)
   t.notMatch(failure.message, /npm has a bug/, 'not the generated loader\'s generic advice')
-  const cli = run('npx', ['tenantdb', '--version'])
+  // A command that opens a database (--version and --help load no native module).
+  const cli = run('npx', ['tenantdb', 'query', 'data', 'users | count'])
   t.equal(cli.status, 1, 'the command fails')
   t.equal(cli.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).join('\n'), failure.message, 'with that one sentence, no stack')
 })

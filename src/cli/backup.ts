@@ -11,12 +11,11 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
-import { backupDirectory } from '../database/index.js'
+import { requireDatabaseDir } from './database-dir.js'
 import { envValue } from './env.js'
 import { progress } from './progress.js'
 import { errorBody, request, serverAt, type Server } from './server-client.js'
 import { UsageError } from './usage-error.js'
-import { requireDatabaseDir } from './verify.js'
 
 const synopsis = 'tenantdb backup (--url URL [--token TOKEN] | DIR) OUT'
 
@@ -75,6 +74,7 @@ function parse(argv: string[]): { url?: string; token?: string; dir?: string; ou
 
 async function fromDirectory(dir: string): Promise<Archive> {
   requireDatabaseDir(dir)
+  const { backupDirectory } = await import('../database/index.js')
   return backupDirectory(dir)
 }
 

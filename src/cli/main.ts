@@ -71,6 +71,12 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`tenantdb: ${err.message}\n`)
     process.exit(2)
   }
+  // A command that needs the engine, installed without its platform package: the
+  // loader's sentence, which names the package and already starts with `tenantdb:`.
+  if ((err as { code?: unknown } | null)?.code === 'native_module_missing') {
+    process.stderr.write(`${(err as Error).message}\n`)
+    process.exit(1)
+  }
   process.stderr.write(`tenantdb: ${err instanceof Error ? err.message : String(err)}\n`)
   process.exit(1)
 })

@@ -3,7 +3,7 @@
 // output format, and the statement (an argument, `-` for stdin, or none).
 import { parseArgs } from 'node:util'
 import type { Value } from '../lang/ast.js'
-import { checkName, default_tenant } from '../tenants/index.js'
+import { checkName, default_tenant } from '../tenants/names.js'
 import { envValue, flagList } from './env.js'
 import { serverAt, type Server } from './server-client.js'
 import { UsageError } from './usage-error.js'

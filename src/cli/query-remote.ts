@@ -5,7 +5,7 @@
 import { EelError } from '../lang/diagnostic.js'
 import { parse } from '../lang/index.js'
 import type { Value } from '../lang/ast.js'
-import { opRequestOf } from '../tenants/index.js'
+import { opRequestOf } from '../tenants/op-statement.js'
 import { StatementFailure } from './query-failure.js'
 import type { CollectionSummary, QueryTarget, StatementResult, TenantSummary } from './query-target.js'
 import { errorBody, request, type Server } from './server-client.js'

@@ -5,11 +5,11 @@
 import { Database, EngineError } from '../database/index.js'
 import type { Value } from '../lang/ast.js'
 import { SchemaError, SchemaReadError, schemaText } from '../schema/index.js'
+import { requireDatabaseDir } from './database-dir.js'
 import { HeldError } from './held-error.js'
 import { createDatabase, isNewDirectory } from './query-create.js'
 import { StatementFailure } from './query-failure.js'
 import { UsageError } from './usage-error.js'
-import { requireDatabaseDir } from './verify.js'
 
 /** A query's result (docs/api.md, "Queries"), as JSON. */
 export interface RowsResult {

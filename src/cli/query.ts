@@ -6,9 +6,7 @@
 import { parseQueryOptions } from './query-options.js'
 import { formatResult } from './query-output.js'
 import { StatementFailure } from './query-failure.js'
-import { RemoteTarget } from './query-remote.js'
-import { runShell } from './query-shell.js'
-import { EmbeddedTarget, type QueryTarget } from './query-target.js'
+import type { QueryTarget } from './query-target.js'
 import { UsageError } from './usage-error.js'
 
 export async function query(argv: string[]): Promise<void> {
@@ -16,11 +14,13 @@ export async function query(argv: string[]): Promise<void> {
   const shell = options.statement === undefined && process.stdin.isTTY === true
   const text = shell ? undefined : options.statement === undefined || options.statement === '-' ? await readStdin() : options.statement
   if (text !== undefined && text.trim() === '') throw new UsageError('no statement: give one as an argument, or on stdin with -')
+  // Each target loads only its own modules: a query to a server never loads the engine.
   const target: QueryTarget = 'dir' in options.target
-    ? await EmbeddedTarget.open(options.target.dir, options.target.schema, options.tenant)
-    : new RemoteTarget(options.target.server, options.tenant)
+    ? await (await import('./query-target.js')).EmbeddedTarget.open(options.target.dir, options.target.schema, options.tenant)
+    : new (await import('./query-remote.js')).RemoteTarget(options.target.server, options.tenant)
   try {
     if (text === undefined) {
+      const { runShell } = await import('./query-shell.js')
       await runShell(target, options.params, options.format ?? 'table', process.env)
       // Nothing reads the terminal any more; a read readline's line iterator resumed
       // after it closed would otherwise keep the process from exiting.

@@ -3,13 +3,13 @@
 // derivable from the pages, so nothing is lost; rows behind damaged pages stay damaged
 // and are listed. Exit 0 when the directory then verifies clean, 1 otherwise; a locked
 // directory is exit 2 (main.ts).
-import { repairDirectory } from '../database/index.js'
+import { positionals, requireDatabaseDir } from './database-dir.js'
 import { watchProgress } from './progress.js'
-import { positionals, requireDatabaseDir } from './verify.js'
 
 export async function repair(argv: string[]): Promise<void> {
   const [dir] = positionals(argv, 'repair <dir>', 1, 1)
   requireDatabaseDir(dir)
+  const { repairDirectory } = await import('../database/index.js')
   const line = watchProgress(`repairing ${dir}`)
   let report
   try {

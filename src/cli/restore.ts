@@ -6,13 +6,14 @@
 // directory carries, and corruption.log lines the engine cannot read, are warnings.
 import { createReadStream, existsSync, statSync } from 'node:fs'
 import { Readable } from 'node:stream'
-import { BackupArchiveError, restoreArchive, type RestoredCorruption } from '../database/index.js'
+import type { RestoredCorruption } from '../database/index.js'
+import { positionals } from './database-dir.js'
 import { progress, watchProgress } from './progress.js'
-import { positionals } from './verify.js'
 
 export async function restore(argv: string[]): Promise<void> {
   const [archive, dir] = positionals(argv, 'restore <archive> <dir>', 2, 2) as [string, string]
   if (archive !== '-' && !existsSync(archive)) throw new Error(`${archive} does not exist`)
+  const { BackupArchiveError, restoreArchive } = await import('../database/index.js')
   const input = archive === '-' ? process.stdin : createReadStream(archive)
   const meter = progress('restoring', archive === '-' ? undefined : statSync(archive).size)
   // Once every file is extracted and checked, the restored directory is verified.

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { lease_ms_default, lease_ms_min } from '../limits.js'
-import { cluster_name_pattern, node_id_pattern } from '../replication/index.js'
+import { cluster_name_pattern, node_id_pattern } from '../replication/names.js'
 import { UsageError } from './usage-error.js'
 
 export const replication_flags = {

@@ -5,10 +5,8 @@
 // the database (checkpoint, release the lock), exit 0.
 import { resolveToken, type ResolvedToken } from '../config/token.js'
 import type { FastifyInstance } from 'fastify'
-import { AccessTokens, Database, listenSocket } from '../database/index.js'
-import { buildServer, serverMetricsOf } from '../http/index.js'
-import { WorkerPool } from '../http/threads/index.js'
-import { SchemaError, SchemaReadError } from '../schema/index.js'
+import type { Database } from '../database/index.js'
+import type { WorkerPool } from '../http/threads/index.js'
 import { log_flush_ms_max, shutdown_grace_ms } from '../limits.js'
 import { version } from '../version.js'
 import { LogDestination } from './log-destination.js'
@@ -37,6 +35,9 @@ export async function serve(argv: string[]): Promise<void> {
     const { serveReplicated } = await import('./serve-replicated.js')
     return serveReplicated(options, options.replication, { destination: log_destination, open: () => openDatabase(options, true), tokenBanner, afterBanner: options.schema.length === 0 ? no_schema_warning : '' })
   }
+  // The server's modules load once the options are checked: a usage mistake is quick.
+  const { listenSocket } = await import('../database/index.js')
+  const { buildServer } = await import('../http/index.js')
   const db = await openDatabase(options)
   try {
     const dbDir = db.stats().db_dir
@@ -116,6 +117,9 @@ function tokenBanner(token: ResolvedToken): string {
 
 /** Worker threads, each listening on `port` beside the opening thread (SO_REUSEPORT). */
 async function startWorkers(app: FastifyInstance, db: Database, options: ServeOptions, token: string, port: number): Promise<WorkerPool> {
+  const { AccessTokens } = await import('../database/index.js')
+  const { serverMetricsOf } = await import('../http/index.js')
+  const { WorkerPool } = await import('../http/threads/index.js')
   const data: ServeThreadData = {
     shared: db.share(), token, host: options.host, port, consoleOrigins: options.consoleOrigins, allowedHosts: options.allowedHosts, logLevel: options.logLevel,
   }
@@ -133,6 +137,8 @@ async function startWorkers(app: FastifyInstance, db: Database, options: ServeOp
 
 async function openDatabase(options: ServeOptions, follower = false): Promise<Database> {
   const { checkpointWalBytes, tailRetentionBytes } = options
+  const { Database } = await import('../database/index.js')
+  const { SchemaError, SchemaReadError } = await import('../schema/index.js')
   try {
     return await Database.open(options.dir, {
       schema: options.schema,

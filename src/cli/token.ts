@@ -4,37 +4,13 @@
 // exit 2). `create` prints the token alone on stdout, so a script can take it
 // (`TOKEN=$(tenantdb token create …)`); it is never shown again.
 import { parseArgs } from 'node:util'
-import { AccessTokens, Database, type IssuedToken, type IssueRequest, type TokenListing } from '../database/index.js'
-import { token_scopes } from '../tenants/index.js'
+import type { IssuedToken, IssueRequest, TokenListing } from '../database/index.js'
+import { token_scopes } from '../tenants/token-scopes.js'
+import { requireDatabaseDir } from './database-dir.js'
 import { envValue } from './env.js'
 import { errorBody, request, serverAt } from './server-client.js'
 import { UsageError } from './usage-error.js'
-import { requireDatabaseDir } from './verify.js'
-
-/** `tenantdb token --help` (kept here, beside the command, so usage.ts only points to it). */
-export const token_usage = `usage: tenantdb token <create|list|revoke> (--url URL [--token TOKEN] | DIR) TENANT ...
-
-  token create (--url URL [--token TOKEN] | DIR) TENANT --scope SCOPE
-               [--name NAME] [--expires-in SECONDS]
-        issue a token that opens TENANT only, and print it on stdout (it is
-        shown this once: only its SHA-256 is stored). SCOPE is read (queries
-        that read, collections, schema, snapshots, diff, tail), write (also
-        queries that write) or admin (also snapshot, fork, suspend, resume,
-        compact). --expires-in: seconds until it expires (default: never).
-
-  token list (--url URL [--token TOKEN] | DIR) TENANT [--json]
-        the tokens that open TENANT: id, scope, name, created, expires, last
-        used (never a secret).
-
-  token revoke (--url URL [--token TOKEN] | DIR) TENANT ID
-        revoke token ID: refused from the next request on; its open change
-        tails close.
-
-  With --url the server does it (URL is its address, with or without /api/v1;
-  the service token comes from --token or SERVICE_TOKEN; TENANTDB_URL stands
-  for --url when no DIR is given). With DIR the directory is changed directly;
-  no server may hold it (exit 2).
-`
+import { command_help, type CommandHelp } from './usage.js'
 
 const subcommands = ['create', 'list', 'revoke'] as const
 type Subcommand = typeof subcommands[number]
@@ -49,7 +25,7 @@ interface Target {
 
 export async function token(argv: string[]): Promise<void> {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(token_usage)
+    process.stdout.write((command_help.token as CommandHelp).text)
     if (argv.length === 0) process.exitCode = 2
     return
   }
@@ -167,6 +143,7 @@ function table(tokens: readonly TokenListing[]): string {
 
 async function directory(dir: string): Promise<Target> {
   requireDatabaseDir(dir)
+  const { AccessTokens, Database } = await import('../database/index.js')
   // No schema: tokens live in the catalog, and nothing here migrates a tenant.
   const db = await Database.open(dir)
   const tokens = AccessTokens.of(db)

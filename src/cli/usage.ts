@@ -4,8 +4,6 @@
 // Environment variables are listed with their flags (docs/operations.md, "Flags and
 // environment variables"): a flag given wins over its variable.
 
-import { token_usage } from './token.js'
-
 export interface CommandHelp {
   /** One line for the overview. */
   summary: string
@@ -163,7 +161,29 @@ place. Any damage: exit 1 and nothing restored. Progress on a terminal.
   },
   token: {
     summary: 'issue, list and revoke tokens that open one tenant',
-    text: token_usage,
+    text: `usage: tenantdb token <create|list|revoke> (--url URL [--token TOKEN] | DIR) TENANT ...
+
+  token create (--url URL [--token TOKEN] | DIR) TENANT --scope SCOPE
+               [--name NAME] [--expires-in SECONDS]
+        issue a token that opens TENANT only, and print it on stdout (it is
+        shown this once: only its SHA-256 is stored). SCOPE is read (queries
+        that read, collections, schema, snapshots, diff, tail), write (also
+        queries that write) or admin (also snapshot, fork, suspend, resume,
+        compact). --expires-in: seconds until it expires (default: never).
+
+  token list (--url URL [--token TOKEN] | DIR) TENANT [--json]
+        the tokens that open TENANT: id, scope, name, created, expires, last
+        used (never a secret).
+
+  token revoke (--url URL [--token TOKEN] | DIR) TENANT ID
+        revoke token ID: refused from the next request on; its open change
+        tails close.
+
+  With --url the server does it (URL is its address, with or without /api/v1;
+  the service token comes from --token or SERVICE_TOKEN; TENANTDB_URL stands
+  for --url when no DIR is given). With DIR the directory is changed directly;
+  no server may hold it (exit 2).
+`,
   },
   bench: {
     summary: 'run the benchmark workloads (a checkout with dev dependencies)',

@@ -21,11 +21,9 @@ import { signalKey } from '../mvcc/index.js'
 import { TxnView, type Snapshot } from '../txn/index.js'
 import { access_token_lookups_per_snapshot_max, access_token_random_bytes } from '../limits.js'
 import { catalog_tree, snapshotMemo } from './catalog.js'
+import type { TokenScope } from './token-scopes.js'
 
-/** What a tenant token may do on the tenants it opens (docs/api.md, "Access"). */
-export type TokenScope = 'read' | 'write' | 'admin'
-
-export const token_scopes: readonly TokenScope[] = ['read', 'write', 'admin']
+export { token_scopes, type TokenScope } from './token-scopes.js'
 
 export interface AccessTokenRecord {
   /** Names the token in listings and revocations; not a secret, but never logged. */
