@@ -26,7 +26,7 @@ t.test('no committed state holds a dangling reference', async (t) => {
   await q('insert posts $rows', { rows: Array.from({ length: post_ids }, (_, i) => ({ id: i })) })
   const rng = new Rng(seed)
   let nextComment = 1
-  const counts = { committed: 0, conflicts: 0, refused: 0, checks: 0 }
+  const counts = { committed: 0, conflicts: 0, refused: 0, checks: 0, most_comments: 0 }
   const violations: string[] = []
   const yieldNow = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -34,6 +34,8 @@ t.test('no committed state holds a dangling reference', async (t) => {
     counts.checks += 1
     const dangling = await q('comments | lookup p: posts on post == id | lookup m: posts on note == id | where p == null or (note != null and m == null) | select id, post, note')
     if (dangling.rows.length > 0) violations.push(`dangling after ${counts.committed} commits: ${JSON.stringify(dangling.rows)}`)
+    const comments = (await q('comments | count')).rows[0]?.[0] as number
+    counts.most_comments = Math.max(counts.most_comments, comments)
   }
 
   const operation = (choice: string, post: number, other: number, comment: number) => async (tx: Parameters<Parameters<typeof runner.transaction>[1]>[0]) => {
@@ -81,6 +83,7 @@ t.test('no committed state holds a dangling reference', async (t) => {
   t.same(violations, [], 'every committed state keeps its references')
   t.ok(counts.conflicts > 0, 'concurrent deletes and references met (conflicts happened)')
   t.ok(counts.committed > workers * steps / 3, 'most transactions committed')
-  const left = await q('comments | count')
-  t.ok((left.rows[0]?.[0] as number) > 0, 'comments survived to be checked at the end')
+  // Whether any survive to the end depends on the interleaving (a late delete cascades
+  // to them all); what the check needs is states that held references to check.
+  t.ok(counts.most_comments > 0, 'the states checked held comments')
 })
