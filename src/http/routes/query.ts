@@ -91,11 +91,12 @@ export function queryRoutes(db: Database, opener?: OpenerLink) {
       const refusal = queryRefusal(credentialOf(request), text, db.schema.ir)
       if (refusal !== null) throw new HttpError(refusal.code, refusal.message)
       const pin = request.headers['service-snapshot']
+      const snapshot = pin === undefined || pin === '' ? null : pin
       // Known before running: the opening thread runs the statement, checked here.
       if (opener !== undefined && wouldCommit(text, db.schema.ir)) {
-        return forwardQuery(opener, { tenant: request.params.tenant, text, params, snapshot: pin === undefined || pin === '' ? null : pin, request_id: request.id }, reply)
+        return forwardQuery(opener, { tenant: request.params.tenant, text, params, snapshot, request_id: request.id }, reply)
       }
-      const result = await db.tenant(request.params.tenant).query(text, params, pin === undefined || pin === '' ? {} : { snapshot: pin })
+      const result = await db.tenant(request.params.tenant).query(text, params, snapshot === null ? {} : { snapshot })
       return reply.type('application/json; charset=utf-8').send(answerBody(result))
     })
   }

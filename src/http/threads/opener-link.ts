@@ -1,7 +1,7 @@
 // A worker thread's side of its port to the opening thread (docs/architecture.md,
-// "Every core"): requests and statements it forwards and their answers, tenant tokens' last uses, and
-// the opener's durable commits, which reach the attached database's change tail in LSN
-// order (a port delivers messages in the order they were posted).
+// "Every core"): requests and statements it forwards and their answers, tenant tokens'
+// last uses, and the opener's durable commits, which reach the attached database's
+// change tail in LSN order (a port delivers messages in the order they were posted).
 import type { MessagePort } from 'node:worker_threads'
 import type { ThreadMetrics } from '../metrics/index.js'
 import type { ForwardedAnswer, ForwardedQuery, ForwardedRequest, QueryOutcome, ToOpener, ToWorker } from './messages.js'
