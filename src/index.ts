@@ -1,9 +1,9 @@
 // The public surface of the tenantdb package: the embedding API (docs/api.md, "Embedding API").
-export { Database, Tenant, type BlockedMigration, type OpenOptions, type DiffRequest, type DiffResult, type TenantQueryOptions } from './database/index.js'
+export { Database, Tenant, type BlockedMigration, type OpenOptions, type DiffRequest, type DiffResult, type TenantQueryOptions, type TenantUsageReport } from './database/index.js'
 export { CodedError, type ErrorDetails } from './coded-error.js'
 export { EelError, formatDiagnostic, type Diagnostic } from './lang/diagnostic.js'
 export { QueryError, type QueryErrorCode, type QueryErrorDetails, type QueryResult, type PlanHint, type PreparedStatement, type ResultRow, type Transaction, type TransactionOptions } from './query/index.js'
-export { TenantError, type TenantErrorCode, type TenantOpRequest, type OpResult, type TenantRecord } from './tenants/index.js'
+export { TenantError, type TenantErrorCode, type TenantOpRequest, type OpResult, type TenantRecord, type TenantLimits, type TenantLimitsChange, type TenantLimitName } from './tenants/index.js'
 export { LsnExpiredError, TailRequestError, type TailEvent, type TailPage, type TailChange } from './cdc/index.js'
 export { EngineError, type EngineErrorCode, type WorkProgress, type CommitObserver, type CommitOutcome, type CommitSettled, type CommitKind } from './database/index.js'
 export { restoreArchive, BackupArchiveError, RestoreTargetError, type BackupArchive, type RestoreReport } from './database/index.js'

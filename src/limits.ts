@@ -393,3 +393,20 @@ export const lookup_hash_bytes_max = 64 * 1024 * 1024
 export const query_history_lines_max = 1000
 /** Time between redraws of a progress line on a terminal (and polls of the work it shows). */
 export const progress_redraw_ms = 100
+
+// Isolation between tenants (docs/operations.md, "Isolation").
+
+/** Tenants the shared budget table holds at once (a drained slot is reused, so this bounds memory, not tenants). */
+export const budget_slots = 4096
+/** Slots a tenant's lookup probes from its hash before it takes a drained one. */
+export const budget_probe_slots = 16
+/**
+ * How far ahead of its rate a tenant may run: a budget of r units a second admits a
+ * burst of r × budget_burst_ms / 1000 units at once, then r a second.
+ */
+export const budget_burst_ms = 250
+/** Longest a statement waits for its tenant's budget before `rate_limited` (`--budget-wait-ms`). */
+export const budget_wait_ms_max = 2000
+/** Tenants the metrics name one by one (`--metrics-tenants`): the busiest; the rest are summed as `other`. */
+export const metrics_tenants_default = 20
+export const metrics_tenants_max = 1000

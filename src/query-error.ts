@@ -20,6 +20,9 @@ export type QueryErrorCode =
   | 'lookup_too_large'
   | 'result_too_large'
   | 'statement_memory_exceeded'
+  | 'statement_limit'
+  | 'rate_limited'
+  | 'quota_exceeded'
 
 /** What a query error adds to its sentence (an error body's fields: docs/api.md, "Errors"). */
 export type QueryErrorDetails = {
@@ -30,6 +33,13 @@ export type QueryErrorDetails = {
    * that does not exist), so a form marks them without reading the sentence.
    */
   fields?: readonly string[]
+  /** `rate_limited`: the budget the tenant is over, and when to try again. */
+  budget?: string
+  retry_after_s?: number
+  /** `quota_exceeded`: the storage quota a write would go over. */
+  quota?: string
+  /** `statement_limit`, `query_timeout`, `statement_memory_exceeded`: the limit that stopped the statement. */
+  limit?: string
 }
 
 export class QueryError extends CodedError<QueryErrorCode> {

@@ -12,6 +12,7 @@ import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { appliedSchema, Migrator, type FrozenAt } from '../migration/index.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
+import { Governor, type IsolationOptions, type SharedIsolation } from '../isolation/index.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
 import { default_tenant, listTenants, opRequestOf, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
 import { Committer, commits_elsewhere, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
@@ -22,6 +23,7 @@ import { registerParts } from './internals.js'
 import type { DatabaseParts } from './parts.js'
 import { Replica } from './replica.js'
 import { Tenant } from './tenant.js'
+import { usageReport, type TenantUsageReport } from './usage.js'
 
 export interface OpenOptions extends EngineOptions {
   /** Schema files (`.eel`), loaded now. */
@@ -35,6 +37,8 @@ export interface OpenOptions extends EngineOptions {
   appliedSchemaOf?: string
   /** Time one query may run before `query_timeout` (default query_time_ms_max). */
   queryTimeMsMax?: number
+  /** Every tenant's default limits and how long a statement waits for its budget (docs/operations.md, "Isolation"). */
+  isolation?: IsolationOptions
 }
 
 /**
@@ -47,6 +51,8 @@ export interface SharedDatabase {
   schema: LoadedSchema
   query_time_ms_max: number
   generation: SharedArrayBuffer
+  /** The budgets every thread charges, and the server's default limits. */
+  isolation: SharedIsolation
 }
 
 /** A tenant whose data a migration to the loaded schema would not bring over, and why. */
@@ -64,14 +70,15 @@ export class Database {
   /** What replication drives (docs/replication.md). */
   readonly replica: Replica
 
-  private constructor(engine: Engine, committer: Committer, schema: LoadedSchema, query_time_ms_max: number, frozen: FrozenAt | undefined) {
+  private constructor(engine: Engine, committer: Committer, schema: LoadedSchema, query_time_ms_max: number, frozen: FrozenAt | undefined, governor: Governor) {
     this.schema = schema
     // A tenant with data but no record (written by a QueryRunner without the catalog) is still migrated.
     const migrator = new Migrator(committer, schema, (snapshot, name) => readTenantCached(snapshot, name) !== null || snapshot.treeInfo(metaTree(name)) !== null, frozen)
     const runner = new QueryRunner(committer, schema, {
       ready: (name) => migrator.ready(name),
       checkStatement: (snapshot, name) => requireQueryable(snapshot, name),
-    })
+      limits: (snapshot, name) => readTenantCached(snapshot, name)?.limits,
+    }, governor)
     this.#ops = {
       committer,
       schema: schema.ir,
@@ -79,6 +86,7 @@ export class Database {
       forget: (name) => {
         migrator.forget(name)
         committer.autoIds.forget(name)
+        committer.live.forget(name)
       },
     }
     this.#parts = { engine, committer, runner, migrator, notifier: CommitNotifier.following(committer), schema, query_time_ms_max, ops: this.#ops }
@@ -88,7 +96,7 @@ export class Database {
 
   /** Opens (creating if needed) a database directory and loads the schema files. */
   static async open(dir: string, options: OpenOptions = {}): Promise<Database> {
-    const { schema: paths = [], appliedSchemaOf, queryTimeMsMax = query_time_ms_max, ...engineOptions } = options
+    const { schema: paths = [], appliedSchemaOf, queryTimeMsMax = query_time_ms_max, isolation, ...engineOptions } = options
     if (appliedSchemaOf !== undefined && paths.length > 0) throw new TypeError('open with schema files or appliedSchemaOf, not both')
     const files = await loadSchema(paths)
     const engine = await Engine.open(dir, engineOptions)
@@ -97,7 +105,7 @@ export class Database {
       const applied = appliedSchemaOf === undefined ? undefined : appliedSchema(new TxnView(committer.head()), appliedSchemaOf)
       const schema = applied === undefined || applied === null ? files : { ...applied, files: [] }
       const frozen = appliedSchemaOf === undefined ? undefined : { tenant: appliedSchemaOf, fingerprint: applied?.fingerprint ?? null }
-      const db = new Database(engine, committer, schema, queryTimeMsMax, frozen)
+      const db = new Database(engine, committer, schema, queryTimeMsMax, frozen, new Governor(isolation))
       // A follower commits nothing: its primary made the tenant, or makes it once promoted.
       if (engineOptions.follower !== true) await db.#ensureDefaultTenant()
       return db
@@ -119,7 +127,7 @@ export class Database {
   static attach(shared: SharedDatabase): Database {
     const engine = Engine.attach(shared.engine)
     const committer = new Committer(engine)
-    const db = new Database(engine, committer, shared.schema, shared.query_time_ms_max, undefined)
+    const db = new Database(engine, committer, shared.schema, shared.query_time_ms_max, undefined, new Governor({}, shared.isolation))
     const { migrator } = db.#parts
     committer.setGate(commits_elsewhere, () => {})
     committer.followGeneration(shared.generation, () => {
@@ -131,8 +139,8 @@ export class Database {
 
   /** What `Database.attach` needs on another thread; the opener keeps serving commits. */
   share(): SharedDatabase {
-    const { engine, committer, schema, query_time_ms_max } = this.#parts
-    return { engine: engine.share(), schema, query_time_ms_max, generation: committer.shareGeneration() }
+    const { engine, committer, schema, query_time_ms_max, runner } = this.#parts
+    return { engine: engine.share(), schema, query_time_ms_max, generation: committer.shareGeneration(), isolation: runner.governor.share() }
   }
 
   /**
@@ -254,6 +262,15 @@ export class Database {
       pages: pagesOf(s),
       db_dir: s.db_dir,
     }
+  }
+
+  /**
+   * Every tenant's usage since the server started, what it holds and the limits that
+   * apply to it (docs/operations.md, "Isolation"). On the opening thread of a server,
+   * the statements of every thread (workers post theirs).
+   */
+  usage(): TenantUsageReport[] {
+    return listTenants(this.#parts.committer.head()).map((record) => usageReport(this.#parts, record.name, record.limits))
   }
 
   /** Stats (docs/api.md, "Health and stats"). */

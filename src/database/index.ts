@@ -1,3 +1,4 @@
+export type { TenantUsageReport } from './usage.js'
 export { Database, type BlockedMigration, type OpenOptions, type SharedDatabase } from './database.js'
 export { Tenant, type DiffRequest, type DiffResult, type TenantQueryOptions } from './tenant.js'
 export { backupDirectory, restoreArchive, RestoreTargetError, type RestoreReport, type RestoredCorruption } from './backup.js'

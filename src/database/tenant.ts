@@ -13,6 +13,7 @@ import { listSnapshots, pinName, requireActive, requireCollection, requireQuerya
 import { rowsTree, TxnView } from '../txn/index.js'
 import { decodeKey, decodeRow } from '../codec/index.js'
 import type { DatabaseParts } from './parts.js'
+import { usageReport, type TenantUsageReport } from './usage.js'
 
 export interface TenantQueryOptions {
   /** Read the named snapshot of this tenant instead of its head; writes are refused. */
@@ -44,6 +45,11 @@ export class Tenant {
   constructor(db: DatabaseParts, name: string) {
     this.#db = db
     this.name = name
+  }
+
+  /** This tenant's usage, what it holds and its limits (docs/operations.md, "Isolation"). */
+  usage(): TenantUsageReport {
+    return usageReport(this.#db, this.name, requireTenant(this.#db.committer.head(), this.name).limits)
   }
 
   /** Runs one pipeline or atomic block (docs/api.md for the result's shape). */

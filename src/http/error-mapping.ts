@@ -55,7 +55,7 @@ export type TranslatedCode = EngineErrorCode | CodecError['code']
 /** Codes whose status is the same on the query route as everywhere (not the query's own failure). */
 const keeps_status_on_query_route: ReadonlySet<ErrorCode> = new Set([
   'unauthorized', 'forbidden', 'unknown_tenant', 'unknown_snapshot', 'not_found', 'payload_too_large',
-  'rate_limited', 'storage_error', 'internal', 'shutting_down', 'storage_full', 'storage_unavailable', 'not_primary',
+  'rate_limited', 'quota_exceeded', 'storage_error', 'internal', 'shutting_down', 'storage_full', 'storage_unavailable', 'not_primary',
 ])
 
 export const storage_error_message = 'a read met a damaged page; see /api/v1/health/detail'

@@ -46,6 +46,9 @@ const answered_codes = new WeakMap<IncomingMessage, ErrorCode>()
  */
 export function sendErrorBody(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
   answered_codes.set(reply.request.raw, body.code)
+  // A tenant over its budget is told when to come back, in the header HTTP clients read.
+  const retry = (body as { retry_after_s?: unknown }).retry_after_s
+  if (typeof retry === 'number') reply.header('retry-after', String(retry))
   return reply.code(status).type('application/json; charset=utf-8').send(body)
 }
 

@@ -208,7 +208,8 @@ export function opRefusal(credential: Credential | undefined, op: TenantOpReques
   if (credential?.kind !== 'tenant') return null
   const refusal = tenantRefusal(credential.grant, opReferences(op))
   if (refusal !== null) return refusal
-  if (op.op === 'create' || op.op === 'delete') {
+  // A tenant's limits are the operator's: an admin token may not raise its own.
+  if (op.op === 'create' || op.op === 'delete' || op.op === 'limit') {
     return { code: 'forbidden', message: `'${op.op}' needs the service token; an admin token may snapshot, fork, restore, suspend, resume and compact its tenants` }
   }
   return null

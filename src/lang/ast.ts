@@ -177,6 +177,8 @@ export type TenantOp =
   | { kind: 'tenant_op'; op: 'snapshot'; name: string; target: string; span: Span }
   /** The tenant's head becomes the snapshot's version. */
   | { kind: 'tenant_op'; op: 'restore'; name: string; snapshot: string; span: Span }
+  /** Sets limits of the tenant; null returns one to the server's default. */
+  | { kind: 'tenant_op'; op: 'limit'; name: string; limits: Record<string, number | null>; span: Span }
 
 /** A parsed source text: one statement for queries, many declarations for schema files. */
 export interface Script {

@@ -157,6 +157,19 @@ function aggregateItem(cx: Cst, node: SyntaxNode): AggregateItem {
   return { name: cx.name(child(node, 'Label')), fn: fn as AggregateFn, arg, span: span(node) }
 }
 
+/** `name = value, …` of `tenant limit`; a name twice is reported, as a record's field is. */
+function limitSettings(cx: Cst, node: SyntaxNode): Record<string, number | null> {
+  const out: Record<string, number | null> = {}
+  for (const setting of children(node, 'LimitSetting')) {
+    const name = cx.name(child(setting, 'LimitName'))
+    if (Object.hasOwn(out, name)) cx.report(span(setting), `limit ${name} is set twice`)
+    const [number] = children(setting, 'Number')
+    // A number that is no whole number in range is refused by the operation, in its words.
+    out[name] = number === undefined ? null : Number(cx.source(number))
+  }
+  return out
+}
+
 function buildTenantOp(cx: Cst, node: SyntaxNode): TenantOp {
   const [, verb] = children(node)
   const tenants = children(node, 'TenantName').map((n) => cx.name(n))
@@ -168,6 +181,7 @@ function buildTenantOp(cx: Cst, node: SyntaxNode): TenantOp {
     case 'snapshot': return { kind: 'tenant_op', op: 'snapshot', name, target: snapshot ?? '', span: at }
     case 'delete': return { kind: 'tenant_op', op: 'delete', name, snapshot, span: at }
     case 'restore': return { kind: 'tenant_op', op: 'restore', name, snapshot: snapshot ?? '', span: at }
+    case 'limit': return { kind: 'tenant_op', op: 'limit', name, limits: limitSettings(cx, node), span: at }
     case 'create': case 'suspend': case 'resume': case 'compact':
       return { kind: 'tenant_op', op: verb.name, name, span: at }
     default: throw new Error('eel: malformed TenantStatement')

@@ -132,6 +132,7 @@ export class Migrator {
       await this.#committer.commit(view, tenant, 'migration')
       // A rename or drop moved or removed counters: read them again from the migrated data.
       this.#committer.autoIds.forget(tenant)
+      this.#committer.live.forget(tenant)
       return 'done'
     } finally {
       this.#committer.unlease(snapshot)

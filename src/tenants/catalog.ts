@@ -8,6 +8,7 @@
 import type { Snapshot, TxnView } from '../txn/index.js'
 import { pinName } from './names.js'
 import { tenant_records_per_snapshot_max } from '../limits.js'
+import type { TenantLimits } from './tenant-limits.js'
 
 export const catalog_tree = 'catalog'
 
@@ -16,6 +17,8 @@ export interface TenantRecord {
   state: 'active' | 'suspended'
   created_at: string
   parent: { tenant: string; snapshot: string | null; lsn: number } | null
+  /** Limits set on this tenant (tenant-limits.ts); absent in a record without any. */
+  limits?: TenantLimits
 }
 
 export interface SnapshotRecord {
@@ -64,7 +67,10 @@ export function snapshotMemo<T extends object | null>(entries_max: number, read:
  */
 export const readTenantCached = snapshotMemo(tenant_records_per_snapshot_max, (snapshot, name): Readonly<TenantRecord> | null => {
   const record = readTenant(snapshot, name)
-  if (record !== null) Object.freeze(Object.freeze(record).parent)
+  if (record !== null) {
+    Object.freeze(Object.freeze(record).parent)
+    Object.freeze(record.limits)
+  }
   return record
 })
 

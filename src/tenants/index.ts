@@ -6,6 +6,7 @@ export { opRequestOf } from './op-statement.js'
 export { checkTokenName } from './token-name.js'
 export { requireActive, requireCollection, requireQueryable, requireTenant } from './rules.js'
 export { listTenants, listSnapshots, readTenant, readTenantCached, writeTenant, type TenantRecord, type SnapshotRecord } from './catalog.js'
+export { applyLimitsChange, checkLimitsChange, effectiveLimits, statement_limit_names, tenant_limit_names, type TenantLimitName, type TenantLimits, type TenantLimitsChange } from './tenant-limits.js'
 export { TenantError, type TenantErrorCode } from './errors.js'
 export { checkName, default_tenant, name_pattern, pinName, splitSource } from './names.js'
 export {

@@ -3,6 +3,7 @@
 // whatever is wrong with it is a TenantError `bad_request` saying what.
 import { TenantError } from './errors.js'
 import { checkName, splitSource } from './names.js'
+import { checkLimitsChange, type TenantLimitsChange } from './tenant-limits.js'
 
 export type TenantOpRequest =
   | { op: 'create'; name: string }
@@ -11,9 +12,11 @@ export type TenantOpRequest =
   /** `name` is `tenant@snapshot`: the tenant's head becomes that snapshot's version. */
   | { op: 'restore'; name: string }
   | { op: 'suspend' | 'resume' | 'delete' | 'compact'; name: string }
+  /** Sets or clears limits of the tenant (tenant-limits.ts); the others keep their values. */
+  | { op: 'limit'; name: string; limits: TenantLimitsChange }
 
 /** Every operation there is; anything else is `bad_request`. */
-export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'restore', 'suspend', 'resume', 'delete', 'compact']
+export const tenant_ops: ReadonlyArray<TenantOpRequest['op']> = ['create', 'fork', 'snapshot', 'restore', 'suspend', 'resume', 'delete', 'compact', 'limit']
 
 /**
  * `request` as an operation, or a TenantError naming what is wrong: not an object, an
@@ -27,7 +30,7 @@ export function checkOpRequest(request: unknown): TenantOpRequest {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw new TenantError('bad_request', 'a tenant operation is an object {"op": "…", "name": "…", "target": "…"}')
   }
-  const { op, name, target } = request as { op?: unknown; name?: unknown; target?: unknown }
+  const { op, name, target, limits } = request as { op?: unknown; name?: unknown; target?: unknown; limits?: unknown }
   if (typeof op !== 'string' || !(tenant_ops as readonly string[]).includes(op)) {
     throw new TenantError('bad_request', `unknown tenant operation ${op === undefined ? 'none' : JSON.stringify(op)}; expected one of ${tenant_ops.join(', ')}`)
   }
@@ -40,5 +43,9 @@ export function checkOpRequest(request: unknown): TenantOpRequest {
   } else checkName(name, 'tenant')
   if (op === 'fork') checkName(target, 'tenant')
   if (op === 'snapshot') checkName(target, 'snapshot')
+  if (op === 'limit') {
+    if (limits === undefined) throw new TenantError('bad_request', 'limit needs limits, an object such as {"commits_per_s": 100}')
+    checkLimitsChange(limits)
+  } else if (limits !== undefined) throw new TenantError('bad_request', `only limit takes limits, not ${op}`)
   return request as TenantOpRequest
 }

@@ -14,6 +14,8 @@ export function opRequestOf(statement: TenantOp): TenantOpRequest {
       return { op: 'delete', name: statement.snapshot === null ? statement.name : `${statement.name}@${statement.snapshot}` }
     case 'restore':
       return { op: 'restore', name: `${statement.name}@${statement.snapshot}` }
+    case 'limit':
+      return { op: 'limit', name: statement.name, limits: statement.limits }
     default:
       return { op: statement.op, name: statement.name }
   }

@@ -15,6 +15,7 @@ import { TenantError } from './errors.js'
 import { checkName, default_tenant, pinName, splitSource } from './names.js'
 import { checkOpRequest, type TenantOpRequest } from './op-request.js'
 import { requireActive, requireTenant } from './rules.js'
+import { applyLimitsChange } from './tenant-limits.js'
 
 export interface OpResult {
   ok: true
@@ -57,6 +58,9 @@ function treesAtApply(ctx: TenantOpContext, snapshot: Snapshot, tenant: string):
 
 /** What a snapshot of `tenant` signals and a delete of it depends on. */
 const snapshotsKey = (tenant: string) => signalKey(`snapshots ${tenant}`)
+
+/** What a change of `tenant`'s limits writes (two such changes conflict). */
+const limitsKey = (tenant: string) => signalKey(`limits ${tenant}`)
 
 /** What dropping snapshot `name` of `tenant` writes and a fork from it depends on. */
 const snapshotKey = (tenant: string, name: string) => signalKey(`snapshot ${tenant}@${name}`)
@@ -183,6 +187,18 @@ async function applyOp(ctx: TenantOpContext, request: TenantOpRequest, view: Txn
     }
     case 'compact':
       return compact(ctx, view, name)
+    case 'limit': {
+      const record = requireTenant(view, name)
+      const limits = applyLimitsChange(record.limits ?? {}, request.limits)
+      const { limits: _old, ...rest } = record
+      writeTenant(view, Object.keys(limits).length === 0 ? rest : { ...rest, limits })
+      // Two changes of one tenant's limits, or one racing a suspend or delete: one wins.
+      view.conflictOn(limitsKey(name))
+      view.dependOn(tenantStateKey(name))
+      await ctx.committer.commit(view, name, 'catalog')
+      const shown = Object.entries(limits).map(([k, v]) => `${k}=${v}`).join(', ')
+      return { ok: true, message: `limits of ${name}: ${shown === '' ? 'the server\'s defaults' : shown}` }
+    }
   }
 }
 

@@ -16,6 +16,7 @@ import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../eng
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import { AutoIds } from './auto-ids.js'
 import type { CommitGate } from './commit-gate.js'
+import { LiveUsage, type StorageQuota } from './live-usage.js'
 import { decodeCommitHeader, encodeCommitHeader, type CommitKind } from './commit-header.js'
 import type { TxnView } from './txn-view.js'
 
@@ -50,6 +51,8 @@ export class Committer {
   readonly conflicts = new ConflictLog()
   /** Auto-id counters, outside every transaction's conflict set (auto-ids.ts). */
   readonly autoIds: AutoIds
+  /** What each tenant holds (its storage quota and usage). */
+  readonly live: LiveUsage
   readonly #listeners = new Set<CommitListener>()
   readonly #observers = new Set<CommitObserver>()
   /** Replication's say on commits (commit-gate.ts); none on a server of its own. */
@@ -76,6 +79,7 @@ export class Committer {
   constructor(engine: Engine) {
     this.#engine = engine
     this.autoIds = new AutoIds(() => engine.snapshot())
+    this.live = new LiveUsage(() => engine.snapshot())
   }
 
   /**
@@ -180,7 +184,7 @@ export class Committer {
    * depends on), queued in the same synchronous step, and resolved with its LSN once
    * durable. A lost race rejects with ConflictError, having written nothing.
    */
-  async commit(view: TxnView, tenant: string, kind: CommitKind, at: Date = new Date()): Promise<number> {
+  async commit(view: TxnView, tenant: string, kind: CommitKind, at: Date = new Date(), quota?: StorageQuota): Promise<number> {
     const started = performance.now()
     let accepted
     try {
@@ -198,12 +202,16 @@ export class Committer {
     let lsn: number
     let payload: Buffer
     try {
-      // Still in the validating step: the auto-id marks reach the engine in commit order.
+      // Still in the validating step: the marks reach the engine in commit order, and a
+      // commit over its tenant's quota is refused before anything is queued.
+      if (kind !== 'catalog') this.live.apply(view, tenant, quota)
       this.autoIds.persist(view, tenant)
       payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
       lsn = await this.#engine.commitPayload(payload)
     } catch (err) {
       this.conflicts.settle(accepted, null)
+      // What the mark counted may not be written: read it again.
+      this.live.forget(tenant)
       this.#settled(kind, 'failed', started, view.rowWrites)
       throw err
     }
@@ -245,6 +253,7 @@ export class Committer {
   promote(): void {
     this.#writable_from = this.#engine.headLsn()
     this.autoIds.forgetAll()
+    this.live.forgetAll()
     this.#engine.setFollower(false)
   }
 
@@ -266,6 +275,8 @@ export class Committer {
       if (result.status === 'rejected') throw result.reason
       const { lsn, payload } = frames[i] as { lsn: number; payload: Buffer }
       const header = decodeCommitHeader(commitMeta(payload))
+      // The frame brought its tenant's usage mark: read it again.
+      if (header !== null) this.live.forget(header.tenant)
       if (header !== null && header.kind !== 'write') {
         this.#catalogChanged()
         this.#frame_tenant(header.tenant)

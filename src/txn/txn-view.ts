@@ -296,6 +296,49 @@ export class TxnView {
     return letters.toString('latin1')
   }
 
+  /**
+   * What this transaction adds to the key and value bytes of the trees `counts` names,
+   * and to the rows of those among them `isRows` names (live-usage.ts): each written
+   * key's size now less its size in the snapshot (one batched read per tree), each row
+   * inserted or deleted; a tree dropped or replaced counts as `treeSize` of what it
+   * held, less, and of its new source, more.
+   */
+  storedGrowth(counts: (tree: string) => boolean, isRows: (tree: string) => boolean, treeSize: (tree: string) => { bytes: number; rows: number }): { bytes: number; rows: number } {
+    let bytes = 0
+    let rows = 0
+    const resize = (tree: string, sign: number) => {
+      const size = treeSize(tree)
+      bytes += sign * size.bytes
+      if (isRows(tree)) rows += sign * size.rows
+    }
+    for (const [tree, alias] of this.#aliases) {
+      if (!counts(tree)) continue
+      resize(tree, -1)
+      if (alias !== null) resize(alias, 1)
+    }
+    let rowsWritten = false
+    for (const [tree, pending] of this.#trees) {
+      if (!counts(tree)) continue
+      rowsWritten ||= isRows(tree)
+      const keys: Buffer[] = []
+      for (let i = 0; i < pending.size; i += 1) {
+        const key = pending.key(i)
+        keys.push(key)
+        bytes += pending.deleted(i) ? 0 : key.length + (pending.value(i)?.length ?? 0)
+      }
+      const source = this.#source(tree)
+      if (source === null || this.#emptyInSnapshot(source)) continue
+      const before = this.snapshot.getMany(source, keys)
+      for (let i = 0; i < keys.length; i += 1) {
+        const old = before[i]
+        if (old !== null && old !== undefined) bytes -= (keys[i] as Buffer).length + old.length
+      }
+    }
+    // Row writes name no tree, and go to one tenant's rows trees: counted if those are.
+    if (rowsWritten) for (const op of this.#rowOps) rows += (op & 3) === row_kind_codes.i ? 1 : (op & 3) === row_kind_codes.d ? -1 : 0
+    return { bytes, rows }
+  }
+
   /** Row writes so far (inserts, updates, deletes). */
   get rowWrites(): number {
     return this.#rowOps.length
@@ -319,8 +362,13 @@ export class TxnView {
   /** The commit payload with `meta` as its header; the view takes no writes after it. */
   payload(meta: Uint8Array): Buffer {
     this.#sealed = true
-    return (this.#commit ?? new CommitWriter()).finish(meta)
+    const payload = (this.#commit ?? new CommitWriter()).finish(meta)
+    this.payloadBytes = payload.length
+    return payload
   }
+
+  /** The size of the commit payload once taken (a tenant's written bytes: src/isolation/). */
+  payloadBytes = 0
 
   #write(): CommitWriter {
     if (this.#sealed) throw new Error('a transaction view was written after its commit payload was taken')

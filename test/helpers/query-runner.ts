@@ -21,7 +21,7 @@ export interface Runner {
 export function openRunner(engine: Engine, schema: LoadedSchema): Runner {
   const committer = new Committer(engine)
   const migrator = new Migrator(committer, schema)
-  const runner = new QueryRunner(committer, schema, { ready: (tenant) => migrator.ready(tenant), checkStatement: () => {} })
+  const runner = new QueryRunner(committer, schema, { ready: (tenant) => migrator.ready(tenant), checkStatement: () => {}, limits: () => undefined })
   return { committer, migrator, runner }
 }
 

@@ -19,11 +19,17 @@ export const error_statuses = {
   readonly_snapshot: 400,
   migration_blocked: 400,
   query_timeout: 400,
+  // A statement stopped by one of its tenant's statement limits (`limit` names it).
+  statement_limit: 400,
   unauthorized: 401,
   // A tenant token whose scope does not reach the route or statement (docs/api.md, "Access").
   forbidden: 403,
   origin_not_allowed: 403,
   host_not_allowed: 403,
+  // A write that would take its tenant over its storage quota (`quota` names it):
+  // retrying does not help until the tenant holds less or its quota is raised, and
+  // 507 stays the server's own disk (docs/operations.md, "Isolation").
+  quota_exceeded: 403,
   unknown_tenant: 404,
   unknown_snapshot: 404,
   unknown_token: 404,
@@ -39,6 +45,8 @@ export const error_statuses = {
   lsn_expired: 410,
   payload_too_large: 413,
   tenant_suspended: 423,
+  // Too many wrong tokens from one address, or a tenant over a rate budget (`budget`):
+  // both with `Retry-After`.
   rate_limited: 429,
   // A write or tenant operation sent to a replication follower (the body's `primary`
   // names where writes go); a primary that cannot hold its lease answers 503 instead.

@@ -17,6 +17,8 @@ import { QueryError } from '../errors.js'
 import { execute, type ExecuteContext, type StatementResult } from '../exec/index.js'
 import { Pace } from '../pace/index.js'
 import { PreparedStatement } from './prepared.js'
+import { Governor, scheduler, type Priority } from '../../isolation/index.js'
+import type { TenantLimits } from '../../tenants/index.js'
 import { StatementCache } from '../check/index.js'
 import { ResultBytes } from '../exec/index.js'
 import { StatementMemory } from '../exec/index.js'
@@ -45,10 +47,12 @@ export interface TenantGate {
    * hold it conflicts at commit).
    */
   checkStatement(snapshot: Snapshot, tenant: string): void
+  /** The limits set on `tenant` in `snapshot` (src/tenants/tenant-limits.ts), if any. */
+  limits(snapshot: Snapshot, tenant: string): TenantLimits | undefined
 }
 
-/** Without a gate (a runner without the catalog, in tests), every tenant is ready and may be queried. */
-const open_gate: TenantGate = { ready: () => undefined, checkStatement: () => {} }
+/** Without a gate (a runner without the catalog, in tests), every tenant is ready, may be queried and has no limits of its own. */
+const open_gate: TenantGate = { ready: () => undefined, checkStatement: () => {}, limits: () => undefined }
 
 export interface QueryOptions {
   /** Read this snapshot (a named snapshot's pin) instead of the newest version; writes are refused. */
@@ -70,13 +74,16 @@ export class QueryRunner {
   readonly schema: LoadedSchema
   readonly #committer: Committer
   readonly #gate: TenantGate
+  /** Each tenant's budgets and usage (src/isolation/). */
+  readonly governor: Governor
   /** Parsed query texts (parsing depends on the text alone). */
   readonly statements = new StatementCache()
 
-  constructor(committer: Committer, schema: LoadedSchema, gate: TenantGate = open_gate) {
+  constructor(committer: Committer, schema: LoadedSchema, gate: TenantGate = open_gate, governor = new Governor()) {
     this.#committer = committer
     this.schema = schema
     this.#gate = gate
+    this.governor = governor
   }
 
   /**
@@ -106,24 +113,51 @@ export class QueryRunner {
       throw new QueryError('readonly_snapshot', 'writes are not allowed under a snapshot pin; the snapshot is read-only')
     }
     const committer = this.#committer
+    const governor = this.governor
+    // Its budgets first, before it holds a snapshot: a wait holds no pages.
+    const admission = governor.admit(tenant, governor.limitsOf(this.#gate.limits(committer.head(), tenant)), writes)
+    let budget_wait_ms = 0
+    if (admission.wait_ms > 0) {
+      await governor.wait(tenant, admission)
+      budget_wait_ms = Date.now() - started
+    }
+    // While other statements wait for a turn, this one waits its own (fair-scheduler.ts).
+    const turns = new Turns(tenant, admission.priority)
+    if (scheduler.waiting > 0) await turns.next()
+    const limits = admission.limits
     // Held across every await of the statement: its pages stay where they are until it ends.
     const leased = options.snapshot === undefined ? committer.lease() : undefined
     const snapshot = options.snapshot ?? (leased as Snapshot)
     let release: (() => void) | undefined
+    let context: ExecuteContext | undefined
+    let view: TxnView | undefined
+    let lsn: number | undefined
     try {
       if (leased !== undefined) this.#gate.checkStatement(snapshot, tenant)
       // Only a writer is ever validated, so only a writer's snapshot keeps conflict entries alive.
       release = writes ? committer.begin(snapshot.lsn) : undefined
-      const view = new TxnView(snapshot)
-      const context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options)
+      view = new TxnView(snapshot)
+      context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options, limits, turns)
       const result = await execute(checked.statement, context)
-      const lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', context.eval.now) : undefined
+      // A statement that went past a limit between two checks is stopped all the same.
+      context.pace.check()
+      lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', context.eval.now, limits) : undefined
       return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
     } catch (err) {
-      throw asQueryError(err)
+      const failure = asQueryError(err)
+      if (failure instanceof QueryError) countRefusal(governor, tenant, failure)
+      throw failure
     } finally {
       release?.()
       if (leased !== undefined) committer.unlease(leased)
+      governor.settle(tenant, limits, {
+        rows_examined: context?.examined.rows ?? 0,
+        rows_written: lsn === undefined ? 0 : view?.rowWrites ?? 0,
+        bytes_written: lsn === undefined ? 0 : view?.payloadBytes ?? 0,
+        commits: lsn === undefined ? 0 : 1,
+        ms: Date.now() - started - budget_wait_ms - turns.waited_ms,
+        waited_ms: budget_wait_ms,
+      })
     }
   }
 
@@ -150,57 +184,103 @@ export class QueryRunner {
     const ready = this.#gate.ready(tenant)
     if (ready !== undefined) await ready
     const committer = this.#committer
+    const governor = this.governor
+    const started = Date.now()
+    // A transaction is admitted as one writing statement, and charged as one.
+    const admission = governor.admit(tenant, governor.limitsOf(this.#gate.limits(committer.head(), tenant)), true)
+    await governor.wait(tenant, admission)
+    const budget_wait_ms = Date.now() - started
+    const limits = admission.limits
     const snapshot = committer.lease()
     const release = committer.begin(snapshot.lsn)
-    const tx = new Transaction(snapshot, (view, text, params, started) => this.#inTransaction(tenant, view, text, params, started, options))
+    const examined = { rows: 0 }
+    const tx = new Transaction(snapshot, (view, text, params, began) => this.#inTransaction(tenant, view, text, params, began, options, limits, examined))
+    let view: TxnView | undefined
+    let lsn: number | undefined
     try {
       this.#gate.checkStatement(snapshot, tenant)
       const value = await fn(tx)
-      const view = await tx.end()
-      if (view.opCount > 0) await committer.commit(view, tenant, 'write', new Date())
+      view = await tx.end()
+      if (view.opCount > 0) lsn = await committer.commit(view, tenant, 'write', new Date(), limits)
       return value
     } catch (err) {
       await tx.end().catch(() => undefined)
-      throw asQueryError(err)
+      const failure = asQueryError(err)
+      if (failure instanceof QueryError) countRefusal(governor, tenant, failure)
+      throw failure
     } finally {
       release()
       committer.unlease(snapshot)
+      const written = lsn !== undefined && view !== undefined
+      governor.settle(tenant, limits, {
+        rows_examined: examined.rows, rows_written: written ? view!.rowWrites : 0, bytes_written: written ? view!.payloadBytes : 0,
+        commits: written ? 1 : 0, ms: Date.now() - started - budget_wait_ms, waited_ms: budget_wait_ms,
+      })
     }
   }
 
-  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions): Promise<QueryResult> {
+  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions, limits: TenantLimits, examined: { rows: number }): Promise<QueryResult> {
     const { statement, checks } = this.statements.entry(text)
     refuseDeclarations(statement, text)
     const ready = this.#gate.ready(tenant)
     if (ready !== undefined) await ready
     const checked = checks.check(statement, this.schema.ir, text, params)
     try {
-      const context = this.#context(tenant, checked, view, started, new Date(started), options)
-      const result = await execute(checked.statement, context)
-      return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
+      const context = this.#context(tenant, checked, view, started, new Date(started), options, limits)
+      try {
+        const result = await execute(checked.statement, context)
+        return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
+      } finally {
+        examined.rows += context.examined.rows
+      }
     } catch (err) {
       throw asQueryError(err)
     }
   }
 
   /** What `execute` needs for one checked statement, the same for run and transactions. */
-  #context(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions): ExecuteContext {
-    const deadline_ms = started + (options.time_ms_max ?? query_time_ms_max)
+  #context(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions, limits: TenantLimits = {}, turns?: Turns): ExecuteContext {
+    const deadline_ms = started + Math.min(options.time_ms_max ?? query_time_ms_max, limits.statement_time_ms ?? Infinity)
+    const examined = { rows: 0 }
     return {
       view,
       schema: this.schema.ir,
       tenant,
       eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
       deadline_ms,
-      pace: new Pace(deadline_ms),
+      pace: new Pace(deadline_ms, Date.now(), { ...(turns === undefined ? {} : { turn: turns.next }), examined, ...(limits.statement_rows_examined === undefined ? {} : { rows_examined_max: limits.statement_rows_examined }) }),
       rows_max: options.rows_max ?? query_rows_max,
-      examined: { rows: 0 },
+      examined,
       ids: this.#committer.autoIds,
       lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
       result: new ResultBytes(Math.min(options.result_bytes_max ?? result_bytes_max, result_bytes_max)),
-      memory: new StatementMemory(Math.min(options.statement_memory_bytes_max ?? statement_memory_bytes_max, statement_memory_bytes_max)),
+      memory: new StatementMemory(Math.min(options.statement_memory_bytes_max ?? statement_memory_bytes_max, statement_memory_bytes_max, limits.statement_memory_bytes ?? Infinity)),
     }
   }
+}
+
+/** A statement's turns on the event loop (its tenant's, src/isolation/fair-scheduler.ts), and the time it waited for them. */
+class Turns {
+  waited_ms = 0
+  readonly #tenant: string
+  readonly #priority: Priority
+
+  constructor(tenant: string, priority: Priority) {
+    this.#tenant = tenant
+    this.#priority = priority
+  }
+
+  readonly next = async (): Promise<void> => {
+    const before = Date.now()
+    await scheduler.turn(this.#tenant, this.#priority)
+    this.waited_ms += Date.now() - before
+  }
+}
+
+/** A statement stopped by one of its tenant's limits, counted in its usage. */
+function countRefusal(governor: Governor, tenant: string, err: QueryError): void {
+  if (err.code === 'quota_exceeded') governor.refused(tenant, 'quota_exceeded')
+  else if (err.details.limit !== undefined) governor.refused(tenant, 'statement_limit')
 }
 
 /** Tenant operations and schema declarations are not queries. */

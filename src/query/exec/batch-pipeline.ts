@@ -239,7 +239,9 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       yield state
       return
     }
-    if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit')
+    if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit', { limit: 'statement_time_ms' })
+    // Its rows examined too, once a batch: a statement stops within a batch of its limit.
+    read.pace?.check()
     // A batch ended early is read on after its last row run, whatever the read returned.
     if (last === undefined || (batch.paused < 0 && got < request)) {
       yield 'done'
