@@ -61,6 +61,17 @@ t.test('serve takes each flag from its environment variable; the flag wins', asy
   t.throws(() => parse([], { TENANTDB_PORT: 'http' }), /port must be an integer 0-65535, got 'http'/)
   t.throws(() => parse([], { TENANTDB_CONSOLE_ORIGIN: 'localhost' }), /--console-origin must be an origin/)
 
+  // Isolation (docs/operations.md, "Isolation"): every tenant's default limits, the budgets' wait, the metrics' tenants.
+  const isolation_env = { TENANTDB_TENANT_LIMITS: 'commits_per_s=500, storage_bytes=1048576', TENANTDB_BUDGET_WAIT_MS: '750', TENANTDB_METRICS_TENANTS: '5' }
+  t.same(parse([], isolation_env).isolation, { tenantLimits: { commits_per_s: 500, storage_bytes: 1048576 }, budgetWaitMsMax: 750, metricsTenants: 5 }, 'the isolation variables read')
+  t.same(parse(['--tenant-limit', 'statement_time_ms=1000', '--tenant-limit', 'storage_rows=10', '--budget-wait-ms', '0', '--metrics-tenants', '0'], isolation_env).isolation,
+    { tenantLimits: { statement_time_ms: 1000, storage_rows: 10 }, budgetWaitMsMax: 0, metricsTenants: 0 }, 'the isolation flags win over their variables')
+  t.same(parse([], {}).isolation, { tenantLimits: {}, budgetWaitMsMax: 2000, metricsTenants: 20 }, 'no tenant limit by default')
+  t.throws(() => parse(['--tenant-limit', 'commits=5'], {}), /--tenant-limit: unknown limit "commits"/)
+  t.throws(() => parse(['--tenant-limit', 'commits_per_s'], {}), /--tenant-limit takes NAME=N/)
+  t.throws(() => parse(['--tenant-limit', 'commits_per_s=0'], {}), /must be a whole number from 1/)
+  t.throws(() => parse(['--metrics-tenants', '5000'], {}), /--metrics-tenants must be a whole number from 0 to 1000/)
+
   // End to end: a server configured by the environment alone.
   const root = tempDir(t)
   writeFileSync(join(root, 'a.eel'), 'collection a { id: int primary }\n')

@@ -41,8 +41,8 @@ t.test('refused parameters and bodies: 400 bad_request naming what is wrong', as
   const not_an_object = 'a tenant operation is an object {"op": "…", "name": "…", "target": "…"}'
   await refused('POST', ops, 'resume default', not_an_object)
   await refused('POST', ops, '[]', not_an_object)
-  await refused('POST', ops, '{"name": "default"}', 'unknown tenant operation none; expected one of create, fork, snapshot, restore, suspend, resume, delete, compact')
-  await refused('POST', ops, '{"op": "explode"}', 'unknown tenant operation "explode"; expected one of create, fork, snapshot, restore, suspend, resume, delete, compact')
+  await refused('POST', ops, '{"name": "default"}', 'unknown tenant operation none; expected one of create, fork, snapshot, restore, suspend, resume, delete, compact, limit')
+  await refused('POST', ops, '{"op": "explode"}', 'unknown tenant operation "explode"; expected one of create, fork, snapshot, restore, suspend, resume, delete, compact, limit')
   await refused('POST', ops, '{"op": "fork"}', 'fork needs a target')
   await refused('POST', ops, '{"op": "snapshot", "target": 5}', 'target must be a string')
   await refused('POST', ops, '{"op": "create", "name": "Not A Name"}', 'tenant names are 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit; got "Not A Name"')
@@ -99,20 +99,22 @@ t.test('every bound the document states on a query parameter is the server\'s', 
 t.test('the ops body schema and checkOpRequest accept and refuse the same bodies', async (t) => {
   // checkOpRequest is the body's one check; the schema only describes the body in the
   // OpenAPI document. This holds the description true, over every combination of these
-  // ops, names and targets (absent, valid, invalid, wrong type).
+  // ops, names, targets and limits (absent, valid, invalid, wrong type).
   const accepts = validatorCompiler({ schema: op_body, method: 'POST', url: '/api/v1/t/:tenant/ops', httpPart: 'body' }) as (data: unknown) => boolean
   const ops = [...tenant_ops, 'explode', 7, undefined]
   const names = [undefined, 'acme', 'acme@before', 'acme@', '@before', 'No Such', 'a@b@c', 5, null]
   const targets = [undefined, 'b2', 'Not A Name', 'x@y', 3, null]
+  const limitss = [undefined, { commits_per_s: 5, storage_bytes: null }, { nope: 1 }, { commits_per_s: 0 }, { statement_time_ms: 1.5 }, 'x', null]
   let agreed = 0
   let valid = 0
   for (const op of ops) {
     for (const name of names) {
-      for (const target of targets) {
+      for (const [target, limits] of targets.flatMap((target) => limitss.map((limits) => [target, limits] as const))) {
         const body: Json = {}
         if (op !== undefined) body.op = op
         if (name !== undefined) body.name = name
         if (target !== undefined) body.target = target
+        if (limits !== undefined) body.limits = limits
         let checked = true
         try {
           checkOpRequest(opRequest(body, 'default'))
@@ -126,7 +128,7 @@ t.test('the ops body schema and checkOpRequest accept and refuse the same bodies
       }
     }
   }
-  t.equal(agreed, ops.length * names.length * targets.length, `all ${agreed} bodies: the same verdict`)
+  t.equal(agreed, ops.length * names.length * targets.length * limitss.length, `all ${agreed} bodies: the same verdict`)
   t.ok(valid >= 20 && valid < agreed / 2, `${valid} of them valid, the rest refused: both verdicts were tried`)
   for (const body of [null, 'create', ['create'], 5]) {
     t.notOk(accepts(body), `the schema refuses ${JSON.stringify(body)}`)

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os'
 import { checkpoint_wal_bytes_min, serve_threads_max } from '../limits.js'
 import { parseReplicationOptions, replication_flags, type ReplicationServeOptions } from './serve-replication-options.js'
 import { envValue, flagList } from './env.js'
+import { isolation_flags, parseIsolationOptions, type IsolationServeOptions } from './serve-isolation-options.js'
 import { UsageError } from './usage-error.js'
 
 export interface ServeOptions {
@@ -26,6 +27,8 @@ export interface ServeOptions {
   workers: number
   /** A node of a cluster (--nats and the flags with it), or null (docs/replication.md). */
   replication: ReplicationServeOptions | null
+  /** Every tenant's default limits and the budgets' wait (docs/operations.md, "Isolation"). */
+  isolation: IsolationServeOptions
 }
 
 /** pino's levels, most severe first; `silent` writes none. */
@@ -52,6 +55,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
         'log-level': { type: 'string' },
         workers: { type: 'string' },
         ...replication_flags,
+        ...isolation_flags,
       },
       strict: true,
       allowPositionals: false,
@@ -75,6 +79,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv): Serve
     logLevel: parseLogLevel(values['log-level'], envValue(env, 'LOG_LEVEL')),
     workers: parseWorkers(values.workers ?? envValue(env, 'TENANTDB_WORKERS')),
     replication: parseReplicationOptions(replicationValues(values, env), dir),
+    isolation: parseIsolationOptions(values, env),
   }
 }
 

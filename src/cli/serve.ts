@@ -145,6 +145,7 @@ async function openDatabase(options: ServeOptions, follower = false): Promise<Da
       ...(follower ? { follower } : {}),
       ...(checkpointWalBytes === undefined ? {} : { checkpointWalBytes }),
       ...(tailRetentionBytes === undefined ? {} : { tailRetentionBytes }),
+      isolation: { defaults: options.isolation.tenantLimits, budget_wait_ms_max: options.isolation.budgetWaitMsMax },
     })
   } catch (err) {
     if (err instanceof SchemaReadError || err instanceof SchemaError) throw new UsageError(err.message)

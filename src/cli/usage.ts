@@ -17,6 +17,7 @@ export const command_help: Record<string, CommandHelp> = {
     text: `usage: tenantdb serve [--dir DIR] [--host HOST] [--port PORT] [--schema FILE]... [--token TOKEN]
                       [--console-origin URL]... [--allowed-host NAME]... [--checkpoint-wal-bytes N]
                       [--tail-retention-bytes N] [--log-level LEVEL] [--workers N]
+                      [--tenant-limit NAME=N]... [--budget-wait-ms N] [--metrics-tenants N]
 
 Serves DIR over HTTP on HOST:PORT (the API at /api/v1, the console at /console/).
 
@@ -37,6 +38,14 @@ Serves DIR over HTTP on HOST:PORT (the API at /api/v1, the console at /console/)
                              trace or silent
   --workers N                threads serving HTTP (default: the machine's     TENANTDB_WORKERS
                              cores; 1: one thread); a cluster node uses one
+  --tenant-limit NAME=N      a limit of every tenant that sets none of its    TENANTDB_TENANT_LIMITS (NAME=N,NAME=N...)
+                             own, such as commits_per_s=500 or
+                             storage_bytes=1073741824; repeatable (the
+                             names: docs/operations.md, "Isolation")
+  --budget-wait-ms N         longest a statement waits for its tenant's       TENANTDB_BUDGET_WAIT_MS
+                             budget before 429 rate_limited (default 2000)
+  --metrics-tenants N        tenants the metrics name, the busiest; the rest  TENANTDB_METRICS_TENANTS
+                             are summed as tenant="other" (default 20)
 
 A node of a cluster through NATS JetStream (docs/replication.md):
   --nats URL[,URL]           the NATS servers; without it, a single server
