@@ -49,6 +49,6 @@ t.test('every eel-error example fails with the documented message', async (t) =>
 
 t.test('every tenant operation example parses', async (t) => {
   const lines = blocks(docs, 'eel-tenant').flatMap((b) => b.split('\n'))
-  t.equal(lines.length, 10)
+  t.equal(lines.length, 12)
   for (const line of lines) t.equal(parse(line, 'query').statements[0]?.kind, 'tenant_op', line)
 })

@@ -47,6 +47,6 @@ export class StatementMemory {
   }
 
   #refusal(holder: string, advice = 'narrow the rows first (a where on a key or index), add a take after a sort, or group by fewer values'): QueryError {
-    return new QueryError('statement_memory_exceeded', `the statement would hold more than ${this.max} bytes of rows in memory (statement_memory_bytes) in its ${holder}; ${advice}`, { limit: 'statement_memory_bytes' })
+    return new QueryError('statement_memory_exceeded', `the statement would hold more than ${this.max} bytes of rows in memory (statement_memory_bytes_max) in its ${holder}; ${advice}`, { limit: 'statement_memory_bytes' })
   }
 }
