@@ -8,6 +8,14 @@
 // runs in the next loop turn), so the I/O of every other request, a point read of
 // another tenant above all, is served between any two turns: it waits behind one
 // turn at most, not behind every statement that yielded.
+//
+// Short statements never yield, but many of them arriving in one turn of the loop (a
+// write flood of 64 in flight) would run back to back before any other request is
+// read. So the scheduler also marks the start of each loop turn (a setImmediate runs
+// at its end, and the next turn starts there): a statement that starts when the
+// current turn has already run statement_yield_ms waits for a turn of its own.
+import { statement_yield_ms } from '../limits.js'
+
 export type Priority = 'reserved' | 'normal'
 
 type Waiter = () => void
@@ -43,12 +51,35 @@ export class FairScheduler {
   readonly #normal = new Ring()
   #waiting = 0
   #pumping = false
+  /** When the current turn of the event loop began (as near as a check callback tells), and whether the next mark is queued. */
+  #turn_began = performance.now()
+  #marking = false
   /** Turns given since the process began (a test and the figures read it). */
   turns = 0
 
   /** Statements waiting for a turn now. */
   get waiting(): number {
     return this.#waiting
+  }
+
+  /**
+   * Whether a statement starting now should wait for a turn: others wait for one, or
+   * this turn of the event loop has already run statement_yield_ms.
+   */
+  due(): boolean {
+    if (this.#waiting > 0) return true
+    if (!this.#marking) {
+      this.#marking = true
+      setImmediate(this.#mark)
+      this.#turn_began = performance.now()
+      return false
+    }
+    return performance.now() - this.#turn_began >= statement_yield_ms
+  }
+
+  readonly #mark = (): void => {
+    this.#marking = false
+    this.#turn_began = performance.now()
   }
 
   /** Resolves at `tenant`'s next turn. */

@@ -123,7 +123,7 @@ export class QueryRunner {
     }
     // While other statements wait for a turn, this one waits its own (fair-scheduler.ts).
     const turns = new Turns(tenant, admission.priority)
-    if (scheduler.waiting > 0) await turns.next()
+    if (scheduler.due()) await turns.next()
     const limits = admission.limits
     // Held across every await of the statement: its pages stay where they are until it ends.
     const leased = options.snapshot === undefined ? committer.lease() : undefined
