@@ -25,11 +25,6 @@ export interface AccessContext {
   reverse?: boolean
 }
 
-export async function checkDeadline(deadline_ms: number): Promise<void> {
-  await yieldToLoop()
-  if (Date.now() > deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit', { limit: 'statement_time_ms' })
-}
-
 export async function* readRows(access: Access, ctx: AccessContext): AsyncGenerator<Row> {
   switch (access.kind) {
     case 'points':

@@ -140,7 +140,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }
-  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, deadline_ms: ctx.deadline_ms, hash_bytes_max: ctx.lookup_hash_bytes_max, memory: ctx.memory }
+  const env = { view: ctx.view, tenant: ctx.tenant, schema: ctx.schema, eval: ctx.eval, examined: ctx.examined, pace: ctx.pace, hash_bytes_max: ctx.lookup_hash_bytes_max, memory: ctx.memory }
   if (chosen.access.kind === 'range' && batchStagesOnly(stages)) {
     const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({

@@ -21,7 +21,8 @@ import type { CollectionIR, IndexIR, SchemaIR } from '../../schema/ir.js'
 import { decodeRow, decodeRowAt, decodeRowFields, decodeRowFieldsAt, encodeKey } from '../../codec/index.js'
 import { rowKeysUnder } from '../write/index.js'
 import { indexTree, rowsTree, type TxnView } from '../../txn/index.js'
-import { checkDeadline, type Row } from './access.js'
+import type { Row } from './access.js'
+import type { Pace } from '../pace/index.js'
 import { QueryError } from '../errors.js'
 import { evaluate, type EvalContext } from '../values/index.js'
 import { parseTimestamp } from '../values/index.js'
@@ -37,7 +38,8 @@ export interface LookupEnv {
   schema: SchemaIR
   eval: EvalContext
   examined: { rows: number }
-  deadline_ms: number
+  /** The statement's pace: building a hash table yields and checks the statement's limits as its reads do. */
+  pace: Pace
   /** Encoded bytes a hash lookup may hold (lookup_hash_bytes_max unless a caller lowers it). */
   hash_bytes_max: number
   memory: StatementMemory
@@ -243,10 +245,11 @@ async function hashTable(env: LookupEnv, other: CollectionIR, tree: string, fiel
       const list = table.get(id)
       if (list === undefined) table.set(id, [row])
       else list.push(row)
+      if (env.pace.due()) await env.pace.yield()
     }
     const last = batch.at(-1)
     if (last === undefined || batch.length < 1000) return table
     bounds = { lower: last[0], lowerInclusive: false }
-    await checkDeadline(env.deadline_ms)
+    env.pace.check()
   }
 }
