@@ -201,17 +201,22 @@ export class Committer {
     }
     let lsn: number
     let payload: Buffer
+    let counted = false
     try {
       // Still in the validating step: the marks reach the engine in commit order, and a
       // commit over its tenant's quota is refused before anything is queued.
       if (kind !== 'catalog') this.live.apply(view, tenant, quota)
+      counted = true
       this.autoIds.persist(view, tenant)
       payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
       lsn = await this.#engine.commitPayload(payload)
     } catch (err) {
       this.conflicts.settle(accepted, null)
-      // What the mark counted may not be written: read it again.
-      this.live.forget(tenant)
+      // What the mark counted may not be written: read it again. A commit refused by
+      // its quota counted nothing, and must not forget: the mark in the engine does not
+      // yet hold the commits validated before it and still in flight, so reading it
+      // again would lose their growth (and let the tenant past its quota).
+      if (counted) this.live.forget(tenant)
       this.#settled(kind, 'failed', started, view.rowWrites)
       throw err
     }
