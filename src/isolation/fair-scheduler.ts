@@ -4,10 +4,11 @@
 // a turn waits too. Waiting statements get turns round-robin by tenant, so a tenant
 // with many statements in flight gets no more turns than one with a single statement,
 // and a tenant still within its reserved budgets goes before those beyond theirs.
-// One turn runs per turn of the event loop (setImmediate queued from a check callback
-// runs in the next loop turn), so the I/O of every other request, a point read of
-// another tenant above all, is served between any two turns: it waits behind one
-// turn at most, not behind every statement that yielded.
+// Turns run from a check callback for statement_yield_ms at most, then the rest in the
+// next turn of the event loop (setImmediate queued from a check callback runs in the
+// next loop turn), so the I/O of every other request, a point read of another tenant
+// above all, is read within about statement_yield_ms, not behind every statement
+// that yielded.
 //
 // Short statements never yield, but many of them arriving in one turn of the loop (a
 // write flood of 64 in flight) would run back to back before any other request is
@@ -89,22 +90,42 @@ export class FairScheduler {
       this.#waiting += 1
       if (!this.#pumping) {
         this.#pumping = true
-        setImmediate(this.#pump)
+        setImmediate(this.#startPump)
       }
     })
   }
 
-  readonly #pump = (): void => {
-    const next = this.#reserved.shift() ?? this.#normal.shift()
-    if (next === undefined) {
-      this.#pumping = false
-      return
+  /**
+   * Gives turns, round-robin, until this turn of the event loop has run
+   * statement_yield_ms of them, then lets the loop read its I/O and goes on in the
+   * next. Each turn's statement runs (to its next await) before the pump resumes: the
+   * pump awaits a microtask queued after the statement's.
+   */
+  readonly #pump = async (): Promise<void> => {
+    const began = performance.now()
+    for (;;) {
+      const next = this.#reserved.shift() ?? this.#normal.shift()
+      if (next === undefined) {
+        this.#pumping = false
+        return
+      }
+      this.#waiting -= 1
+      this.turns += 1
+      next()
+      await undefined
+      if (this.#waiting === 0) {
+        this.#pumping = false
+        return
+      }
+      if (performance.now() - began >= statement_yield_ms) {
+        setImmediate(this.#startPump)
+        return
+      }
     }
-    this.#waiting -= 1
-    this.turns += 1
-    next()
-    if (this.#waiting > 0) setImmediate(this.#pump)
-    else this.#pumping = false
+  }
+
+  readonly #startPump = (): void => {
+    void this.#pump()
   }
 }
 

@@ -16,7 +16,7 @@ import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../eng
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import { AutoIds } from './auto-ids.js'
 import type { CommitGate } from './commit-gate.js'
-import { LiveUsage, type StorageQuota } from './live-usage.js'
+import { LiveUsage, type StorageQuota, type Stored } from './live-usage.js'
 import { decodeCommitHeader, encodeCommitHeader, type CommitKind } from './commit-header.js'
 import type { TxnView } from './txn-view.js'
 
@@ -201,22 +201,18 @@ export class Committer {
     }
     let lsn: number
     let payload: Buffer
-    let counted = false
+    let growth: Stored | undefined
     try {
       // Still in the validating step: the marks reach the engine in commit order, and a
       // commit over its tenant's quota is refused before anything is queued.
-      if (kind !== 'catalog') this.live.apply(view, tenant, quota)
-      counted = true
+      if (kind !== 'catalog') growth = this.live.apply(view, tenant, quota)
       this.autoIds.persist(view, tenant)
       payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
       lsn = await this.#engine.commitPayload(payload)
     } catch (err) {
       this.conflicts.settle(accepted, null)
-      // What the mark counted may not be written: read it again. A commit refused by
-      // its quota counted nothing, and must not forget: the mark in the engine does not
-      // yet hold the commits validated before it and still in flight, so reading it
-      // again would lose their growth (and let the tenant past its quota).
-      if (counted) this.live.forget(tenant)
+      // A commit refused by its quota counted nothing; one that failed after was not written.
+      if (growth !== undefined) this.live.undo(tenant, growth)
       this.#settled(kind, 'failed', started, view.rowWrites)
       throw err
     }

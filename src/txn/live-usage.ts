@@ -48,7 +48,7 @@ export class LiveUsage {
    * `quota_exceeded` (nothing written) if it grows the tenant past `quota` (writes that shrink it always
    * pass), else counted and put as the new mark.
    */
-  apply(view: TxnView, tenant: string, quota: StorageQuota | undefined): void {
+  apply(view: TxnView, tenant: string, quota: StorageQuota | undefined): Stored {
     const prefix = tenantPrefix(tenant)
     const meta = metaTree(tenant)
     const rows = rowsPrefix(tenant)
@@ -58,10 +58,21 @@ export class LiveUsage {
     const after = { bytes: held.bytes + growth.bytes, rows: held.rows + growth.rows }
     if (quota?.storage_bytes !== undefined && growth.bytes > 0 && after.bytes > quota.storage_bytes) throw overQuota(tenant, 'storage_bytes', after.bytes, quota.storage_bytes)
     if (quota?.storage_rows !== undefined && growth.rows > 0 && after.rows > quota.storage_rows) throw overQuota(tenant, 'storage_rows', after.rows, quota.storage_rows)
-    if (growth.bytes === 0 && growth.rows === 0 && this.#marked.has(tenant)) return
+    if (growth.bytes === 0 && growth.rows === 0 && this.#marked.has(tenant)) return growth
     this.#held.set(tenant, after)
     this.#marked.add(tenant)
     view.putOutsideConflicts(meta, live_usage_key, Buffer.from(`${after.bytes} ${after.rows}`))
+    return growth
+  }
+
+  /**
+   * A commit `apply` counted failed before it was written: its growth is taken back.
+   * (Reading the mark again instead would lose the growth of the commits validated
+   * before it and still in flight, which the engine's head does not hold yet.)
+   */
+  undo(tenant: string, growth: Stored): void {
+    const held = this.#held.get(tenant)
+    if (held !== undefined) this.#held.set(tenant, { bytes: held.bytes - growth.bytes, rows: held.rows - growth.rows })
   }
 
   /** Forgets a tenant (deleted, forked into, restored, or a commit of it failed). */
