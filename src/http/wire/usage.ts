@@ -7,7 +7,7 @@ const integer = { type: 'integer' } as const
 
 const limit_value = { type: 'integer', minimum: 1 } as const
 
-/** Limits by name, a name left out unlimited (docs/operations.md, "Isolation"). */
+/** Limits by name, a name left out unlimited (docs/api.md, "Usage"). */
 export const limits_schema = {
   type: 'object', additionalProperties: false,
   properties: Object.fromEntries(tenant_limit_names.map((name) => [name, limit_value])) as Record<typeof tenant_limit_names[number], typeof limit_value>,
