@@ -54,6 +54,7 @@ function probes(T: string): Probe[] {
     { what: 'path', method: 'GET', route: '/api/v1/t/:tenant/collections', path: `/api/v1/t/${T}/collections`, reaches: all },
     { what: 'path', method: 'GET', route: '/api/v1/t/:tenant/schema', path: `/api/v1/t/${T}/schema`, reaches: all },
     { what: 'path', method: 'GET', route: '/api/v1/t/:tenant/snapshots', path: `/api/v1/t/${T}/snapshots`, reaches: all },
+    { what: 'path', method: 'GET', route: '/api/v1/t/:tenant/usage', path: `/api/v1/t/${T}/usage`, reaches: all },
     { what: 'path', method: 'GET', route: '/api/v1/t/:tenant/diff', path: `/api/v1/t/${T}/diff?from=gsnap`, reaches: all },
     { what: 'path', method: 'POST', route: '/api/v1/t/:tenant/query', path: `/api/v1/t/${T}/query`, json: { query: 'users | count' }, reaches: all },
     { what: 'path', method: 'POST', route: '/api/v1/t/:tenant/ops', path: `/api/v1/t/${T}/ops`, json: { op: 'snapshot', target: 'probe' }, reaches: all },

@@ -37,6 +37,7 @@ const expectations: Record<string, Expectation> = {
   'GET /api/v1/t/:tenant/collections': { needs: { tenant: 'read' }, success: 200 },
   'GET /api/v1/t/:tenant/schema': { needs: { tenant: 'read' }, success: 200 },
   'GET /api/v1/t/:tenant/snapshots': { needs: { tenant: 'read' }, success: 200 },
+  'GET /api/v1/t/:tenant/usage': { needs: { tenant: 'read' }, success: 200 },
   'GET /api/v1/t/:tenant/diff': { needs: { tenant: 'read' }, success: 200, query: 'from=before' },
   'GET /api/v1/t/:tenant/tail': { needs: { tenant: 'read' }, success: 200, query: 'after=0' },
   // A query that reads; one that writes needs a write token (auth-tenant-tokens.test.ts).

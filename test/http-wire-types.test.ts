@@ -9,7 +9,7 @@ import t from 'tap'
 import {
   access_body, collections_body, diff_body, error_schema, health_body, health_detail_body, issued_token_body, op_result_schema,
   pages_schema, query_error_schema, query_result_body, schema_ir_schema, schema_status_body, snapshots_body, stats_body,
-  tail_event_schema, tail_page_body, tenants_body, tokens_body, trends_body, value_schema,
+  tail_event_schema, tail_page_body, tenant_usage_body, tenants_body, tokens_body, trends_body, value_schema,
 } from '../src/http/wire/index.js'
 import { api, openExampleDatabase, startServer } from './helpers/http-server.js'
 
@@ -72,6 +72,8 @@ t.test('every body the console reads is what its wire schema says', async (t) =>
   await ok('collections', collections_body, '/api/v1/t/default/collections')
   await ok('schema', schema_status_body, '/api/v1/t/default/schema')
   await ok('snapshots', snapshots_body, '/api/v1/t/default/snapshots')
+  const usage = await ok('usage', tenant_usage_body, '/api/v1/t/default/usage')
+  t.ok((usage.rows_written as number) > 0, 'the usage counts the writes above')
   const diff = await ok('diff', diff_body, '/api/v1/t/default/diff?from=before')
   t.ok(Object.keys(diff.collections as object).length > 0, 'the diff holds changes')
   await ok('diff of a fork', diff_body, '/api/v1/t/staging/diff?from=default@before')

@@ -57,6 +57,7 @@ export async function serveReplicated(options: ServeOptions, replication: Replic
         token: token.token,
         consoleOrigins: options.consoleOrigins,
         allowedHosts: options.allowedHosts,
+        metricsTenants: options.isolation.metricsTenants,
         logger: { level: options.logLevel, stream: destination },
         replication: node,
       })

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     opener: link,
   })
   metrics = serverMetricsOf(app)
-  const stopReporting = reportTrends(metrics, link)
+  const stopReporting = reportTrends(metrics, db, link)
   // A descriptor, not an address: fastify's listen hands it to the server as it is.
   await app.listen({ fd: listenSocket(data.host, data.port), host: data.host } as { host: string })
   link.send({ kind: 'ready' })

@@ -47,6 +47,7 @@ export async function serve(argv: string[]): Promise<void> {
       token: token.token,
       consoleOrigins: options.consoleOrigins,
       allowedHosts: options.allowedHosts,
+      metricsTenants: options.isolation.metricsTenants,
       logger: { level: options.logLevel, stream: log_destination },
     })
     for (const { tenant, reason } of await db.blockedMigrations()) app.log.warn({ tenant, reason }, 'migration blocked')

@@ -12,7 +12,7 @@ import type { Value } from '../lang/ast.js'
 import { EelError, diagnostic } from '../lang/diagnostic.js'
 import { appliedSchema, Migrator, type FrozenAt } from '../migration/index.js'
 import { QueryRunner, type QueryResult } from '../query/index.js'
-import { Governor, type IsolationOptions, type SharedIsolation } from '../isolation/index.js'
+import { Governor, type IsolationOptions, type SharedIsolation, type TenantUsage } from '../isolation/index.js'
 import { loadSchema, type LoadedSchema } from '../schema/index.js'
 import { default_tenant, listTenants, opRequestOf, readTenant, readTenantCached, requireQueryable, runTenantOp, writeTenant, type OpResult, type TenantOpContext, type TenantOpRequest, type TenantRecord } from '../tenants/index.js'
 import { Committer, commits_elsewhere, metaTree, tenantsWithData, TxnView, type CommitObserver } from '../txn/index.js'
@@ -261,6 +261,7 @@ export class Database {
       page_count: s.page_count,
       pages: pagesOf(s),
       db_dir: s.db_dir,
+      isolation: { defaults: this.#parts.runner.governor.defaults, budget_wait_ms_max: this.#parts.runner.governor.wait_ms_max },
     }
   }
 
@@ -271,6 +272,20 @@ export class Database {
    */
   usage(): TenantUsageReport[] {
     return listTenants(this.#parts.committer.head()).map((record) => usageReport(this.#parts, record.name, record.limits))
+  }
+
+  /**
+   * What this thread's statements used since the last call, per tenant: an attached
+   * database's (a worker thread's) for the opening thread's `mergeUsage`
+   * (docs/architecture.md, "Every core"). Always empty on the opener.
+   */
+  drainUsage(): Array<[string, TenantUsage]> {
+    return this.#parts.runner.governor.usage.drain()
+  }
+
+  /** Counts what another thread's statements used (its `drainUsage`) as this database's. */
+  mergeUsage(deltas: ReadonlyArray<[string, TenantUsage]>): void {
+    this.#parts.runner.governor.usage.merge(deltas)
   }
 
   /** Stats (docs/api.md, "Health and stats"). */
@@ -286,7 +301,17 @@ export class Database {
       cache: s.cache,
       pages: pagesOf(s),
       uptime_s: Math.floor((Date.now() - this.#opened_ms) / 1000),
+      refusals: this.#refusals(),
     }
+  }
+
+  /** Statements refused or stopped by a limit since the server started, every tenant's, by code. */
+  #refusals(): { rate_limited: number; quota_exceeded: number; statement_limit: number } {
+    const out = { rate_limited: 0, quota_exceeded: 0, statement_limit: 0 }
+    for (const [, used] of this.#parts.runner.governor.usage.entries()) {
+      for (const code of refusal_codes) out[code] += used[code]
+    }
+    return out
   }
 
   /**
@@ -319,6 +344,8 @@ export class Database {
     return this.#parts.committer.close()
   }
 }
+
+const refusal_codes = ['rate_limited', 'quota_exceeded', 'statement_limit'] as const satisfies ReadonlyArray<keyof TenantUsage>
 
 /**
  * The page file by its slots (docs/format.md, "Space map"): its size, the slots in use,

@@ -1,4 +1,5 @@
 export type { TenantUsageReport } from './usage.js'
+export type { TenantUsage } from '../isolation/index.js'
 export { Database, type BlockedMigration, type OpenOptions, type SharedDatabase } from './database.js'
 export { Tenant, type DiffRequest, type DiffResult, type TenantQueryOptions } from './tenant.js'
 export { backupDirectory, restoreArchive, RestoreTargetError, type RestoreReport, type RestoredCorruption } from './backup.js'

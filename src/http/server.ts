@@ -39,7 +39,7 @@ import { threadId } from 'node:worker_threads'
 import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { AccessTokens, NotPrimaryError, type Database } from '../database/index.js'
-import { access_token_last_used_flush_ms, body_bytes_max, request_timeout_ms } from '../limits.js'
+import { access_token_last_used_flush_ms, body_bytes_max, metrics_tenants_default, request_timeout_ms } from '../limits.js'
 import { authenticated, Credentials } from './auth.js'
 import { AuthThrottle } from './auth-throttle.js'
 import type { ReplicationReporter } from '../replication/index.js'
@@ -75,6 +75,7 @@ import { tail_path, tail_schema, tailPollRoute } from './routes/tail-poll.js'
 import { tailWebSocket, tailWebSocketPluginOptions, type TailWebSocketOptions } from './routes/tail-ws.js'
 import { tenantRoutes } from './routes/tenants.js'
 import { trendRoutes } from './routes/trends.js'
+import { usageRoutes } from './routes/usage.js'
 import { tokenRoutes } from './routes/tokens.js'
 import { forwardHook, forwardRequest, requestIdsOfThread, wasForwarded, type OpenerLink } from './threads/index.js'
 import { CommitElsewhereError } from '../database/index.js'
@@ -96,6 +97,12 @@ export interface ServerOptions {
   requestTimeoutMs?: number
   /** Directory of the built operator console served at /console/ (default dist/console). */
   consoleDir?: string
+  /**
+   * How many of the busiest tenants the metrics and the health detail name (the rest
+   * are `other`; `--metrics-tenants`, default metrics_tenants_default). A worker thread's
+   * server shows none: the opening thread serves them.
+   */
+  metricsTenants?: number
   /** A replicated node's figures, for /health/detail and the metrics (docs/replication.md). */
   replication?: ReplicationReporter
   /**
@@ -198,7 +205,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Counted when answered, whoever answered (a hook's refusal too); a WebSocket tail
   // when it closes (tail-ws.ts). The log line is the log controller's. A refused
   // upgrade's connection is closed once its answer is written (upgrade-refusal.ts).
-  const metrics = new ServerMetrics(db, query_path, options.replication ?? null)
+  const metricsTenants = options.metricsTenants ?? metrics_tenants_default
+  const metrics = new ServerMetrics(db, query_path, options.replication ?? null, options.opener === undefined ? metricsTenants : null)
   server_metrics.set(app, metrics)
   app.addHook('onClose', (_instance, done) => { metrics.close(); done() })
   app.addHook('onResponse', (request, reply, done) => {
@@ -272,8 +280,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return sendErrorBody(reply, status, body)
   })
 
-  await app.register(healthRoutes(db, options.replication ?? null))
+  await app.register(healthRoutes(db, options.replication ?? null, metricsTenants))
   await app.register(tenantRoutes(db))
+  await app.register(usageRoutes(db))
   await app.register(queryRoutes(db, opener))
   await app.register(opsRoutes(db, tokens))
   await app.register(tokenRoutes(tokens))

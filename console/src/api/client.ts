@@ -3,7 +3,7 @@
 // {"error", "code"} body. A 401 is reported to the app, which asks for the token again.
 import type {
   Access, CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult,
-  SchemaStatus, SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, TokenEntry, Trends, Value,
+  SchemaStatus, SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, TenantUsageBody, TokenEntry, Trends, Value,
 } from './types.js'
 
 export class ApiError extends Error {
@@ -50,6 +50,8 @@ export class ApiClient {
     return (await this.#get<{ collections: CollectionEntry[] }>(`${tenantPath(tenant)}/collections`)).collections
   }
   schema(tenant: string): Promise<SchemaStatus> { return this.#get(`${tenantPath(tenant)}/schema`) }
+  /** What the tenant used since the server started, what it holds and its limits. */
+  usage(tenant: string): Promise<TenantUsageBody> { return this.#get(`${tenantPath(tenant)}/usage`) }
   async snapshots(tenant: string): Promise<SnapshotEntry[]> {
     return (await this.#get<{ snapshots: SnapshotEntry[] }>(`${tenantPath(tenant)}/snapshots`)).snapshots
   }

@@ -7,7 +7,7 @@ import type { HealthDetail, QueryErrorBody } from '../../../src/http/wire/index.
 export type {
   Access, CollectionEntry, CollectionIR, CorruptionReport, DefaultIR, DiffCollection, DiffResult, FieldIR, FieldType, Health, HealthDetail,
   IndexIR, IssuedToken, IssueTokenRequest, OpResult, PageSlots, Plan, QueryIR, QueryResult, Replication, Row, SchemaIR, SchemaStatus,
-  SnapshotEntry, Stats, TailChange, TailEvent, TailPage, TenantEntry, TenantOp, TokenEntry, TokenScope, Trends, Value,
+  SnapshotEntry, Stats, TailChange, TailEvent, TailPage, TenantEntry, TenantLimitsBody, TenantOp, TenantUsageBody, TokenEntry, TokenScope, Trends, Value,
 } from '../../../src/http/wire/index.js'
 
 /**

@@ -1,6 +1,6 @@
 // Tenants: the catalog on the left (state, parent, schema status), the chosen tenant on
-// the right (collections with row estimates, schema fingerprints, snapshots) with its
-// operations. Operations are buttons that stay disabled until write mode is on.
+// the right (its usage and limits, collections with row estimates, schema fingerprints,
+// snapshots) with its operations. Operations are buttons that stay disabled until write mode is on.
 // With a tenant token the list is the tenants it opens, and only the operations its
 // scope allows are offered; the service token also sees and manages each tenant's
 // tokens (tenant-tokens.ts).
@@ -16,6 +16,7 @@ import { table } from '../ui/table.js'
 import { writeButtons, type WriteButtons } from '../ui/write-button.js'
 import { compactTenant, createTenant, deleteTenant, dropSnapshot, forkTenant, restoreTenant, resumeTenant, snapshotTenant, suspendTenant } from './tenant-ops.js'
 import { tokensPanel } from './tenant-tokens.js'
+import { usagePanel, type UsagePanel } from './tenant-usage.js'
 
 /** A tenant as the list shows it: the catalog's entry (service token), or its name alone (a tenant token). */
 type Listed = TenantEntry | { name: string; state?: undefined }
@@ -72,8 +73,13 @@ export function tenantsPage(ctx: Context, args: string[]): Page {
       replaceChildren(detail, notFound('tenant', args[0], opened === null ? { href: '#/tenants/default', label: 'Tenant default' } : { href: '#/tenants', label: 'Tenants' }))
     } else if (current !== undefined) {
       if (current.name !== ctx.tenant.value) ctx.tenant.set(current.name)
-      await showTenant(ctx, detail, current, buttons, { reload: load, open })
+      await showTenant(ctx, detail, current, buttons, { reload: load, open, showing })
     }
+  }
+  let usage: UsagePanel | null = null
+  function showing(next: UsagePanel): void {
+    usage?.dispose()
+    usage = next
   }
   void load()
   return {
@@ -81,6 +87,7 @@ export function tenantsPage(ctx: Context, args: string[]): Page {
     dispose() {
       buttons.dispose()
       stopNote()
+      usage?.dispose()
     },
   }
 }
@@ -115,6 +122,8 @@ function parentText(t: TenantEntry): Node | string {
 interface Navigation {
   reload(): Promise<void>
   open(name: string): void
+  /** The usage panel shown now (it polls): the one it replaces, or leaving the page, stops. */
+  showing(usage: UsagePanel): void
 }
 
 async function showTenant(ctx: Context, detail: HTMLElement, tenant: Listed, buttons: WriteButtons, nav: Navigation): Promise<void> {
@@ -151,6 +160,8 @@ async function showTenant(ctx: Context, detail: HTMLElement, tenant: Listed, but
     }, ...(name === 'default' ? { refusal: 'The default tenant cannot be deleted' } : {}) }) : null,
   )
 
+  const usage = usagePanel(ctx, name, buttons)
+  nav.showing(usage)
   replaceChildren(detail,
     h('div.detail-head', null,
       h('div', null,
@@ -160,6 +171,7 @@ async function showTenant(ctx: Context, detail: HTMLElement, tenant: Listed, but
       ),
       actions,
     ),
+    usage.element,
     panel('Collections', collectionsView(name, collections), { subtitle: 'row counts are estimates kept without scanning', actions: h('a.button.small', { href: `#/schema/${encodeURIComponent(name)}` }, 'Schema') }),
     panel('Snapshots', snapshotsView(ctx, name, snapshots, buttons, nav), { subtitle: 'named, read-only versions' }),
     panel('Schema', schemaView(schema), { subtitle: 'loaded at start, migrated lazily per tenant' }),

@@ -8,6 +8,8 @@
 // Label values come from short fixed sets only: a route pattern (never the path a
 // client sent, its tenant or its query string), a method, a status, a commit kind and
 // outcome, a tail transport. So the number of series stays bounded whatever clients send.
+// The one label that names tenants, `tenant` of the per-tenant series
+// (tenant-metrics.ts), names at most `--metrics-tenants` of them and `other`.
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import { RequestCounts } from './request-counts.js'
 import type { CommitSettled, Database } from '../../database/index.js'
@@ -15,6 +17,7 @@ import type { ReplicationReporter } from '../../replication/index.js'
 import { registerDatabaseMetrics } from './database-metrics.js'
 import { TrendSampler } from './trend-sampler.js'
 import { registerReplicationMetrics } from './replication-metrics.js'
+import { registerTenantMetrics } from './tenant-metrics.js'
 
 /** The label of a request no route matched (a 404, a 405, a refused path). */
 export const unmatched_route = 'unmatched'
@@ -73,7 +76,11 @@ export class ServerMetrics {
   /** A worker thread: told each query's duration, for the opening thread's trends. */
   onQuery: ((ms: number) => void) | null = null
 
-  constructor(db: Database, queryRoute: string, replication: ReplicationReporter | null = null) {
+  /**
+   * `namedTenants`: how many tenants the per-tenant series name (the rest are `other`);
+   * null for none of those series (a worker thread: the opening thread holds every thread's usage).
+   */
+  constructor(db: Database, queryRoute: string, replication: ReplicationReporter | null = null, namedTenants: number | null = null) {
     this.#queryRoute = queryRoute
     this.trends = new TrendSampler(db, () => this.#tailReaders + (this.#others?.tailReaders() ?? 0))
     // Every series of a fixed label set exists from the start, at 0, so a rate over the
@@ -88,6 +95,7 @@ export class ServerMetrics {
     }
     registerDatabaseMetrics(this.registry, db)
     if (replication !== null) registerReplicationMetrics(this.registry, replication)
+    if (namedTenants !== null) registerTenantMetrics(this.registry, db, namedTenants)
     this.#unobserve = db.observeCommits((settled) => {
       this.#commitSettled(settled)
       this.trends.commit(settled)

@@ -2,6 +2,7 @@
 // (docs/architecture.md, "Every core"). The opening thread holds the committer; each
 // worker thread serves HTTP over an attached database and sends it what it cannot
 // answer alone.
+import type { TenantUsage } from '../../database/index.js'
 import type { Value } from '../../lang/ast.js'
 import type { QueryResult } from '../../query/index.js'
 import type { ErrorBody } from '../errors.js'
@@ -52,8 +53,11 @@ export type ToOpener =
   | { kind: 'query'; id: number; query: ForwardedQuery }
   /** Tenant tokens' last uses seen by the worker: hash, ms since the epoch. */
   | { kind: 'uses'; uses: Array<[string, number]> }
-  /** Query durations (ms) since the last report and tail consumers reading now, for the trends. */
-  | { kind: 'trends'; durations_ms: number[]; tail_readers: number }
+  /**
+   * Query durations (ms) since the last report and tail consumers reading now, for the
+   * trends; what each tenant's statements used here since the last report (Database.drainUsage).
+   */
+  | { kind: 'trends'; durations_ms: number[]; tail_readers: number; usage: Array<[string, TenantUsage]> }
   | { kind: 'metrics'; id: number; metrics: ThreadMetrics }
   /** Log lines, each a JSON line, for the opening thread's one log output. */
   | { kind: 'log'; lines: string[] }

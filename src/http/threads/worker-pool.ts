@@ -4,7 +4,7 @@
 // would commit, one whose token is wrong, one only this thread answers) through its
 // own server, hooks and all, as if the client had sent it here, or, for a statement
 // that commits, the statement alone (run-query.ts); writes the token uses
-// they report; and posts its durable commits to them, batched per turn of its loop,
+// they report; counts the tenants' usage they report as its own; and posts its durable commits to them, batched per turn of its loop,
 // for their change tails.
 import { Worker } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
@@ -97,6 +97,7 @@ export class WorkerPool {
         case 'trends':
           for (const ms of message.durations_ms) options.metrics.trends.query(ms)
           running.tail_readers = message.tail_readers
+          options.db.mergeUsage(message.usage)
           return
         case 'metrics':
           this.#scrapes.get(message.id)?.(message.metrics)

@@ -1,6 +1,7 @@
 // The bodies of /health, /health/detail, /stats and /trends (docs/api.md, "Health and
 // stats", "Trends"), and their types.
 import { ref, type FromSchema } from './from-schema.js'
+import { isolation_detail_schema, refusals_schema } from './usage.js'
 
 const integer = { type: 'integer' } as const
 
@@ -52,7 +53,7 @@ export const replication_schema = {
 
 export const health_detail_body = {
   type: 'object',
-  required: ['ok', 'fail_stopped', 'corruption', 'wal', 'recovery', 'fsync', 'checkpoints', 'cache', 'page_count', 'pages', 'db_dir', 'replication'],
+  required: ['ok', 'fail_stopped', 'corruption', 'wal', 'recovery', 'fsync', 'checkpoints', 'cache', 'page_count', 'pages', 'db_dir', 'isolation', 'replication'],
   properties: {
     ok: { type: 'boolean', description: 'false once the storage engine stopped writing (`fail_stopped`)' },
     fail_stopped: {
@@ -83,16 +84,18 @@ export const health_detail_body = {
     page_count: { type: 'integer', description: 'the allocator tip, the two meta slots included' },
     pages: ref('Pages'),
     db_dir: { type: 'string' },
+    isolation: isolation_detail_schema,
     replication: { description: 'null unless the server is a node of a cluster (docs/replication.md)', anyOf: [{ type: 'null' }, replication_schema] },
   },
 } as const
 
 export const stats_body = {
   type: 'object',
-  required: ['page_count', 'wal_bytes', 'checkpoint_lsn', 'corruption_count', 'db_dir', 'tenants', 'cache', 'pages', 'uptime_s'],
+  required: ['page_count', 'wal_bytes', 'checkpoint_lsn', 'corruption_count', 'db_dir', 'tenants', 'cache', 'pages', 'uptime_s', 'refusals'],
   properties: {
     page_count: integer, wal_bytes: integer, checkpoint_lsn: integer, corruption_count: integer, db_dir: { type: 'string' },
     tenants: integer, cache, pages: ref('Pages'), uptime_s: integer,
+    refusals: { ...refusals_schema, description: 'statements refused or stopped by a limit since the server started, every tenant\'s, by code' },
   },
 } as const
 

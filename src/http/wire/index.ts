@@ -15,6 +15,10 @@ export {
   collections_body, diff_body, op_body, op_result_schema, schema_ir_schema, schema_status_body, snapshots_body, tenants_body,
   type CollectionEntry, type DiffCollection, type DiffResult, type OpResult, type SchemaStatus, type SnapshotEntry, type TenantEntry, type TenantOp,
 } from './tenants.js'
+export {
+  isolation_detail_schema, limits_schema, refusals_schema, tenant_usage_body,
+  type IsolationDetail, type TenantLimitsBody, type TenantUsageBody,
+} from './usage.js'
 export { plan_schema, query_result_body, type Plan, type QueryResult } from './query.js'
 export { tail_event_schema, tail_page_body, type TailChange, type TailEvent, type TailPage } from './tail.js'
 export {
