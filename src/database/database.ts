@@ -173,7 +173,11 @@ export class Database {
   async ops(request: TenantOpRequest): Promise<OpResult> {
     // Refused before any work on a node that may not commit (a replication follower).
     this.#parts.committer.admit()
-    return runTenantOp(this.#ops, request)
+    const result = await runTenantOp(this.#ops, request)
+    // A tenant made later under the same name starts its usage at 0.
+    const { op, name } = request as { op?: unknown; name?: unknown }
+    if (op === 'delete' && typeof name === 'string' && !name.includes('@')) this.#parts.runner.governor.usage.forget(name)
+    return result
   }
 
   /**

@@ -101,7 +101,8 @@ const tenant_name = { type: 'string', pattern: name_pattern.source, description:
 const any_name = { type: 'string', pattern: `^${name_part}(@${name_part})?$`, description: 'a tenant name, or tenant@snapshot (defaults to the path tenant)' } as const
 const snapshot_name = { type: 'string', pattern: `^${name_part}@${name_part}$`, description: 'tenant@snapshot' } as const
 const limit_value = { anyOf: [{ type: 'integer', minimum: 1, maximum: tenant_limit_value_max }, { type: 'null' }] } as const
-const only_limit_takes_limits = { required: ['limits'] } as const
+/** `limits` on any other operation is refused (checkOpRequest): no value is valid there. */
+const only_limit_takes_limits = { not: {}, description: 'only limit takes limits' } as const
 const limits_change = {
   type: 'object', additionalProperties: false,
   properties: Object.fromEntries(tenant_limit_names.map((name) => [name, limit_value])) as Record<typeof tenant_limit_names[number], typeof limit_value>,
@@ -118,12 +119,12 @@ export const op_body = {
   type: 'object', required: ['op'],
   properties: { op: string, name: string, target: string, limits: { type: 'object' } },
   oneOf: [
-    { type: 'object', not: only_limit_takes_limits, required: ['op'], properties: { op: { enum: ['create', 'suspend', 'resume'] }, name: tenant_name } },
-    { type: 'object', not: only_limit_takes_limits, required: ['op'], properties: { op: { const: 'delete' }, name: any_name }, description: 'tenant@snapshot drops that snapshot' },
-    { type: 'object', not: only_limit_takes_limits, required: ['op', 'target'], properties: { op: { const: 'fork' }, name: any_name, target: { ...tenant_name, description: 'the new tenant' } } },
-    { type: 'object', not: only_limit_takes_limits, required: ['op', 'target'], properties: { op: { const: 'snapshot' }, name: tenant_name, target: { ...tenant_name, description: 'the snapshot name' } } },
-    { type: 'object', not: only_limit_takes_limits, required: ['op', 'name'], properties: { op: { const: 'restore' }, name: snapshot_name }, description: 'the tenant\'s head becomes that snapshot\'s version' },
-    { type: 'object', not: only_limit_takes_limits, required: ['op'], properties: { op: { const: 'compact' } }, description: 'always the path tenant: a name given is not used' },
+    { type: 'object', required: ['op'], properties: { limits: only_limit_takes_limits, op: { enum: ['create', 'suspend', 'resume'] }, name: tenant_name } },
+    { type: 'object', required: ['op'], properties: { limits: only_limit_takes_limits, op: { const: 'delete' }, name: any_name }, description: 'tenant@snapshot drops that snapshot' },
+    { type: 'object', required: ['op', 'target'], properties: { limits: only_limit_takes_limits, op: { const: 'fork' }, name: any_name, target: { ...tenant_name, description: 'the new tenant' } } },
+    { type: 'object', required: ['op', 'target'], properties: { limits: only_limit_takes_limits, op: { const: 'snapshot' }, name: tenant_name, target: { ...tenant_name, description: 'the snapshot name' } } },
+    { type: 'object', required: ['op', 'name'], properties: { limits: only_limit_takes_limits, op: { const: 'restore' }, name: snapshot_name }, description: 'the tenant\'s head becomes that snapshot\'s version' },
+    { type: 'object', required: ['op'], properties: { limits: only_limit_takes_limits, op: { const: 'compact' } }, description: 'always the path tenant: a name given is not used' },
     { type: 'object', required: ['op', 'limits'], properties: { op: { const: 'limit' }, name: tenant_name, limits: limits_change }, description: 'sets limits of the tenant (the service token only)' },
   ],
   examples: [{ op: 'snapshot', name: 'acme', target: 'before' }],
