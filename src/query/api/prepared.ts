@@ -24,12 +24,16 @@ import type { QueryResult } from '../exec/index.js'
 import { ResultBytes } from '../exec/index.js'
 import type { SchemaIR } from '../../schema/ir.js'
 import type { Snapshot } from '../../txn/index.js'
+import type { Governor } from '../../isolation/index.js'
+import type { TenantLimits } from '../../tenants/index.js'
 
 /** What a prepared statement needs of its runner (run.ts: its schema, committer, tenant gate and run). */
 export interface PreparedContext {
   schema: { ir: SchemaIR }
   committer: Committer
-  gate: { ready(tenant: string): Promise<void> | undefined; checkStatement(snapshot: Snapshot, tenant: string): void }
+  gate: { ready(tenant: string): Promise<void> | undefined; checkStatement(snapshot: Snapshot, tenant: string): void; limits(snapshot: Snapshot, tenant: string): TenantLimits | undefined }
+  /** The tenants' budgets and usage (src/isolation/). */
+  governor: Governor
   run(tenant: string, text: string, params: Record<string, Value>, options: { time_ms_max?: number }, checker: (params: Record<string, Value>) => Checked): Promise<QueryResult>
 }
 
@@ -91,22 +95,26 @@ export class PreparedStatement {
    */
   *iterate(params: Record<string, Value> = {}): Generator<ResultRow, void, undefined> {
     const { checked, stages, columns, access, ctx } = this.#plan(params)
+    const limits = this.#admit()
     const committer = this.#ctx.committer
     const snapshot = committer.lease()
+    const examined = { rows: 0 }
+    const started = Date.now()
     try {
       this.#ctx.gate.checkStatement(snapshot, this.tenant)
       const view = snapshot
       if (access.kind === 'points') {
-        yield* readPoints(view, access.tree, access.keys, stages, ctx, { rows: 0 }).map((row) => shaped(row, columns))
+        yield* readPoints(view, access.tree, access.keys, stages, ctx, examined).map((row) => shaped(row, columns))
         return
       }
       if (access.kind !== 'range') throw notSynchronous(checked.statement)
-      const read = { view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined: { rows: 0 }, batch: 1000 }
+      const read = { view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined, batch: 1000 }
       for (const batch of streamBatches(read, (row) => shaped(row, columns))) {
         for (let i = 0; i < batch.length; i += 1) yield batch[i] as ResultRow
       }
     } finally {
       committer.unlease(snapshot)
+      this.#settle(limits, examined.rows, started)
     }
   }
 
@@ -115,13 +123,42 @@ export class PreparedStatement {
     return this.#ctx.run(this.tenant, this.text, params, { time_ms_max: this.#time_ms_max }, (p) => this.#check(p))
   }
 
+  /**
+   * Its tenant's budgets, for a read that cannot wait (docs/operations.md, "Isolation"):
+   * a tenant in debt is refused at once with `rate_limited` (`run()` would wait).
+   */
+  #admit(): TenantLimits {
+    const { governor, committer, gate } = this.#ctx
+    const admission = governor.admit(this.tenant, governor.limitsOf(gate.limits(committer.head(), this.tenant)), false)
+    if (admission.wait_ms > 0) {
+      governor.refused(this.tenant, 'rate_limited')
+      const retry_after_s = Math.max(1, Math.ceil(admission.wait_ms / 1000))
+      throw new QueryError('rate_limited', `tenant '${this.tenant}' is over its budget rows_examined_per_s: a synchronous read cannot wait; retry in ${retry_after_s} s or use run()`, { budget: 'rows_examined_per_s', retry_after_s })
+    }
+    return admission.limits
+  }
+
+  #settle(limits: TenantLimits, rows_examined: number, started: number): void {
+    this.#ctx.governor.settle(this.tenant, limits, { rows_examined, rows_written: 0, bytes_written: 0, commits: 0, ms: Date.now() - started, waited_ms: 0 })
+  }
+
   #read(params: Record<string, Value>, limit: number): ResultRow[] {
+    const limits = this.#admit()
+    const started = Date.now()
+    const examined = { rows: 0 }
+    try {
+      return this.#readRows(params, limit, limits, examined, started)
+    } finally {
+      this.#settle(limits, examined.rows, started)
+    }
+  }
+
+  #readRows(params: Record<string, Value>, limit: number, limits: TenantLimits, examined: { rows: number }, started: number): ResultRow[] {
     const { checked, stages, columns, access, ctx } = this.#plan(params)
     const snapshot = this.#ctx.committer.head()
     this.#ctx.gate.checkStatement(snapshot, this.tenant)
     // A read without writes reads the snapshot itself (no transaction view to overlay).
     const view = snapshot
-    const examined = { rows: 0 }
     // One row (get) is bounded by the largest stored row; all() by the answer's bound.
     const result = limit > 1 ? new ResultBytes(result_bytes_max) : undefined
     let rows: ResultRow[]
@@ -139,7 +176,7 @@ export class PreparedStatement {
     } else if (access.kind === 'range') {
       const read: BatchRead = {
         view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined,
-        deadline_ms: ctx.now.getTime() + this.#time_ms_max, rows_max: limit, batch: Math.min(1000, limit + 1),
+        deadline_ms: started + Math.min(this.#time_ms_max, limits.statement_time_ms ?? Infinity), rows_max: limit, batch: Math.min(1000, limit + 1),
         ...(result === undefined ? {} : { result }),
       }
       ;({ rows, truncated } = readBatchesSync(read, (row) => shaped(row, columns)))

@@ -93,7 +93,7 @@ export class QueryRunner {
   prepare(tenant: string, text: string, time_ms_max?: number): PreparedStatement {
     const { statement, checks } = this.statements.entry(text)
     refuseDeclarations(statement, text)
-    const ctx = { schema: this.schema, committer: this.#committer, gate: this.#gate, run: this.run.bind(this) }
+    const ctx = { schema: this.schema, committer: this.#committer, gate: this.#gate, governor: this.governor, run: this.run.bind(this) }
     return new PreparedStatement(ctx, tenant, text, statement, checks, time_ms_max)
   }
 
