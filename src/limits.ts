@@ -115,10 +115,13 @@ export const answer_chunk_bytes = 64 * 1024
 /**
  * Longest a statement works before it yields to the event loop (and checks its
  * deadline), so one request cannot stall every other (docs/architecture.md,
- * "Invariants", 8; src/query/pace/pace.ts). A single step (one row's evaluation, one
- * pattern match) is not cut: those are bounded on their own.
+ * "Invariants", 8; src/query/pace/pace.ts), and the most the fair scheduler runs
+ * statements' turns before the event loop reads its I/O again (src/isolation/). It was
+ * 10 ms: another tenant's point read then waited up to that behind each turn (P18,
+ * docs/performance.md). A single step (one row's evaluation, one pattern match) is
+ * not cut: those are bounded on their own.
  */
-export const statement_yield_ms = 10
+export const statement_yield_ms = 2
 
 /**
  * Units of work (about one row's evaluation each) between two reads of the clock by a
@@ -368,11 +371,14 @@ export const eel_pattern_chars_max = 1000
 
 /**
  * Most steps one `matches` may take, counted before it starts as (text length + 1) ×
- * the compiled pattern's instructions: the bound of RE2's automaton, about 20 ns a step
- * when it cannot be made deterministic. One match cannot be interrupted, so this bounds
- * how long it holds the event loop (about 80 ms); a match over it fails with type_error.
+ * the compiled pattern's instructions: the bound of RE2's automaton, 25–50 ns a step
+ * (re2js, measured) when it cannot be made deterministic. One match cannot be
+ * interrupted, so this bounds how long it holds the event loop, and so how long
+ * another tenant's request may wait behind it (docs/operations.md, "Isolation"): about
+ * 5 ms. It was 4 000 000 (up to 200 ms a match, measured, where P18 saw another
+ * tenant's reads wait seconds). A match over it fails with type_error.
  */
-export const eel_pattern_steps_max = 4_000_000
+export const eel_pattern_steps_max = 250_000
 
 /** Compiled patterns kept for reuse (least recently used goes first). */
 export const eel_pattern_cache_entries_max = 256

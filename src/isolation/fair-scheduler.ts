@@ -90,7 +90,7 @@ export class FairScheduler {
       this.#waiting += 1
       if (!this.#pumping) {
         this.#pumping = true
-        setImmediate(this.#startPump)
+        setImmediate(this.#pump)
       }
     })
   }
@@ -98,34 +98,28 @@ export class FairScheduler {
   /**
    * Gives turns, round-robin, until this turn of the event loop has run
    * statement_yield_ms of them, then lets the loop read its I/O and goes on in the
-   * next. Each turn's statement runs (to its next await) before the pump resumes: the
-   * pump awaits a microtask queued after the statement's.
+   * next. Each turn's statement runs to its next await before the next turn is given:
+   * a nextTick queued now runs once every promise job queued before it is done (Node
+   * runs the promise jobs to the end before the next tick).
    */
-  readonly #pump = async (): Promise<void> => {
-    const began = performance.now()
-    for (;;) {
-      const next = this.#reserved.shift() ?? this.#normal.shift()
-      if (next === undefined) {
-        this.#pumping = false
-        return
-      }
-      this.#waiting -= 1
-      this.turns += 1
-      next()
-      await undefined
-      if (this.#waiting === 0) {
-        this.#pumping = false
-        return
-      }
-      if (performance.now() - began >= statement_yield_ms) {
-        setImmediate(this.#startPump)
-        return
-      }
-    }
+  readonly #pump = (): void => {
+    this.#give(performance.now())
   }
 
-  readonly #startPump = (): void => {
-    void this.#pump()
+  #give(began: number): void {
+    const next = this.#reserved.shift() ?? this.#normal.shift()
+    if (next === undefined) {
+      this.#pumping = false
+      return
+    }
+    this.#waiting -= 1
+    this.turns += 1
+    next()
+    process.nextTick(() => {
+      if (this.#waiting === 0) this.#pumping = false
+      else if (performance.now() - began >= statement_yield_ms) setImmediate(this.#pump)
+      else this.#give(began)
+    })
   }
 }
 
