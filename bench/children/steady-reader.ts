@@ -7,13 +7,13 @@
 // and that wait counts too). Each posts STATEMENT with `$id` a key in [0, IDS); an
 // answer is good when it is a 200 holding one row.
 //
-// The parent sends lines {"report": N, "from": MS, "to": MS} on stdin; once every
-// request due before `to` is settled (or has waited unanswered_after_ms), this prints
-// {"report": N, "latencies": [ms, …], "answered": K, "failed": F, "unanswered": U,
-// "failures": [first few]}: latencies of the good answers to the requests due in
-// [from, to), K the good answers that arrived in [from, to) (the rate A got), F and U
-// the requests due in the window that failed or had no answer, with why the first few
-// failed. Reads stop when stdin closes.
+// Prints {"started": MS} when its schedule starts. The parent sends lines
+// {"report": N, "from": MS, "to": MS} on stdin; once every request due before `to` is
+// settled (or has waited unanswered_after_ms), this prints {"report": N, "latencies":
+// [ms, …], "answered": K, "failed": F, "unanswered": U, "failures": [first few]}:
+// latencies of the good answers to the requests due in [from, to), K those of them
+// answered before `to` (the rate A got), F and U the requests due in the window that
+// failed or had no answer, with why the first few failed. Reads stop when stdin closes.
 //
 //   node steady-reader.js URL TOKEN RATE CONNECTIONS IDS STATEMENT
 import { Agent, request } from 'node:http'
@@ -72,7 +72,7 @@ function send(i: number): void {
   req.end(body)
 }
 
-const start_ms = sharedClockMs() + 20
+const start_ms = sharedClockMs()
 let next = 0
 
 /** Sends every request now due, then sleeps until the next is. */
@@ -83,10 +83,10 @@ function tick(): void {
   setTimeout(tick, Math.max(0, start_ms + next * interval_ms - sharedClockMs()))
 }
 tick()
+process.stdout.write(`${JSON.stringify({ started: start_ms })}\n`)
 
 async function report(n: number, from: number, to: number): Promise<void> {
   const waitedSince = sharedClockMs()
-  const inWindow = (i: number) => (due[i] as number) >= from && (due[i] as number) < to
   const unsettled = () => {
     while (settledBelow < due.length && state[settledBelow] !== pending) settledBelow += 1
     for (let i = settledBelow; i < due.length && (due[i] as number) < to; i += 1) if (state[i] === pending) return true
@@ -100,18 +100,25 @@ async function report(n: number, from: number, to: number): Promise<void> {
   let failedCount = 0
   let unanswered = 0
   const failures: string[] = []
-  for (let i = 0; i < due.length; i += 1) {
-    const at = answeredAt[i]
-    if (state[i] === good && at !== undefined && at >= from && at < to) answered += 1
-    if (!inWindow(i)) continue
-    if (state[i] === good) latencies.push(Math.round(((at as number) - (due[i] as number)) * 100) / 100)
-    else if (state[i] === failed) {
+  for (let i = firstDueAt(from); i < due.length && (due[i] as number) < to; i += 1) {
+    if ((due[i] as number) < from) continue
+    const at = answeredAt[i] as number
+    if (state[i] === good) {
+      latencies.push(Math.round((at - (due[i] as number)) * 100) / 100)
+      if (at < to) answered += 1
+    } else if (state[i] === failed) {
       failedCount += 1
       if (failures.length < failures_kept) failures.push(why.get(i) ?? '')
+    } else {
+      unanswered += 1
     }
-    else unanswered += 1
   }
   process.stdout.write(`${JSON.stringify({ report: n, latencies, answered, failed: failedCount, unanswered, failures })}\n`)
+}
+
+/** About the first request due at or after `ms` (the schedule is regular; one early, for rounding). */
+function firstDueAt(ms: number): number {
+  return Math.max(0, Math.min(due.length, Math.ceil((ms - start_ms) / interval_ms) - 1))
 }
 
 let reports = Promise.resolve()

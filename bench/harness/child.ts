@@ -15,6 +15,8 @@ export interface Child {
   /** Resolves when the process has exited. */
   exited: Promise<number | null>
   kill(signal?: NodeJS.Signals): Promise<number | null>
+  /** Calls `listener` with every later line of stdout or stderr. */
+  onLine(listener: (line: string) => void): void
   /** Writes `line` and a newline to the child's stdin (only when started with `input`). */
   send(line: string): void
 }
@@ -35,9 +37,11 @@ export function startChild(command: string, args: readonly string[], env: NodeJS
   proc.stdin?.on('error', () => undefined)
   const lines: string[] = []
   const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = []
+  const listeners: Array<(line: string) => void> = []
   let stderr = ''
   proc.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000) })
   const heard = (line: string) => {
+    for (const listener of listeners) listener(line)
     for (const waiter of [...waiters]) {
       if (waiter.match(line)) {
         waiters.splice(waiters.indexOf(waiter), 1)
@@ -76,6 +80,9 @@ export function startChild(command: string, args: readonly string[], env: NodeJS
     async kill(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
       return exited
+    },
+    onLine(listener) {
+      listeners.push(listener)
     },
     send(line) {
       if (proc.stdin === null) throw new Error(`child ${args.join(' ')} was started without input`)
