@@ -13,9 +13,9 @@ export interface BenchArgs {
 
 export const bench_usage = `usage: tenantdb bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
 
-  Runs the workloads P1-P16 of docs/performance.md, each against its anchors (raw
-  fdatasync, better-sqlite3, lmdb, bare fastify, PocketBase when \`go\` can build it)
-  in the same run, and prints medians and ratios. --quick: smaller sizes, 3
+  Runs the workloads P1-P16 and P18 of docs/performance.md, each against its anchors
+  (raw fdatasync, better-sqlite3, lmdb, bare fastify, PocketBase when \`go\` can build
+  it) in the same run, and prints medians and ratios. --quick: smaller sizes, 3
   repetitions (a run of about two minutes). --out: also write the results as JSON.
   --dir: where the engines write (default the system's temporary directory; put it
   on the disk you mean to measure).

@@ -1,6 +1,7 @@
 // Child processes: servers measured from outside (so the load generator does not
 // share their event loop) and writers killed with SIGKILL. A child is found by its
-// compiled script name under dist/bench-build/bench/children/, or is any command.
+// compiled script name under dist/bench-build/bench/children/, or is any command. A
+// child started with `input` reads lines the parent sends on its stdin.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createInterface } from 'node:readline'
@@ -14,6 +15,15 @@ export interface Child {
   /** Resolves when the process has exited. */
   exited: Promise<number | null>
   kill(signal?: NodeJS.Signals): Promise<number | null>
+  /** Calls `listener` with every later line of stdout or stderr. */
+  onLine(listener: (line: string) => void): void
+  /** Writes `line` and a newline to the child's stdin (only when started with `input`). */
+  send(line: string): void
+}
+
+export interface ChildOptions {
+  /** A pipe to the child's stdin, for send(); otherwise its stdin is closed. */
+  input?: boolean
 }
 
 /** Path of a compiled child script (children/NAME.js beside this file's folder). */
@@ -21,13 +31,17 @@ export function childScript(name: string): string {
   return fileURLToPath(new URL(`../children/${name}.js`, import.meta.url))
 }
 
-export function startChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
-  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+export function startChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, options: ChildOptions = {}): Child {
+  const proc = spawn(command, args, { stdio: [options.input === true ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  // A child that exits while the parent still writes must not kill the parent (EPIPE).
+  proc.stdin?.on('error', () => undefined)
   const lines: string[] = []
   const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = []
+  const listeners: Array<(line: string) => void> = []
   let stderr = ''
   proc.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000) })
   const heard = (line: string) => {
+    for (const listener of listeners) listener(line)
     for (const waiter of [...waiters]) {
       if (waiter.match(line)) {
         waiters.splice(waiters.indexOf(waiter), 1)
@@ -67,12 +81,19 @@ export function startChild(command: string, args: readonly string[], env: NodeJS
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
       return exited
     },
+    onLine(listener) {
+      listeners.push(listener)
+    },
+    send(line) {
+      if (proc.stdin === null) throw new Error(`child ${args.join(' ')} was started without input`)
+      proc.stdin.write(`${line}\n`)
+    },
   }
 }
 
 /** A compiled bench child script run by this Node. */
-export function startNodeChild(name: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Child {
-  return startChild(process.execPath, [childScript(name), ...args], env)
+export function startNodeChild(name: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}, options: ChildOptions = {}): Child {
+  return startChild(process.execPath, [childScript(name), ...args], env, options)
 }
 
 /** The first stdout line that parses as a JSON object with `field`. */

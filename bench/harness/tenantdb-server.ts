@@ -10,11 +10,11 @@ export interface ServerChild {
   token: string
 }
 
-/** Serves `dir`/db with `dir`/kv.eel (as openKv left them). */
-export async function startTenantdbServer(dir: string, env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
+/** Serves `dir`/db with the schema file `schema` (by default `dir`/kv.eel, as openKv left them). */
+export async function startTenantdbServer(dir: string, env: NodeJS.ProcessEnv = {}, schema = join(dir, 'kv.eel')): Promise<ServerChild> {
   const token = `bench-${process.hrtime.bigint()}`
   const child = startChild(process.execPath, [
-    tenantdb_bin, 'serve', '--dir', join(dir, 'db'), '--schema', join(dir, 'kv.eel'),
+    tenantdb_bin, 'serve', '--dir', join(dir, 'db'), '--schema', schema,
     '--host', '127.0.0.1', '--port', '0', '--token', token,
   ], env)
   const line = await child.waitFor((l) => l.includes('url: http://'))

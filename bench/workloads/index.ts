@@ -16,5 +16,6 @@ import { p13 } from './p13-space.js'
 import { p14 } from './p14-replication.js'
 import { p15 } from './p15-lookup-tree-order.js'
 import { p16 } from './p16-http-insert.js'
+import { p18 } from './p18-noisy-neighbour.js'
 
-export const workloads: readonly Workload[] = [p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15, p16]
+export const workloads: readonly Workload[] = [p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15, p16, p18]

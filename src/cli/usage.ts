@@ -198,7 +198,7 @@ place. Any damage: exit 1 and nothing restored. Progress on a terminal.
     summary: 'run the benchmark workloads (a checkout with dev dependencies)',
     text: `usage: tenantdb bench [--quick] [--out FILE] [--only P1,P3,...] [--reps N] [--dir DIR]
 
-Runs the benchmark workloads P1-P16 against raw fdatasync, better-sqlite3, lmdb,
+Runs the benchmark workloads P1-P16 and P18 against raw fdatasync, better-sqlite3, lmdb,
 bare fastify and PocketBase (built with go when present) side by side (a checkout
 with dev dependencies; the same as npm run bench). --quick takes a few minutes.
 `,
