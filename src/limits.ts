@@ -127,7 +127,7 @@ export const statement_yield_ms = 2
  * Units of work (about one row's evaluation each) between two reads of the clock by a
  * running statement: cheap enough per row, often enough to keep statement_yield_ms.
  */
-export const statement_work_units_per_clock_read = 256
+export const statement_work_units_per_clock_read = 32
 
 /**
  * Rows a point read (`where id in [...]`, `get`) reads in one go, without yielding: more

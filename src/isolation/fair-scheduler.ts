@@ -21,27 +21,33 @@ export type Priority = 'reserved' | 'normal'
 
 type Waiter = () => void
 
+/**
+ * Tenants waiting for turns, round-robin. As FQ-CoDel's new flows, a tenant that had
+ * nobody waiting goes before those that keep a backlog: a point read arriving beside a
+ * long statement runs at the next turn, not after every backlogged tenant's. A tenant
+ * gets that place only while its queue is empty, so many statements in flight do not.
+ */
 class Ring {
-  /** Insertion-ordered: the tenant served next is the first with someone waiting. */
-  readonly #queues = new Map<string, Waiter[]>()
-
-  get size(): number {
-    return this.#queues.size
-  }
+  /** Tenants that had nobody waiting when their first waiter came; served first. */
+  readonly #fresh = new Map<string, Waiter[]>()
+  /** Tenants with a backlog, insertion-ordered: the one served next is the first. */
+  readonly #old = new Map<string, Waiter[]>()
 
   push(tenant: string, waiter: Waiter): void {
-    const queue = this.#queues.get(tenant)
-    if (queue === undefined) this.#queues.set(tenant, [waiter])
+    const queue = this.#fresh.get(tenant) ?? this.#old.get(tenant)
+    if (queue === undefined) this.#fresh.set(tenant, [waiter])
     else queue.push(waiter)
   }
 
-  /** The next tenant's first waiter; that tenant goes to the back of the ring. */
+  /** The next tenant's first waiter; that tenant, if more of it wait, goes to the back of the backlog. */
   shift(): Waiter | undefined {
-    for (const [tenant, queue] of this.#queues) {
-      const waiter = queue.shift()
-      this.#queues.delete(tenant)
-      if (queue.length > 0) this.#queues.set(tenant, queue)
-      if (waiter !== undefined) return waiter
+    for (const ring of [this.#fresh, this.#old]) {
+      for (const [tenant, queue] of ring) {
+        ring.delete(tenant)
+        const waiter = queue.shift()
+        if (queue.length > 0) this.#old.set(tenant, queue)
+        if (waiter !== undefined) return waiter
+      }
     }
     return undefined
   }

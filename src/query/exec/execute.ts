@@ -155,7 +155,9 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     collection: collection.name,
     examined: ctx.examined,
     pace: ctx.pace,
-    batch: 1000,
+    // Each row then flows through the stages one by one: a batch of 1000 read and
+    // decoded at once held the loop 5 ms and more (P18, docs/performance.md).
+    batch: 256,
   })
   const sink = stages.at(-1)
   const flowing = sink?.kind === 'update' || sink?.kind === 'delete' ? stages.slice(0, -1) : stages
