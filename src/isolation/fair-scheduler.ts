@@ -105,8 +105,9 @@ export class FairScheduler {
    * Gives turns, round-robin, until this turn of the event loop has run
    * statement_yield_ms of them, then lets the loop read its I/O and goes on in the
    * next. Each turn's statement runs to its next await before the next turn is given:
-   * a nextTick queued now runs once every promise job queued before it is done (Node
-   * runs the promise jobs to the end before the next tick).
+   * Node runs every promise job before a tick queued from one, so a tick queued from a
+   * promise job runs once the statement's jobs are done. (A tick queued here directly
+   * would run first: Node runs ticks before promise jobs.)
    */
   readonly #pump = (): void => {
     this.#give(performance.now())
@@ -121,11 +122,11 @@ export class FairScheduler {
     this.#waiting -= 1
     this.turns += 1
     next()
-    process.nextTick(() => {
+    queueMicrotask(() => process.nextTick(() => {
       if (this.#waiting === 0) this.#pumping = false
       else if (performance.now() - began >= statement_yield_ms) setImmediate(this.#pump)
       else this.#give(began)
-    })
+    }))
   }
 }
 

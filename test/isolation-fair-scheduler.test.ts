@@ -1,0 +1,60 @@
+// The fair scheduler's turns (docs/operations.md, "Isolation", "Fair turns"): round-
+// robin by tenant, a tenant with nobody waiting before tenants with a backlog, reserved
+// shares first, each turn's statement run to its next await before the next turn is
+// given, and at most statement_yield_ms of turns before the event loop reads its I/O.
+import t from 'tap'
+import { FairScheduler } from '../src/isolation/index.js'
+import { statement_yield_ms } from '../src/limits.js'
+
+/** A statement of `tenant` that waits for a turn, takes a few promise hops, then works `ms` synchronously. */
+async function statement(s: FairScheduler, log: string[], tenant: string, ms: number, priority: 'reserved' | 'normal' = 'normal'): Promise<void> {
+  await s.turn(tenant, priority)
+  await null
+  await null
+  const until = performance.now() + ms
+  while (performance.now() < until) { /* the statement's synchronous work */ }
+  log.push(tenant)
+}
+
+t.test('turns go round-robin by tenant, a fresh tenant first', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  await Promise.all([
+    statement(s, log, 'b', 0), statement(s, log, 'b', 0), statement(s, log, 'b', 0), statement(s, log, 'b', 0),
+    statement(s, log, 'c', 0), statement(s, log, 'c', 0),
+    statement(s, log, 'a', 0),
+  ])
+  t.same(log, ['b', 'c', 'a', 'b', 'c', 'b', 'b'], 'b, c and a in turn once each have waited; b\'s backlog last')
+  t.equal(s.turns, 7)
+  t.equal(s.waiting, 0)
+})
+
+t.test('a reserved tenant\'s turns come first', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  await Promise.all([statement(s, log, 'b', 0), statement(s, log, 'b', 0), statement(s, log, 'r', 0, 'reserved'), statement(s, log, 'r', 0, 'reserved')])
+  t.same(log, ['r', 'r', 'b', 'b'])
+})
+
+t.test('a turn runs to its next await, and the loop reads I/O between long turns', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  const work_ms = statement_yield_ms * 2
+  const all = Promise.all([statement(s, log, 'b', work_ms), statement(s, log, 'b', work_ms), statement(s, log, 'b', work_ms), statement(s, log, 'a', 0)])
+  // Stands for a request's I/O: a callback of the next turn of the loop, queued now.
+  setImmediate(() => log.push('io'))
+  await all
+  // Each of b's turns is longer than a slice: the loop turns after each, so the
+  // callback runs after the first, and a (fresh) comes before b's backlog.
+  t.same(log, ['b', 'io', 'a', 'b', 'b'])
+})
+
+t.test('short turns share one slice of the loop', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  const all = Promise.all(Array.from({ length: 5 }, (_, i) => statement(s, log, `t${i}`, 0)))
+  setImmediate(() => log.push('io'))
+  await all
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(log, ['t0', 't1', 't2', 't3', 't4', 'io'], 'turns of no work all run before the loop turns')
+})
