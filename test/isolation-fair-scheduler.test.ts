@@ -19,14 +19,27 @@ async function statement(s: FairScheduler, log: string[], tenant: string, ms: nu
 t.test('turns go round-robin by tenant, a fresh tenant first', async (t) => {
   const s = new FairScheduler()
   const log: string[] = []
+  // Each turn uses a whole slice, so each tenant's run of turns is one turn long.
+  const ms = statement_yield_ms
   await Promise.all([
-    statement(s, log, 'b', 0), statement(s, log, 'b', 0), statement(s, log, 'b', 0), statement(s, log, 'b', 0),
-    statement(s, log, 'c', 0), statement(s, log, 'c', 0),
-    statement(s, log, 'a', 0),
+    statement(s, log, 'b', ms), statement(s, log, 'b', ms), statement(s, log, 'b', ms), statement(s, log, 'b', ms),
+    statement(s, log, 'c', ms), statement(s, log, 'c', ms),
+    statement(s, log, 'a', ms),
   ])
   t.same(log, ['b', 'c', 'a', 'b', 'c', 'b', 'b'], 'b, c and a in turn once each have waited; b\'s backlog last')
   t.equal(s.turns, 7)
   t.equal(s.waiting, 0)
+})
+
+t.test('a tenant\'s short turns run together for a slice (round-robin by time)', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  const long = statement_yield_ms * 2
+  await Promise.all([
+    statement(s, log, 'b', long), statement(s, log, 'b', long),
+    ...Array.from({ length: 5 }, () => statement(s, log, 'a', 0)),
+  ])
+  t.same(log, ['b', 'a', 'a', 'a', 'a', 'a', 'b'], 'a\'s five reads take one run of turns, not one each between b\'s long ones')
 })
 
 t.test('a reserved tenant\'s turns come first', async (t) => {

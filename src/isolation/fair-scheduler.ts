@@ -28,26 +28,45 @@ type Waiter = () => void
  * gets that place only while its queue is empty, so many statements in flight do not.
  */
 class Ring {
+  /** Waiters in all. */
+  size = 0
   /** Tenants that had nobody waiting when their first waiter came; served first. */
   readonly #fresh = new Map<string, Waiter[]>()
   /** Tenants with a backlog, insertion-ordered: the one served next is the first. */
   readonly #old = new Map<string, Waiter[]>()
 
   push(tenant: string, waiter: Waiter): void {
+    this.size += 1
     const queue = this.#fresh.get(tenant) ?? this.#old.get(tenant)
     if (queue === undefined) this.#fresh.set(tenant, [waiter])
     else queue.push(waiter)
   }
 
   /** The next tenant's first waiter; that tenant, if more of it wait, goes to the back of the backlog. */
-  shift(): Waiter | undefined {
+  shift(): { tenant: string; waiter: Waiter } | undefined {
     for (const ring of [this.#fresh, this.#old]) {
       for (const [tenant, queue] of ring) {
         ring.delete(tenant)
         const waiter = queue.shift()
         if (queue.length > 0) this.#old.set(tenant, queue)
-        if (waiter !== undefined) return waiter
+        if (waiter !== undefined) {
+          this.size -= 1
+          return { tenant, waiter }
+        }
       }
+    }
+    return undefined
+  }
+
+  /** `tenant`'s next waiter, if any, the tenant keeping its place. */
+  take(tenant: string): Waiter | undefined {
+    for (const ring of [this.#fresh, this.#old]) {
+      const queue = ring.get(tenant)
+      if (queue === undefined) continue
+      const waiter = queue.shift()
+      if (queue.length === 0) ring.delete(tenant)
+      if (waiter !== undefined) this.size -= 1
+      return waiter
     }
     return undefined
   }
@@ -58,6 +77,8 @@ export class FairScheduler {
   readonly #normal = new Ring()
   #waiting = 0
   #pumping = false
+  /** The tenant whose waiters get turns now, and since when. */
+  #current: { tenant: string; ring: Ring; since: number } | null = null
   /** When the current turn of the event loop began (as near as a check callback tells), and whether the next mark is queued. */
   #turn_began = performance.now()
   #marking = false
@@ -114,10 +135,21 @@ export class FairScheduler {
   }
 
   #give(began: number): void {
-    const next = this.#reserved.shift() ?? this.#normal.shift()
+    const now = performance.now()
+    const current = this.#current
+    // A tenant keeps giving its own waiters turns for statement_yield_ms (deficit
+    // round-robin by time): a tenant of many point reads is not held to one read per
+    // turn of another's long statement.
+    let next = current !== null && now - current.since < statement_yield_ms ? current.ring.take(current.tenant) : undefined
     if (next === undefined) {
-      this.#pumping = false
-      return
+      const ring = this.#reserved.size > 0 ? this.#reserved : this.#normal
+      const picked = ring.shift()
+      if (picked === undefined) {
+        this.#pumping = false
+        return
+      }
+      this.#current = { tenant: picked.tenant, ring, since: now }
+      next = picked.waiter
     }
     this.#waiting -= 1
     this.turns += 1
