@@ -54,7 +54,10 @@ t.test('commits_per_s 50 commits 50 a second under 40 writes in flight; an unlim
   const free = inWindow(results.free.acked)
   t.equal(results.free.refused, 0, 'the unlimited tenant is never refused')
   t.same(results.free.other, [])
-  t.ok(free > expected * 2, `the unlimited tenant committed ${free} in the window, well beyond the other's budget`)
+  // How many it commits is the disk's (every write waits for its fsync, and other tests
+  // share the disk); that the other's budget never held it is the claim.
+  t.ok(free > expected, `the unlimited tenant committed ${free} in the window, beyond the other's budget`)
+  t.equal(db.tenant('free').usage().budget_wait_ms, 0, 'it never waited for a budget')
   const count = (await db.tenant('slow').query('items | count')).rows[0]?.[0]
   t.equal(count, results.slow.acked.length, 'every acknowledged write of the budgeted tenant is there')
 })
