@@ -317,6 +317,14 @@ export class TxnView {
       if (alias !== null) resize(alias, 1)
     }
     let rowsWritten = false
+    let rowKeys = 0
+    for (const [tree, pending] of this.#trees) if (counts(tree) && isRows(tree)) rowKeys += pending.size
+    let inserts = 0
+    for (const op of this.#rowOps) if ((op & 3) === row_kind_codes.i) inserts += 1
+    // Only inserts, each of a key it checked absent (and the new rows' index entries,
+    // which end with their new keys): nothing written was there before, so nothing is
+    // read back (the common write, a batch of inserts, pays no lookup).
+    const onlyNew = inserts === this.#rowOps.length && inserts === rowKeys
     for (const [tree, pending] of this.#trees) {
       if (!counts(tree)) continue
       rowsWritten ||= isRows(tree)
@@ -327,7 +335,7 @@ export class TxnView {
         bytes += pending.deleted(i) ? 0 : key.length + (pending.value(i)?.length ?? 0)
       }
       const source = this.#source(tree)
-      if (source === null || this.#emptyInSnapshot(source)) continue
+      if (onlyNew || source === null || this.#emptyInSnapshot(source)) continue
       const before = this.snapshot.getMany(source, keys)
       for (let i = 0; i < keys.length; i += 1) {
         const old = before[i]
