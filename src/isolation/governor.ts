@@ -120,8 +120,8 @@ export class Governor {
     return { limits, wait_ms: wait / 1000, priority: this.#withinReserve(tenant, limits, now) ? 'reserved' : 'normal' }
   }
 
-  /** Waits an admission's wait, counting it. */
-  async wait(tenant: string, admission: Admission): Promise<void> {
+  /** Waits an admission's wait (the runner counts it in the tenant's usage). */
+  async wait(admission: Admission): Promise<void> {
     if (admission.wait_ms <= 0) return
     await sleep(Math.ceil(admission.wait_ms))
   }

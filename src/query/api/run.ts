@@ -118,7 +118,7 @@ export class QueryRunner {
     const admission = governor.admit(tenant, governor.limitsOf(this.#gate.limits(committer.head(), tenant)), writes)
     let budget_wait_ms = 0
     if (admission.wait_ms > 0) {
-      await governor.wait(tenant, admission)
+      await governor.wait(admission)
       budget_wait_ms = Date.now() - started
     }
     // While other statements wait for a turn, this one waits its own (fair-scheduler.ts).
@@ -188,7 +188,7 @@ export class QueryRunner {
     const started = Date.now()
     // A transaction is admitted as one writing statement, and charged as one.
     const admission = governor.admit(tenant, governor.limitsOf(this.#gate.limits(committer.head(), tenant)), true)
-    await governor.wait(tenant, admission)
+    await governor.wait(admission)
     const budget_wait_ms = Date.now() - started
     const limits = admission.limits
     const snapshot = committer.lease()
