@@ -22,37 +22,32 @@ export type Priority = 'reserved' | 'normal'
 type Waiter = () => void
 
 /**
- * Tenants waiting for turns, round-robin. As FQ-CoDel's new flows, a tenant that had
- * nobody waiting goes before those that keep a backlog: a point read arriving beside a
- * long statement runs at the next turn, not after every backlogged tenant's. A tenant
- * gets that place only while its queue is empty, so many statements in flight do not.
+ * Tenants waiting for turns, round-robin: the tenant served next is the first, and a
+ * tenant with more waiting goes to the back. (Putting a tenant with nobody waiting
+ * first, as FQ-CoDel's new flows, starved the others: a tenant whose statements queue
+ * one at a time came back "new" after every turn, ahead of a tenant with a backlog.)
  */
 class Ring {
   /** Waiters in all. */
   size = 0
-  /** Tenants that had nobody waiting when their first waiter came; served first. */
-  readonly #fresh = new Map<string, Waiter[]>()
-  /** Tenants with a backlog, insertion-ordered: the one served next is the first. */
-  readonly #old = new Map<string, Waiter[]>()
+  readonly #queues = new Map<string, Waiter[]>()
 
   push(tenant: string, waiter: Waiter): void {
     this.size += 1
-    const queue = this.#fresh.get(tenant) ?? this.#old.get(tenant)
-    if (queue === undefined) this.#fresh.set(tenant, [waiter])
+    const queue = this.#queues.get(tenant)
+    if (queue === undefined) this.#queues.set(tenant, [waiter])
     else queue.push(waiter)
   }
 
-  /** The next tenant's first waiter; that tenant, if more of it wait, goes to the back of the backlog. */
+  /** The next tenant's first waiter; that tenant, if more of it wait, goes to the back. */
   shift(): { tenant: string; waiter: Waiter } | undefined {
-    for (const ring of [this.#fresh, this.#old]) {
-      for (const [tenant, queue] of ring) {
-        ring.delete(tenant)
-        const waiter = queue.shift()
-        if (queue.length > 0) this.#old.set(tenant, queue)
-        if (waiter !== undefined) {
-          this.size -= 1
-          return { tenant, waiter }
-        }
+    for (const [tenant, queue] of this.#queues) {
+      this.#queues.delete(tenant)
+      const waiter = queue.shift()
+      if (queue.length > 0) this.#queues.set(tenant, queue)
+      if (waiter !== undefined) {
+        this.size -= 1
+        return { tenant, waiter }
       }
     }
     return undefined
@@ -60,15 +55,12 @@ class Ring {
 
   /** `tenant`'s next waiter, if any, the tenant keeping its place. */
   take(tenant: string): Waiter | undefined {
-    for (const ring of [this.#fresh, this.#old]) {
-      const queue = ring.get(tenant)
-      if (queue === undefined) continue
-      const waiter = queue.shift()
-      if (queue.length === 0) ring.delete(tenant)
-      if (waiter !== undefined) this.size -= 1
-      return waiter
-    }
-    return undefined
+    const queue = this.#queues.get(tenant)
+    if (queue === undefined) return undefined
+    const waiter = queue.shift()
+    if (queue.length === 0) this.#queues.delete(tenant)
+    if (waiter !== undefined) this.size -= 1
+    return waiter
   }
 }
 
