@@ -2,38 +2,19 @@
 // `tenantdb serve --workers 2`. A worker thread's statements reach the opening thread
 // with the figures it reports, so the usage route, the metrics and the health detail
 // (all served there) count every statement of every thread, each once.
-import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { thread_trends_report_ms } from '../src/limits.js'
 import { parseExposition, sampleValue } from './helpers/prometheus-text.js'
 import { spawnCli } from './helpers/spawn-cli.js'
 import { hang_guard_ms } from './helpers/poll.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { freshRequest, type FreshAnswer } from './helpers/fresh-request.js'
 
 const token = 'threads-usage-token-0123456789abcdef'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Answer = { status: number; body: any }
-
 /** One request on a connection of its own, so the kernel may hand it to either thread. */
-function fresh(origin: string, path: string, json?: unknown): Promise<Answer> {
-  const url = new URL(path, origin)
-  const body = json === undefined ? undefined : JSON.stringify(json)
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: url.hostname, port: url.port, path: url.pathname, agent: false, method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${token}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => {
-        let parsed: unknown = text
-        try { parsed = JSON.parse(text) } catch { /* not JSON */ }
-        resolve({ status: res.statusCode ?? 0, body: parsed })
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+function fresh(origin: string, path: string, json?: unknown): Promise<FreshAnswer> {
+  return freshRequest(origin, path, token, { json })
 }
 
 t.test('a worker\'s statements are counted on the opening thread, once', async (t) => {

@@ -13,36 +13,16 @@ import { auth_failures_max } from '../src/limits.js'
 import { spawnCli, type CliProcess } from './helpers/spawn-cli.js'
 import { parseExposition, sampleValue } from './helpers/prometheus-text.js'
 import { tempDir } from './helpers/temp-dir.js'
+import { freshRequest, type FreshAnswer } from './helpers/fresh-request.js'
 
 const token = 'threads-token-0123456789abcdef0123'
 const schema = 'examples/schema.eel'
 
-interface Answer {
-  status: number
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any
-}
+type Answer = FreshAnswer
 
 /** One request on a connection of its own, so the kernel may hand it to either thread. */
 function fresh(origin: string, path: string, options: { method?: string; json?: unknown; bearer?: string } = {}): Promise<Answer> {
-  const url = new URL(path, origin)
-  const body = options.json === undefined ? undefined : JSON.stringify(options.json)
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: url.hostname, port: url.port, path: url.pathname + url.search, agent: false,
-      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-      headers: { authorization: `Bearer ${options.bearer ?? token}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => {
-        let parsed: unknown = text
-        try { parsed = JSON.parse(text) } catch { /* not JSON */ }
-        resolve({ status: res.statusCode ?? 0, body: parsed })
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+  return freshRequest(origin, path, options.bearer ?? token, options)
 }
 
 async function serve(t: Test, dir = tempDir(t)): Promise<{ server: CliProcess; origin: string; dir: string }> {
