@@ -44,17 +44,12 @@ export interface Spent {
   waited_ms: number
 }
 
-/** A ceiling budget, the reserved share beside it, and the kind each is kept in. */
-const budgets: ReadonlyArray<{ ceiling: TenantLimitName; reserved: TenantLimitName; kind: BudgetKind; writes: boolean }> = [
-  { ceiling: 'commits_per_s', reserved: 'commits_per_s_reserved', kind: 'commits', writes: true },
-  { ceiling: 'write_bytes_per_s', reserved: 'write_bytes_per_s_reserved', kind: 'write_bytes', writes: true },
-  { ceiling: 'rows_examined_per_s', reserved: 'rows_examined_per_s_reserved', kind: 'rows_examined', writes: false },
+/** A ceiling budget and the reserved share beside it, with the table's kind of each. */
+const budgets: ReadonlyArray<{ ceiling: TenantLimitName; reserved: TenantLimitName; kind: BudgetKind; reservedKind: BudgetKind; writes: boolean }> = [
+  { ceiling: 'commits_per_s', reserved: 'commits_per_s_reserved', kind: 'commits', reservedKind: 'commits_reserved', writes: true },
+  { ceiling: 'write_bytes_per_s', reserved: 'write_bytes_per_s_reserved', kind: 'write_bytes', reservedKind: 'write_bytes_reserved', writes: true },
+  { ceiling: 'rows_examined_per_s', reserved: 'rows_examined_per_s_reserved', kind: 'rows_examined', reservedKind: 'rows_examined_reserved', writes: false },
 ]
-
-const reserved_kind: Record<BudgetKind, BudgetKind> = {
-  commits: 'commits_reserved', write_bytes: 'write_bytes_reserved', rows_examined: 'rows_examined_reserved',
-  commits_reserved: 'commits_reserved', write_bytes_reserved: 'write_bytes_reserved', rows_examined_reserved: 'rows_examined_reserved',
-}
 
 export class Governor {
   readonly defaults: TenantLimits
@@ -120,6 +115,14 @@ export class Governor {
     return { limits, wait_ms: wait / 1000, priority: this.#withinReserve(tenant, limits, now) ? 'reserved' : 'normal' }
   }
 
+  /**
+   * The refusal of a statement that cannot wait (a prepared statement's synchronous
+   * read) when its admission says to: `rate_limited`, counted.
+   */
+  cannotWait(tenant: string, admission: Admission): QueryError {
+    return this.#refuse(tenant, 'rows_examined_per_s', admission.limits.rows_examined_per_s ?? 0, admission.wait_ms * 1000)
+  }
+
   /** Waits an admission's wait (the runner counts it in the tenant's usage). */
   async wait(admission: Admission): Promise<void> {
     if (admission.wait_ms <= 0) return
@@ -140,7 +143,7 @@ export class Governor {
       // The commit itself was taken at admission.
       if (per_s !== undefined && b.kind !== 'commits') this.table.charge(tenant, b.kind, cost, per_s, burstUs(per_s), Infinity, now)
       const reserved = limits[b.reserved]
-      if (reserved !== undefined) this.table.charge(tenant, reserved_kind[b.kind], cost, reserved, burstUs(reserved), Infinity, now)
+      if (reserved !== undefined) this.table.charge(tenant, b.reservedKind, cost, reserved, burstUs(reserved), Infinity, now)
     }
   }
 
@@ -156,7 +159,7 @@ export class Governor {
       const reserved = limits[b.reserved]
       if (reserved === undefined) continue
       any = true
-      if (this.table.debt(tenant, reserved_kind[b.kind], burstUs(reserved), now) > 0) return false
+      if (this.table.debt(tenant, b.reservedKind, burstUs(reserved), now) > 0) return false
     }
     return any
   }

@@ -130,11 +130,7 @@ export class PreparedStatement {
   #admit(): TenantLimits {
     const { governor, committer, gate } = this.#ctx
     const admission = governor.admit(this.tenant, governor.limitsOf(gate.limits(committer.head(), this.tenant)), false)
-    if (admission.wait_ms > 0) {
-      governor.refused(this.tenant, 'rate_limited')
-      const retry_after_s = Math.max(1, Math.ceil(admission.wait_ms / 1000))
-      throw new QueryError('rate_limited', `tenant '${this.tenant}' is over its budget rows_examined_per_s: a synchronous read cannot wait; retry in ${retry_after_s} s or use run()`, { budget: 'rows_examined_per_s', retry_after_s })
-    }
+    if (admission.wait_ms > 0) throw governor.cannotWait(this.tenant, admission)
     return admission.limits
   }
 
