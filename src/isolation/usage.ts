@@ -20,13 +20,13 @@ export interface TenantUsage {
   statement_limit: number
 }
 
-export type UsageField = keyof TenantUsage
+type UsageField = keyof TenantUsage
 
-export const usage_fields: readonly UsageField[] = [
+const usage_fields: readonly UsageField[] = [
   'statements', 'rows_examined', 'rows_written', 'bytes_written', 'commits', 'statement_ms', 'budget_wait_ms', 'rate_limited', 'quota_exceeded', 'statement_limit',
 ]
 
-export function emptyUsage(): TenantUsage {
+function emptyUsage(): TenantUsage {
   return { statements: 0, rows_examined: 0, rows_written: 0, bytes_written: 0, commits: 0, statement_ms: 0, budget_wait_ms: 0, rate_limited: 0, quota_exceeded: 0, statement_limit: 0 }
 }
 
