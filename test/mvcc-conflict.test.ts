@@ -2,19 +2,24 @@
 // the same unique value, cannot both commit; the loser fails with conflict and leaves
 // nothing behind. Disjoint writes both commit.
 import t from 'tap'
+import { barrier } from './helpers/barrier.js'
 import { withoutConflictCheck } from './helpers/negative-control.js'
 import { harness } from './helpers/query-runner.js'
 
 const schema = 'collection c { id: int primary, n: int, tag: string? unique }'
 
 t.test('conflict: two overlapping increments of one row', async (t) => {
-  const { q } = await harness(t, schema)
+  const { q, runner } = await harness(t, schema)
   await q('insert c [{id: 1, n: 0}, {id: 2, n: 0}]')
-  const results = await Promise.allSettled([
-    q('atomic { c | get 1 | select n; c | where id == 1 | update {n: n + 1} }'),
-    q('atomic { c | get 1 | select n; c | where id == 1 | update {n: n + 1} }'),
-    q('c | where id == 2 | update {n: n + 1}'),
-  ])
+  // Each increment reads n, then waits until the other has read too: both snapshots are
+  // taken before either commits, however the scheduler orders their turns.
+  const bothRead = barrier(2)
+  const increment = () => runner.transaction('default', async (tx) => {
+    const [[n]] = (await tx.query('c | get 1 | select n')).rows as number[][]
+    await bothRead.arrive()
+    await tx.query('c | where id == 1 | update {n: $n}', { n: n! + 1 })
+  })
+  const results = await Promise.allSettled([increment(), increment(), q('c | where id == 2 | update {n: n + 1}')])
   const [a, b, other] = results
   const outcomes = [a, b].map((r) => r?.status)
   t.same(outcomes.sort(), ['fulfilled', 'rejected'], 'exactly one of the two overlapping increments commits')

@@ -2,6 +2,7 @@
 // bulk path (no engine read for a key of a collection that is empty in the snapshot,
 // the commit written as one buffer) must keep every refusal of a row-by-row insert.
 import t from 'tap'
+import { barrier } from './helpers/barrier.js'
 import { openDatabase } from './helpers/database.js'
 
 const rejected = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
@@ -123,9 +124,11 @@ t.test('a concurrent writer conflicting with a bulk insert: exactly one commits,
   for (const order of ['ascending', 'out of order']) {
     await kv.query('kv | delete')
     const batch = order === 'ascending' ? rows(0, 2000) : [...rows(1000, 1000), ...rows(0, 1000)]
+    // Both writers take their snapshots before either commits, whatever the order of turns.
+    const begun = barrier(2)
     const results = await Promise.allSettled([
-      kv.query('atomic { kv | count; insert kv $rows }', { rows: batch }),
-      kv.query('insert kv {k: "k000500", v: "theirs"}'),
+      kv.transaction(async (tx) => { await tx.query('kv | count'); await begun.arrive(); await tx.query('insert kv $rows', { rows: batch }) }),
+      kv.transaction(async (tx) => { await begun.arrive(); await tx.query('insert kv {k: "k000500", v: "theirs"}') }),
       kv.query('insert kv {k: "disjoint", v: "commits"}'),
     ])
     const [bulk, single, disjoint] = results

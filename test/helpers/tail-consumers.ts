@@ -64,8 +64,9 @@ export class TailConsumer implements ConsumerLog {
     for (; !session.stop(); polled = true) {
       const limit = 1 + Math.floor(this.random() * 25)
       const wait_ms = this.kind === 'long-poll' ? 100 + Math.floor(this.random() * 1500) : 0
-      // Often a long pause: a kill should find the poller between two polls too.
-      const gap_ms = Math.floor(this.random() * (this.random() < 0.5 ? 40 : 400))
+      // A plain poller often pauses long, so a kill finds it between two polls too; a long
+      // poller asks again at once, as real ones do, so kills land inside its requests.
+      const gap_ms = this.kind === 'long-poll' ? 0 : Math.floor(this.random() * (this.random() < 0.5 ? 40 : 400))
       const url = `${session.url}/t/${this.tenant}/tail?${this.#query(wait_ms > 0 ? { limit, wait_ms } : { limit })}`
       if (this.after > 0) this.resumes += 1
       let status: number
