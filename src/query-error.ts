@@ -38,7 +38,7 @@ export type QueryErrorDetails = {
   retry_after_s?: number
   /** `quota_exceeded`: the storage quota a write would go over. */
   quota?: string
-  /** `statement_limit`, `query_timeout`, `statement_memory_exceeded`: the limit that stopped the statement. */
+  /** `statement_limit`: the tenant's statement limit that stopped the statement. */
   limit?: string
 }
 

@@ -40,7 +40,7 @@ const acknowledged_min = 50
 const quota_refusals_min = 5
 const limit_refusals_min = 3
 /** Codes a statement of this workload may be refused with: its tenant's limits. */
-const limit_codes = new Set(['quota_exceeded', 'statement_limit', 'statement_memory_exceeded'])
+const limit_codes = new Set(['quota_exceeded', 'statement_limit'])
 
 interface Row { n: number; s: string }
 type Model = Map<string, Map<number, Row>>

@@ -192,17 +192,17 @@ t.test('statement limits stop a statement with their code and name it, embedded 
 
   await db.ops({ op: 'limit', name: 'acme', limits: { statement_rows_examined: null, statement_memory_bytes: 10_000 } })
   const memErr = await refusal(() => a.query('items | sort s, id | take 10000'))
-  t.same([memErr.code, memErr.details.limit], ['statement_memory_exceeded', 'statement_memory_bytes'])
+  t.same([memErr.code, memErr.details.limit], ['statement_limit', 'statement_memory_bytes'])
   const memHttp = await q('items | sort s, id | take 10000')
   t.equal(memHttp.status, 400)
-  t.match(memHttp.body, { code: 'statement_memory_exceeded', limit: 'statement_memory_bytes' })
+  t.match(memHttp.body, { code: 'statement_limit', limit: 'statement_memory_bytes', error: /its limit statement_memory_bytes, in its sort/ })
 
   await db.ops({ op: 'limit', name: 'acme', limits: { statement_memory_bytes: null, statement_time_ms: 5 } })
   const timeErr = await refusal(() => a.query('items | where s != "q" | sort s desc, id | take 1'))
-  t.same([timeErr.code, timeErr.details.limit], ['query_timeout', 'statement_time_ms'])
+  t.same([timeErr.code, timeErr.details.limit], ['statement_limit', 'statement_time_ms'])
   const timeHttp = await q('items | where s != "q" | sort s desc, id | take 1')
   t.equal(timeHttp.status, 400)
-  t.match(timeHttp.body, { code: 'query_timeout', limit: 'statement_time_ms' })
+  t.match(timeHttp.body, { code: 'statement_limit', limit: 'statement_time_ms', error: /ran past 5 ms, its limit statement_time_ms/ })
   t.ok(db.tenant('acme').usage().statement_limit >= 6, 'every stop counted in the usage')
 })
 

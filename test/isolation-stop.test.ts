@@ -26,9 +26,9 @@ const quiet_cpu_ms_max = 100
 const point_read_ms_max = 200
 
 const cases: Array<{ limit: TenantLimitsChange; query: string; code: string; name: string }> = [
-  { limit: { statement_time_ms: 30 }, query: 'items | where s != "q" | sort s desc, id | take 1', code: 'query_timeout', name: 'statement_time_ms' },
+  { limit: { statement_time_ms: 30 }, query: 'items | where s != "q" | sort s desc, id | take 1', code: 'statement_limit', name: 'statement_time_ms' },
   { limit: { statement_rows_examined: 2000 }, query: 'items | where s == "none" | count', code: 'statement_limit', name: 'statement_rows_examined' },
-  { limit: { statement_memory_bytes: 200_000 }, query: 'items | sort s, id', code: 'statement_memory_exceeded', name: 'statement_memory_bytes' },
+  { limit: { statement_memory_bytes: 200_000 }, query: 'items | sort s, id', code: 'statement_limit', name: 'statement_memory_bytes' },
 ]
 
 /** Pages the engine read so far (read from the engine alone: db.stats() reads the catalog). */

@@ -15,9 +15,9 @@ t.test('conflict: two overlapping increments of one row', async (t) => {
   // taken before either commits, however the scheduler orders their turns.
   const bothRead = barrier(2)
   const increment = () => runner.transaction('default', async (tx) => {
-    const [[n]] = (await tx.query('c | get 1 | select n')).rows as number[][]
+    const n = (await tx.query('c | get 1 | select n')).rows[0]?.[0] as number
     await bothRead.arrive()
-    await tx.query('c | where id == 1 | update {n: $n}', { n: n! + 1 })
+    await tx.query('c | where id == 1 | update {n: $n}', { n: n + 1 })
   })
   const results = await Promise.allSettled([increment(), increment(), q('c | where id == 2 | update {n: n + 1}')])
   const [a, b, other] = results

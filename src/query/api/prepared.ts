@@ -17,6 +17,7 @@ import type { Checked, CheckedStatement } from '../check/index.js'
 import { CheckCache } from '../check/index.js'
 import type { EvalContext } from '../values/index.js'
 import { QueryError } from '../errors.js'
+import { deadline } from '../pace/index.js'
 import { planTemplate, type Plan } from '../plan/index.js'
 import { withoutAnswered } from '../plan/index.js'
 import { pointStagesOnly, readPoints } from '../exec/index.js'
@@ -172,7 +173,7 @@ export class PreparedStatement {
     } else if (access.kind === 'range') {
       const read: BatchRead = {
         view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined,
-        deadline_ms: started + Math.min(this.#time_ms_max, limits.statement_time_ms ?? Infinity), rows_max: limit, batch: Math.min(1000, limit + 1),
+        ...deadline(started, this.#time_ms_max, limits.statement_time_ms), rows_max: limit, batch: Math.min(1000, limit + 1),
         ...(result === undefined ? {} : { result }),
       }
       ;({ rows, truncated } = readBatchesSync(read, (row) => shaped(row, columns)))

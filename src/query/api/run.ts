@@ -15,7 +15,7 @@ import type { Checked, CheckedStatement } from '../check/index.js'
 import { Transaction, type TransactionOptions } from './transaction.js'
 import { QueryError } from '../errors.js'
 import { execute, type ExecuteContext, type StatementResult } from '../exec/index.js'
-import { Pace } from '../pace/index.js'
+import { deadline, Pace } from '../pace/index.js'
 import { PreparedStatement } from './prepared.js'
 import { Governor, scheduler, type Priority } from '../../isolation/index.js'
 import type { TenantLimits } from '../../tenants/index.js'
@@ -240,21 +240,27 @@ export class QueryRunner {
 
   /** What `execute` needs for one checked statement, the same for run and transactions. */
   #context(tenant: string, checked: Checked, view: TxnView, started: number, now: Date, options: QueryOptions, limits: TenantLimits = {}, turns?: Turns): ExecuteContext {
-    const deadline_ms = started + Math.min(options.time_ms_max ?? query_time_ms_max, limits.statement_time_ms ?? Infinity)
+    const { deadline_ms, time_limit_ms } = deadline(started, options.time_ms_max ?? query_time_ms_max, limits.statement_time_ms)
     const examined = { rows: 0 }
+    const memory_max = Math.min(options.statement_memory_bytes_max ?? statement_memory_bytes_max, statement_memory_bytes_max)
+    const tenant_memory = limits.statement_memory_bytes
     return {
       view,
       schema: this.schema.ir,
       tenant,
       eval: { params: checked.params, now, integerOps: checked.integerOps, durationOps: checked.durationOps },
       deadline_ms,
-      pace: new Pace(deadline_ms, Date.now(), { ...(turns === undefined ? {} : { turn: turns.next }), examined, ...(limits.statement_rows_examined === undefined ? {} : { rows_examined_max: limits.statement_rows_examined }) }),
+      ...(time_limit_ms === undefined ? {} : { time_limit_ms }),
+      pace: new Pace(deadline_ms, Date.now(), {
+        ...(turns === undefined ? {} : { turn: turns.next }), examined, ...(time_limit_ms === undefined ? {} : { time_limit_ms }),
+        ...(limits.statement_rows_examined === undefined ? {} : { rows_examined_max: limits.statement_rows_examined }),
+      }),
       rows_max: options.rows_max ?? query_rows_max,
       examined,
       ids: this.#committer.autoIds,
       lookup_hash_bytes_max: Math.min(options.lookup_hash_bytes_max ?? lookup_hash_bytes_max, lookup_hash_bytes_max),
       result: new ResultBytes(Math.min(options.result_bytes_max ?? result_bytes_max, result_bytes_max)),
-      memory: new StatementMemory(Math.min(options.statement_memory_bytes_max ?? statement_memory_bytes_max, statement_memory_bytes_max, limits.statement_memory_bytes ?? Infinity)),
+      memory: tenant_memory !== undefined && tenant_memory < memory_max ? new StatementMemory(tenant_memory, true) : new StatementMemory(memory_max),
     }
   }
 }
@@ -280,7 +286,7 @@ class Turns {
 /** A statement stopped by one of its tenant's limits, counted in its usage. */
 function countRefusal(governor: Governor, tenant: string, err: QueryError): void {
   if (err.code === 'quota_exceeded') governor.refused(tenant, 'quota_exceeded')
-  else if (err.details.limit !== undefined) governor.refused(tenant, 'statement_limit')
+  else if (err.code === 'statement_limit') governor.refused(tenant, 'statement_limit')
 }
 
 /** Tenant operations and schema declarations are not queries. */

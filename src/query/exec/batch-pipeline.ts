@@ -16,7 +16,7 @@ import { QueryError } from '../errors.js'
 import { evaluate, type EvalContext } from '../values/index.js'
 import type { BatchLookup } from './lookup.js'
 import { rowFieldsRead } from '../plan/index.js'
-import type { Pace } from '../pace/index.js'
+import { timedOut, type Pace } from '../pace/index.js'
 import type { KeyRange } from '../plan/index.js'
 import type { ResultBytes } from './result-bytes.js'
 import { lookup_absent, type Entry, type TxnView } from '../../txn/index.js'
@@ -37,6 +37,8 @@ export interface BatchRead {
   eval: EvalContext
   examined: { rows: number }
   deadline_ms: number
+  /** The tenant's statement_time_ms, when it set the deadline (pace.ts, `timedOut`). */
+  time_limit_ms?: number
   rows_max: number
   /** Entries read per engine call, and between two yields to the event loop. */
   batch: number
@@ -239,7 +241,7 @@ function* batchSteps<T>(read: BatchRead, out: T[], shape: (row: Row) => T, fused
       yield state
       return
     }
-    if (Date.now() > read.deadline_ms) throw new QueryError('query_timeout', 'the query ran past its time limit', { limit: 'statement_time_ms' })
+    if (Date.now() > read.deadline_ms) throw timedOut(read.time_limit_ms)
     // Its rows examined too, once a batch: a statement stops within a batch of its limit.
     read.pace?.check()
     // A batch ended early is read on after its last row run, whatever the read returned.

@@ -30,6 +30,8 @@ export interface ExecuteContext {
   tenant: string
   eval: EvalContext
   deadline_ms: number
+  /** The tenant's statement_time_ms, when it set the deadline (pace.ts, `timedOut`). */
+  time_limit_ms?: number
   /** When the statement yields to the event loop, and its deadline (pace.ts). */
   pace: Pace
   rows_max: number
@@ -145,7 +147,7 @@ async function runPipeline(collection: CollectionIR, allStages: Stage[], columns
     const lookups = await batchLookups(stages, env, collection)
     const { rows: out, truncated } = await readBatches({
       view: ctx.view, tree: chosen.access.tree, range: chosen.access.range, reverse: chosen.access.reverse === true, stages, columns, eval: ctx.eval,
-      examined: ctx.examined, deadline_ms: ctx.deadline_ms, pace: ctx.pace, rows_max: ctx.rows_max, batch: 1000, lookups, result: ctx.result,
+      examined: ctx.examined, deadline_ms: ctx.deadline_ms, ...(ctx.time_limit_ms === undefined ? {} : { time_limit_ms: ctx.time_limit_ms }), pace: ctx.pace, rows_max: ctx.rows_max, batch: 1000, lookups, result: ctx.result,
     })
     return { columns, rows: out, plan: chosen.hint, ...(truncated ? { truncated } : {}), writes: false }
   }

@@ -21,9 +21,12 @@ export class StatementMemory {
   /** Bytes held now. */
   held = 0
   readonly max: number
+  /** Whether `max` is the tenant's statement_memory_bytes (`statement_limit`) rather than the server's bound. */
+  readonly #tenants: boolean
 
-  constructor(max: number) {
+  constructor(max: number, tenants = false) {
     this.max = max
+    this.#tenants = tenants
   }
 
   /**
@@ -47,6 +50,7 @@ export class StatementMemory {
   }
 
   #refusal(holder: string, advice = 'narrow the rows first (a where on a key or index), add a take after a sort, or group by fewer values'): QueryError {
-    return new QueryError('statement_memory_exceeded', `the statement would hold more than ${this.max} bytes of rows in memory (statement_memory_bytes_max) in its ${holder}; ${advice}`, { limit: 'statement_memory_bytes' })
+    if (this.#tenants) return new QueryError('statement_limit', `the statement would hold more than ${this.max} bytes of rows in memory, its limit statement_memory_bytes, in its ${holder}; ${advice}`, { limit: 'statement_memory_bytes' })
+    return new QueryError('statement_memory_exceeded', `the statement would hold more than ${this.max} bytes of rows in memory (statement_memory_bytes_max) in its ${holder}; ${advice}`)
   }
 }

@@ -1,4 +1,4 @@
 // A statement's pace on the shared event loop (docs/architecture.md, "Invariants", 8):
 // when to yield and check the deadline, and a sort that yields as it goes.
-export { charge, Pace, type PaceOptions } from './pace.js'
+export { charge, deadline, Pace, timedOut, type Deadline, type PaceOptions } from './pace.js'
 export { pacedSort } from './paced-sort.js'

@@ -20,8 +20,25 @@ export function charge(units: number): void {
   meter.units += units
 }
 
-export function timedOut(): QueryError {
-  return new QueryError('query_timeout', 'the query ran past its time limit', { limit: 'statement_time_ms' })
+/**
+ * The refusal of a statement past its deadline: `statement_limit` when its tenant's
+ * statement_time_ms set the deadline (`tenant_ms`), else the server's `query_timeout`.
+ */
+export function timedOut(tenant_ms?: number): QueryError {
+  if (tenant_ms !== undefined) return new QueryError('statement_limit', `the statement ran past ${tenant_ms} ms, its limit statement_time_ms`, { limit: 'statement_time_ms' })
+  return new QueryError('query_timeout', 'the query ran past its time limit')
+}
+
+/** A statement's deadline, and its tenant's statement_time_ms when that limit is what sets it. */
+export interface Deadline {
+  deadline_ms: number
+  time_limit_ms?: number
+}
+
+/** The deadline of a statement started at `started`: the server's time limit or its tenant's, whichever is sooner. */
+export function deadline(started: number, server_ms: number, tenant_ms: number | undefined): Deadline {
+  if (tenant_ms !== undefined && tenant_ms < server_ms) return { deadline_ms: started + tenant_ms, time_limit_ms: tenant_ms }
+  return { deadline_ms: started + server_ms }
 }
 
 /** How a statement's pace waits for its next turn and what else it checks then. */
@@ -31,6 +48,8 @@ export interface PaceOptions {
   /** The statement's rows examined so far, and the most it may examine (`statement_limit`). */
   examined?: { rows: number }
   rows_examined_max?: number
+  /** The tenant's statement_time_ms, when it set the deadline (`statement_limit`, not `query_timeout`). */
+  time_limit_ms?: number
 }
 
 export class Pace {
@@ -40,6 +59,7 @@ export class Pace {
   readonly #turn: () => Promise<unknown>
   readonly #examined: { rows: number }
   readonly #rows_max: number
+  readonly #time_limit_ms: number | undefined
 
   constructor(deadline_ms: number, now = Date.now(), options: PaceOptions = {}) {
     this.deadline_ms = deadline_ms
@@ -47,6 +67,7 @@ export class Pace {
     this.#turn = options.turn ?? yieldToLoop
     this.#examined = options.examined ?? { rows: 0 }
     this.#rows_max = options.rows_examined_max ?? Infinity
+    this.#time_limit_ms = options.time_limit_ms
   }
 
   /** Whether the statement should yield now: one unit of work done, the clock read only now and then. */
@@ -62,13 +83,13 @@ export class Pace {
     this.#checkRows()
     await this.#turn()
     const now = Date.now()
-    if (now > this.deadline_ms) throw timedOut()
+    if (now > this.deadline_ms) throw timedOut(this.#time_limit_ms)
     this.#due_ms = Math.min(now + statement_yield_ms, this.deadline_ms + 1)
   }
 
   /** Throws past the deadline or the rows it may examine: between the synchronous steps (parse, check, plan). */
   check(): void {
-    if (Date.now() > this.deadline_ms) throw timedOut()
+    if (Date.now() > this.deadline_ms) throw timedOut(this.#time_limit_ms)
     this.#checkRows()
   }
 
