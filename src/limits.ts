@@ -413,6 +413,18 @@ export const budget_probe_slots = 16
 export const budget_burst_ms = 250
 /** Longest a statement waits for its tenant's budget before `rate_limited` (`--budget-wait-ms`). */
 export const budget_wait_ms_max = 2000
+/**
+ * Rows examined a second of a tenant's reserved read budget worth one more share of the
+ * fair scheduler's turns: a tenant's weight is rows_examined_per_s_reserved / this, at
+ * least 1 (src/isolation/fair-scheduler.ts).
+ */
+export const turn_weight_rows_per_s = 1000
+/**
+ * How far ahead of the scheduler's clock a tenant's past turns may put it, in ms of turns
+ * at weight 1: a tenant that ran alone for a long time waits behind a newcomer for
+ * about this much of the newcomer's work, not for all it ran alone.
+ */
+export const turn_lag_ms_max = 4
 /** Tenants the metrics name one by one (`--metrics-tenants`): the busiest; the rest are summed as `other`. */
 export const metrics_tenants_default = 20
 export const metrics_tenants_max = 1000

@@ -1,18 +1,31 @@
-// The fair scheduler's turns (docs/operations.md, "Isolation", "Fair turns"): round-
-// robin by tenant and by time (a tenant keeps its turns for a slice), reserved shares
-// first, no tenant starved by another whose statements queue one at a time, each turn's statement run to its next await before the next turn is
-// given, and at most statement_yield_ms of turns before the event loop reads its I/O.
+// The fair scheduler's turns (docs/operations.md, "Isolation", "Fair turns"): start-time
+// fair queueing by tenant, charged by the time each turn ran and weighted by the
+// tenant's shares; reserved shares first; a light tenant served before one whose
+// statements ran long, however many of them wait; no tenant starved by another whose
+// statements queue one at a time; each turn's statement run to its next await before
+// the next turn is given, and at most statement_yield_ms of turns before the event loop
+// reads its I/O.
 import t from 'tap'
 import { FairScheduler } from '../src/isolation/index.js'
-import { statement_yield_ms } from '../src/limits.js'
+import { statement_yield_ms, turn_lag_ms_max } from '../src/limits.js'
 
-/** A statement of `tenant` that waits for a turn, takes a few promise hops, then works `ms` synchronously. */
-async function statement(s: FairScheduler, log: string[], tenant: string, ms: number, priority: 'reserved' | 'normal' = 'normal'): Promise<void> {
+/** Works `ms` synchronously. */
+function work(ms: number): void {
+  const until = performance.now() + ms
+  while (performance.now() < until) { /* the statement's synchronous work */ }
+}
+
+/**
+ * A statement of `tenant` that waits for a turn, takes a few promise hops, then works
+ * `ms` synchronously and is charged for it, as the query runner charges a run.
+ */
+async function statement(s: FairScheduler, log: string[], tenant: string, ms: number, priority: 'reserved' | 'normal' = 'normal', weight = 1): Promise<void> {
   await s.turn(tenant, priority)
   await null
   await null
-  const until = performance.now() + ms
-  while (performance.now() < until) { /* the statement's synchronous work */ }
+  work(ms)
+  // Charged what it was meant to run, so the order does not hang on the clock's noise.
+  s.charge(tenant, ms, weight)
   log.push(tenant)
 }
 
@@ -31,7 +44,7 @@ t.test('turns go round-robin by tenant', async (t) => {
   t.equal(s.waiting, 0)
 })
 
-t.test('a tenant\'s short turns run together for a slice (round-robin by time)', async (t) => {
+t.test('a light tenant\'s reads go before a tenant whose turns ran long (fair queueing by time)', async (t) => {
   const s = new FairScheduler()
   const log: string[] = []
   const long = statement_yield_ms * 2
@@ -81,8 +94,8 @@ t.test('a tenant whose statements queue one at a time does not starve a backlog'
   const b = async () => {
     while (running) {
       await s.turn('b')
-      const until = performance.now() + statement_yield_ms
-      while (performance.now() < until) { /* work */ }
+      work(statement_yield_ms)
+      s.charge('b', statement_yield_ms)
       served.push('b')
       await new Promise((resolve) => setImmediate(resolve))
     }
@@ -93,8 +106,8 @@ t.test('a tenant whose statements queue one at a time does not starve a backlog'
   const started = performance.now()
   await Promise.all(Array.from({ length: 5 }, async () => {
     await s.turn('a')
-    const until = performance.now() + statement_yield_ms
-    while (performance.now() < until) { /* work */ }
+    work(statement_yield_ms)
+    s.charge('a', statement_yield_ms)
     served.push('a')
   }))
   const took = performance.now() - started
@@ -104,4 +117,49 @@ t.test('a tenant whose statements queue one at a time does not starve a backlog'
   const bTurns = during.filter((x) => x === 'b').length
   // Round-robin: a's turns alternate with b's, about one of b's between two of a's.
   t.ok(bTurns <= 2 * 5, `a's 5 turns came within ${bTurns} of b's (${took.toFixed(1)} ms)`)
+})
+
+t.test('turns are shared in proportion to weights', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  const ms = 1
+  // Both have a backlog of equal turns; h has three shares, l one.
+  await Promise.all([
+    ...Array.from({ length: 12 }, () => statement(s, log, 'h', ms, 'normal', 3)),
+    ...Array.from({ length: 12 }, () => statement(s, log, 'l', ms, 'normal', 1)),
+  ])
+  // While both still wait (the first 16 turns), h gets about three for each of l's.
+  const first = log.slice(0, 16)
+  const h = first.filter((x) => x === 'h').length
+  t.ok(h >= 11 && h <= 13, `h had ${h} of the first 16 turns (3:1 is 12)`)
+  t.equal(log.length, 24)
+})
+
+t.test('a statement starting while others wait runs at once only when its tenant would go first', async (t) => {
+  const s = new FairScheduler()
+  // b ran a long slice and waits again; a has run nothing.
+  s.charge('b', 10)
+  const waiting = s.turn('b')
+  t.equal(s.due('b'), true, 'b waits behind its own waiting statement')
+  t.equal(s.due('a'), false, 'a, with nothing charged, would go first: it runs now')
+  t.equal(s.due('c', 'normal'), false, 'so would any tenant that ran nothing')
+  const reserved = s.turn('r', 'reserved')
+  t.equal(s.due('a'), true, 'a reserved tenant\'s waiting statement goes before a')
+  t.equal(s.due('q', 'reserved'), true, 'and before another reserved one that came after it (ties go to the first)')
+  await Promise.all([waiting, reserved])
+})
+
+t.test('work done while nobody waited counts for at most turn_lag_ms_max against a newcomer', async (t) => {
+  const s = new FairScheduler()
+  const log: string[] = []
+  // b ran alone for a long time: far ahead of the clock.
+  s.charge('b', 10_000)
+  const ms = 1
+  const runs = Math.ceil(turn_lag_ms_max / ms) + 3
+  await Promise.all([
+    statement(s, log, 'b', ms), statement(s, log, 'b', ms),
+    ...Array.from({ length: runs }, () => statement(s, log, 'a', ms)),
+  ])
+  const before = log.indexOf('b')
+  t.ok(before >= 1 && before <= runs - 1, `b's first turn came after ${before} of a's, not after all ${runs} of them`)
 })

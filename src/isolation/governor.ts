@@ -5,7 +5,7 @@
 // quota is the committer's (src/txn/live-usage.ts), the statement limits the
 // statement's own (its deadline, its rows examined, its memory).
 import { setTimeout as sleep } from 'node:timers/promises'
-import { budget_burst_ms, budget_wait_ms_max } from '../limits.js'
+import { budget_burst_ms, budget_wait_ms_max, turn_weight_rows_per_s } from '../limits.js'
 import { QueryError } from '../query-error.js'
 import { effectiveLimits, type TenantLimitName, type TenantLimits } from '../tenants/index.js'
 import { BudgetTable, nowUs, type BudgetKind } from './budget-table.js'
@@ -32,6 +32,8 @@ export interface Admission {
   /** Milliseconds to wait first (its budget's debt). */
   wait_ms: number
   priority: Priority
+  /** The tenant's shares of turns (fair-scheduler.ts): its reserved read budget / turn_weight_rows_per_s, at least 1. */
+  weight: number
 }
 
 /** What a statement used, charged to its tenant once it ended. */
@@ -69,7 +71,7 @@ export class Governor {
     this.table = new BudgetTable(shared?.budgets)
     this.usage = new UsageTable(shared !== undefined)
     this.#defaultBudgets = hasBudget(this.defaults)
-    this.#free = { limits: this.defaults, wait_ms: 0, priority: 'normal' }
+    this.#free = { limits: this.defaults, wait_ms: 0, priority: 'normal', weight: 1 }
   }
 
   share(): SharedIsolation {
@@ -112,7 +114,8 @@ export class Governor {
       if (got < 0) throw this.#refuse(tenant, 'commits_per_s', commits, -got)
       wait = Math.max(wait, got)
     }
-    return { limits, wait_ms: wait / 1000, priority: this.#withinReserve(tenant, limits, now) ? 'reserved' : 'normal' }
+    const weight = Math.max(1, (limits.rows_examined_per_s_reserved ?? 0) / turn_weight_rows_per_s)
+    return { limits, wait_ms: wait / 1000, priority: this.#withinReserve(tenant, limits, now) ? 'reserved' : 'normal', weight }
   }
 
   /**

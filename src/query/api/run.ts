@@ -17,7 +17,7 @@ import { QueryError } from '../errors.js'
 import { execute, type ExecuteContext, type StatementResult } from '../exec/index.js'
 import { deadline, Pace } from '../pace/index.js'
 import { PreparedStatement } from './prepared.js'
-import { Governor, scheduler, type Priority } from '../../isolation/index.js'
+import { Governor, scheduler, type Admission } from '../../isolation/index.js'
 import type { TenantLimits } from '../../tenants/index.js'
 import { StatementCache } from '../check/index.js'
 import { ResultBytes } from '../exec/index.js'
@@ -122,8 +122,8 @@ export class QueryRunner {
       budget_wait_ms = Date.now() - started
     }
     // While other statements wait for a turn, this one waits its own (fair-scheduler.ts).
-    const turns = new Turns(tenant, admission.priority)
-    if (scheduler.due()) await turns.next()
+    const turns = new Turns(tenant, admission)
+    if (scheduler.due(tenant, admission.priority)) await turns.next()
     const limits = admission.limits
     // Held across every await of the statement: its pages stay where they are until it ends.
     const leased = options.snapshot === undefined ? committer.lease() : undefined
@@ -139,6 +139,8 @@ export class QueryRunner {
       view = new TxnView(snapshot)
       context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options, limits, turns)
       const result = await execute(checked.statement, context)
+      // Its work is done: the commit's wait for the disk is not a turn's.
+      turns.end()
       // A statement that went past a limit between two checks is stopped all the same.
       context.pace.check()
       lsn = view.opCount > 0 ? await committer.commit(view, tenant, 'write', context.eval.now, limits) : undefined
@@ -148,6 +150,7 @@ export class QueryRunner {
       if (failure instanceof QueryError) countRefusal(governor, tenant, failure)
       throw failure
     } finally {
+      turns.end()
       release?.()
       if (leased !== undefined) committer.unlease(leased)
       governor.settle(tenant, limits, {
@@ -265,21 +268,36 @@ export class QueryRunner {
   }
 }
 
-/** A statement's turns on the event loop (its tenant's, src/isolation/fair-scheduler.ts), and the time it waited for them. */
+/**
+ * A statement's turns on the event loop (its tenant's, src/isolation/fair-scheduler.ts):
+ * each run between two turns is charged to its tenant, and the time it waited for
+ * them is counted.
+ */
 class Turns {
   waited_ms = 0
   readonly #tenant: string
-  readonly #priority: Priority
+  readonly #share: Pick<Admission, 'priority' | 'weight'>
+  /** When the statement last began to run (its start or its last turn); NaN once ended. */
+  #resumed = performance.now()
 
-  constructor(tenant: string, priority: Priority) {
+  constructor(tenant: string, share: Pick<Admission, 'priority' | 'weight'>) {
     this.#tenant = tenant
-    this.#priority = priority
+    this.#share = share
   }
 
   readonly next = async (): Promise<void> => {
-    const before = Date.now()
-    await scheduler.turn(this.#tenant, this.#priority)
-    this.waited_ms += Date.now() - before
+    const before = performance.now()
+    scheduler.charge(this.#tenant, before - this.#resumed, this.#share.weight)
+    await scheduler.turn(this.#tenant, this.#share.priority)
+    this.#resumed = performance.now()
+    this.waited_ms += this.#resumed - before
+  }
+
+  /** Charges the statement's last run; once. */
+  end(): void {
+    if (Number.isNaN(this.#resumed)) return
+    scheduler.charge(this.#tenant, performance.now() - this.#resumed, this.#share.weight)
+    this.#resumed = NaN
   }
 }
 
