@@ -6,8 +6,9 @@
 // the next turn is given, and at most statement_yield_ms of turns before the event loop
 // reads its I/O.
 import t from 'tap'
-import { FairScheduler } from '../src/isolation/index.js'
-import { statement_yield_ms, turn_lag_ms_max } from '../src/limits.js'
+import { FairScheduler, Governor } from '../src/isolation/index.js'
+import { statement_yield_ms, turn_lag_ms_max, turn_weight_rows_per_s } from '../src/limits.js'
+import type { TenantLimits } from '../src/tenants/index.js'
 
 /** Works `ms` synchronously. */
 function work(ms: number): void {
@@ -162,4 +163,13 @@ t.test('work done while nobody waited counts for at most turn_lag_ms_max against
   ])
   const before = log.indexOf('b')
   t.ok(before >= 1 && before <= runs - 1, `b's first turn came after ${before} of a's, not after all ${runs} of them`)
+})
+
+t.test('a tenant\'s weight is its reserved read budget over turn_weight_rows_per_s, at least 1', async (t) => {
+  const governor = new Governor()
+  const weight = (limits: TenantLimits) => governor.admit('acme', governor.limitsOf(limits), false).weight
+  t.equal(weight({}), 1, 'no reservation: one share')
+  t.equal(weight({ rows_examined_per_s_reserved: 50 * turn_weight_rows_per_s }), 50)
+  t.equal(weight({ rows_examined_per_s_reserved: turn_weight_rows_per_s / 10 }), 1, 'a small reservation still one share')
+  t.equal(weight({ commits_per_s_reserved: 100 }), 1, 'only reads weigh')
 })
