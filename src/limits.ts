@@ -117,11 +117,12 @@ export const answer_chunk_bytes = 64 * 1024
  * deadline), so one request cannot stall every other (docs/architecture.md,
  * "Invariants", 8; src/query/pace/pace.ts), and the most the fair scheduler runs
  * statements' turns before the event loop reads its I/O again (src/isolation/). It was
- * 10 ms: another tenant's point read then waited up to that behind each turn (P18,
- * docs/performance.md). A single step (one row's evaluation, one pattern match) is
+ * 10 ms, then 2: another tenant's point read waited up to that behind each turn (P18,
+ * docs/performance.md, "Noisy neighbour (P18)"); a scan of 1e6 rows takes no longer at
+ * 1 ms. A single step (one row's evaluation, one pattern match) is
  * not cut: those are bounded on their own.
  */
-export const statement_yield_ms = 2
+export const statement_yield_ms = 1
 
 /**
  * Units of work (about one row's evaluation each) between two reads of the clock by a
