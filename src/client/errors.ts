@@ -1,0 +1,50 @@
+// The one error a client call fails with (docs/client.md, "Errors"): a server's answer
+// (its `code`, HTTP `status` and sentence, the rest of its body in `details`), or no
+// answer at all (`network_error`, `timeout`, `aborted`, status undefined), so a caller
+// can tell "the server refused" from "the server was not reached" by `status`.
+// Browser-safe: no Node import (docs/architecture.md, "Layers").
+import type { ErrorCode } from '../http/wire/error-codes.js'
+
+/** Codes of a call that got no answer from a server. */
+export type UnansweredCode = 'network_error' | 'timeout' | 'aborted'
+
+/** A server's code, or an answer that was no error body (a proxy's page): `http_<status>`. */
+export type ClientErrorCode = ErrorCode | UnansweredCode | `http_${number}`
+
+export class TenantdbError extends Error {
+  override readonly name = 'TenantdbError'
+  readonly code: ClientErrorCode
+  /** The HTTP status of the server's answer; undefined when there was none. */
+  readonly status: number | undefined
+  /** A lost first-committer-wins race: nothing was changed, and the call may be retried as it is. */
+  readonly conflict: boolean
+  /** The rest of the server's error body: `line`, `fields`, `budget`, `retry_after_s`, `primary`, `oldest_lsn`, … */
+  readonly details: Readonly<Record<string, unknown>>
+
+  constructor(code: ClientErrorCode, message: string, options: { status?: number; conflict?: boolean; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.status = options.status
+    this.conflict = options.conflict ?? code === 'conflict'
+    this.details = Object.freeze({ ...options.details })
+  }
+
+  /** Whether the call got no answer (the server down or unreachable, the time limit, the caller's abort). */
+  get unanswered(): boolean {
+    return this.status === undefined
+  }
+}
+
+/** The error of a server's error answer: its JSON body `{error, code, …}`, or `http_<status>` for a body that is none. */
+export function answeredError(status: number, body: unknown): TenantdbError {
+  if (body !== null && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' && typeof (body as { error?: unknown }).error === 'string') {
+    const { error, code, conflict, ...details } = body as { error: string; code: ErrorCode; conflict?: unknown }
+    return new TenantdbError(code, error, { status, conflict: conflict === true, details })
+  }
+  return new TenantdbError(`http_${status}`, `the server answered ${status} without an error body`, { status })
+}
+
+/** The error of a call that got no answer: the caller's abort, its time limit, or a failed connection. */
+export function unansweredError(code: UnansweredCode, message: string, cause?: unknown): TenantdbError {
+  return new TenantdbError(code, message, cause === undefined ? {} : { cause })
+}
