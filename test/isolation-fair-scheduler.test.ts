@@ -6,7 +6,8 @@
 // the next turn is given, and at most statement_yield_ms of turns before the event loop
 // reads its I/O.
 import t from 'tap'
-import { FairScheduler, Governor } from '../src/isolation/index.js'
+import { FairScheduler, Governor, scheduler } from '../src/isolation/index.js'
+import { openDatabase } from './helpers/database.js'
 import { statement_yield_ms, turn_lag_ms_max, turn_weight_rows_per_s } from '../src/limits.js'
 import type { TenantLimits } from '../src/tenants/index.js'
 
@@ -172,4 +173,14 @@ t.test('a tenant\'s weight is its reserved read budget over turn_weight_rows_per
   t.equal(weight({ rows_examined_per_s_reserved: 50 * turn_weight_rows_per_s }), 50)
   t.equal(weight({ rows_examined_per_s_reserved: turn_weight_rows_per_s / 10 }), 1, 'a small reservation still one share')
   t.equal(weight({ commits_per_s_reserved: 100 }), 1, 'only reads weigh')
+})
+
+t.test('a statement of a transaction takes its tenant\'s turns, as one run alone does', async (t) => {
+  const { db } = await openDatabase(t, 'collection items { id: int primary, n: int }')
+  const items = db.tenant('default')
+  await items.query('insert items $rows', { rows: Array.from({ length: 30_000 }, (_, id) => ({ id, n: id })) })
+  const before = scheduler.turns
+  const count = await items.transaction(async (tx) => (await tx.query('items | where n == -1 | count')).rows)
+  t.same(count, [[0]])
+  t.ok(scheduler.turns > before, `the scan inside the transaction yielded through the scheduler (${scheduler.turns - before} turns)`)
 })

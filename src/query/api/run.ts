@@ -197,7 +197,7 @@ export class QueryRunner {
     const snapshot = committer.lease()
     const release = committer.begin(snapshot.lsn)
     const examined = { rows: 0 }
-    const tx = new Transaction(snapshot, (view, text, params, began) => this.#inTransaction(tenant, view, text, params, began, options, limits, examined))
+    const tx = new Transaction(snapshot, (view, text, params, began) => this.#inTransaction(tenant, view, text, params, began, options, admission, examined))
     let view: TxnView | undefined
     let lsn: number | undefined
     try {
@@ -222,18 +222,22 @@ export class QueryRunner {
     }
   }
 
-  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions, limits: TenantLimits, examined: { rows: number }): Promise<QueryResult> {
+  async #inTransaction(tenant: string, view: TxnView, text: string, params: Record<string, Value>, started: number, options: TransactionOptions, admission: Admission, examined: { rows: number }): Promise<QueryResult> {
     const { statement, checks } = this.statements.entry(text)
     refuseDeclarations(statement, text)
     const ready = this.#gate.ready(tenant)
     if (ready !== undefined) await ready
     const checked = checks.check(statement, this.schema.ir, text, params)
+    // Each statement of a transaction takes its tenant's turns as a statement of its own.
+    const turns = new Turns(tenant, admission)
     try {
-      const context = this.#context(tenant, checked, view, started, new Date(started), options, limits)
+      if (scheduler.due(tenant, admission.priority)) await turns.next()
+      const context = this.#context(tenant, checked, view, started, new Date(started), options, admission.limits, turns)
       try {
         const result = await execute(checked.statement, context)
         return shown(result, undefined, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
       } finally {
+        turns.end()
         examined.rows += context.examined.rows
       }
     } catch (err) {
