@@ -17,7 +17,8 @@ import { QueryError } from '../errors.js'
 import { execute, type ExecuteContext, type StatementResult } from '../exec/index.js'
 import { deadline, Pace } from '../pace/index.js'
 import { PreparedStatement } from './prepared.js'
-import { Governor, scheduler, type Admission } from '../../isolation/index.js'
+import { Governor, type Admission } from '../../isolation/index.js'
+import { Turns } from './turns.js'
 import type { TenantLimits } from '../../tenants/index.js'
 import { StatementCache } from '../check/index.js'
 import { ResultBytes } from '../exec/index.js'
@@ -123,7 +124,8 @@ export class QueryRunner {
     }
     // While other statements wait for a turn, this one waits its own (fair-scheduler.ts).
     const turns = new Turns(tenant, admission)
-    if (scheduler.due(tenant, admission.priority)) await turns.next()
+    const first = turns.start()
+    if (first !== undefined) await first
     const limits = admission.limits
     // Held across every await of the statement: its pages stay where they are until it ends.
     const leased = options.snapshot === undefined ? committer.lease() : undefined
@@ -231,7 +233,7 @@ export class QueryRunner {
     // Each statement of a transaction takes its tenant's turns as a statement of its own.
     const turns = new Turns(tenant, admission)
     try {
-      if (scheduler.due(tenant, admission.priority)) await turns.next()
+      await turns.start()
       const context = this.#context(tenant, checked, view, started, new Date(started), options, admission.limits, turns)
       try {
         const result = await execute(checked.statement, context)
@@ -269,39 +271,6 @@ export class QueryRunner {
       result: new ResultBytes(Math.min(options.result_bytes_max ?? result_bytes_max, result_bytes_max)),
       memory: tenant_memory !== undefined && tenant_memory < memory_max ? new StatementMemory(tenant_memory, true) : new StatementMemory(memory_max),
     }
-  }
-}
-
-/**
- * A statement's turns on the event loop (its tenant's, src/isolation/fair-scheduler.ts):
- * each run between two turns is charged to its tenant, and the time it waited for
- * them is counted.
- */
-class Turns {
-  waited_ms = 0
-  readonly #tenant: string
-  readonly #share: Pick<Admission, 'priority' | 'weight'>
-  /** When the statement last began to run (its start or its last turn); NaN once ended. */
-  #resumed = performance.now()
-
-  constructor(tenant: string, share: Pick<Admission, 'priority' | 'weight'>) {
-    this.#tenant = tenant
-    this.#share = share
-  }
-
-  readonly next = async (): Promise<void> => {
-    const before = performance.now()
-    scheduler.charge(this.#tenant, before - this.#resumed, this.#share.weight)
-    await scheduler.turn(this.#tenant, this.#share.priority)
-    this.#resumed = performance.now()
-    this.waited_ms += this.#resumed - before
-  }
-
-  /** Charges the statement's last run; once. */
-  end(): void {
-    if (Number.isNaN(this.#resumed)) return
-    scheduler.charge(this.#tenant, performance.now() - this.#resumed, this.#share.weight)
-    this.#resumed = NaN
   }
 }
 
