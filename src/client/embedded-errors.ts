@@ -17,6 +17,9 @@ export function clientError(err: unknown, query: boolean): TenantdbError {
   }
   const { status, body } = mapError(err, { failuresAre400: query })
   const { error, code, conflict, ...details } = body
+  // A server hides the sentence of an error no client is meant to meet; here the caller
+  // owns the process (there is no server log to read), so it is kept.
+  if (code === 'internal') return new TenantdbError(code, err.message, { status, details: { ...err.details, reason: err.code }, cause: err })
   return new TenantdbError(code, error, { status, conflict, details, cause: err })
 }
 
