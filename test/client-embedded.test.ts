@@ -59,3 +59,15 @@ t.test('a caller\'s signal already aborted: aborted, before anything runs', asyn
   t.match(err, { code: 'aborted', status: undefined })
   t.same((await client.tenant('default').query('users')).rows, [], 'nothing ran')
 })
+
+t.test('a caller\'s signal aborted while the call runs: aborted at once, the outcome unknown', async (t) => {
+  const client = await connect({ path: join(tempDir(t), 'db'), schema })
+  t.teardown(() => client.close())
+  const db = client.tenant('default')
+  const controller = new AbortController()
+  const call = db.query('insert users {id: 1, email: "a@example.com", name: "A"}', {}, { signal: controller.signal })
+  controller.abort()
+  t.match(await rejection(t, call, 'an insert aborted as it runs'), { code: 'aborted', status: undefined })
+  const rows = (await db.query('users | select id')).rows
+  t.ok(rows.length <= 1, `the write may or may not have been applied (${rows.length} rows)`)
+})

@@ -149,3 +149,21 @@ t.test('421 following is bounded, and a 421 naming no primary fails as not_prima
   t.match(await rejection(t, alone.ops({ op: 'create', name: 'acme' }), 'a follower that knows no primary'), { code: 'not_primary', status: 421, details: { primary: null } })
   t.ok(none.requests() <= fetch_421_sends, `no hop (${none.requests()} requests)`)
 })
+
+t.test('an answer that is no error body (a proxy\'s page): http_<status>, the status kept', async (t) => {
+  const http = createHttpServer((req, res) => {
+    req.resume()
+    res.writeHead(502, { 'content-type': 'text/html' })
+    res.end('<html><body>bad gateway</body></html>')
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()) }))
+  const client = await connect({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}/`, token })
+  t.match(await rejection(t, client.health(), 'health behind a failing proxy'), { code: 'http_502', status: 502, conflict: false })
+})
+
+t.test('connect refuses what cannot work before sending anything', async (t) => {
+  t.match(await rejection(t, connect({ url: 'http://127.0.0.1:1', token: '' }), 'no token'), { code: 'unauthorized', status: undefined })
+  t.match(await rejection(t, connect({ url: 'http://127.0.0.1:1', token, timeout_ms: 0 }), 'a time limit of 0'), { code: 'bad_request' })
+  t.match(await rejection(t, connect({ urls: [], token }), 'no node'), { code: 'bad_request' })
+})

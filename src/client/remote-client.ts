@@ -33,7 +33,7 @@ export class RemoteClient implements Client {
   }
 
   /** Sent as the operation route of the tenant it names (`name`, before any `@snapshot`). */
-  ops(request: OpRequest, options: CallOptions = {}): Promise<OpResult> {
+  async ops(request: OpRequest, options: CallOptions = {}): Promise<OpResult> {
     return this.tenant(tenantOf(request)).ops(request, options)
   }
 

@@ -93,6 +93,8 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.match(await db.schema(), { tenant: { pending: false } })
     t.match(await db.usage(), { tenant: 'default' })
     t.match(await client.health(), { ok: true })
+    t.match(await client.healthDetail(), { ok: true, wal: { current_lsn: Number } })
+    t.match(await client.stats(), { tenants: Number })
   })
 
   t.test('errors: each refusal with its code, status and details', async (t) => {
@@ -110,6 +112,12 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.match(snapshot, { code: 'unknown_snapshot', status: 404 })
     const exists = await rejection(t, client.ops({ op: 'create', name: 'default' }), 'a tenant that exists')
     t.match(exists, { code: 'tenant_exists', status: 409 })
+    const nameless = await rejection(t, client.ops({ op: 'create' }), 'an operation naming no tenant')
+    t.match(nameless, { code: 'bad_request' })
+    const from = await rejection(t, db.diff({ from: 'nothing' }), 'a diff from an unknown snapshot')
+    t.match(from, { code: 'unknown_snapshot', status: 404 })
+    const collection = await rejection(t, db.diff({ from: 'pinned', collection: 'nothing' }), 'a diff of an unknown collection')
+    t.match(collection, { code: 'unknown_collection', status: 400 })
   })
 
   t.test('a lost first-committer-wins race fails with conflict: true', async (t) => {
