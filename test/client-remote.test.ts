@@ -74,7 +74,7 @@ t.test('transaction(fn) over HTTP: not_allowed_here naming atomic blocks, fn nev
   const db = (await connect({ url: await server(t), token })).tenant('default')
   let called = false
   const err = await rejection(t, db.transaction(async () => { called = true }), 'a remote transaction')
-  t.match(err, { code: 'not_allowed_here', status: undefined })
+  t.match(err, { code: 'not_allowed_here', status: 400 })
   t.match(err.message, /atomic/, 'names the way: an atomic block')
   t.notOk(called)
 })
@@ -163,7 +163,7 @@ t.test('an answer that is no error body (a proxy\'s page): http_<status>, the st
 })
 
 t.test('connect refuses what cannot work before sending anything', async (t) => {
-  t.match(await rejection(t, connect({ url: 'http://127.0.0.1:1', token: '' }), 'no token'), { code: 'unauthorized', status: undefined })
+  t.match(await rejection(t, connect({ url: 'http://127.0.0.1:1', token: '' }), 'no token'), { code: 'unauthorized', status: 401 })
   t.match(await rejection(t, connect({ url: 'http://127.0.0.1:1', token, timeout_ms: 0 }), 'a time limit of 0'), { code: 'bad_request' })
   t.match(await rejection(t, connect({ urls: [], token }), 'no node'), { code: 'bad_request' })
 })

@@ -4,7 +4,7 @@
 // (one interface whichever is behind it, as @libsql/client's createClient does).
 import { client_request_timeout_ms } from '../limits.js'
 import type { EmbeddedClient } from './embedded-client.js'
-import { TenantdbError } from './errors.js'
+import { refused } from './refusal.js'
 import { RemoteClient } from './remote-client.js'
 import type { FetchFunction } from './transport.js'
 import type { Client, ConnectedTenant } from './types.js'
@@ -48,10 +48,10 @@ export async function connect(options: ConnectOptions): Promise<Client | Connect
 }
 
 function remote(options: RemoteOptions): Client {
-  if (typeof options.token !== 'string' || options.token === '') throw new TenantdbError('unauthorized', 'connect needs a token (the service token or a tenant token)')
+  if (typeof options.token !== 'string' || options.token === '') throw refused('unauthorized', 'connect needs a token (the service token or a tenant token)')
   const urls = options.urls ?? (options.url === undefined ? [] : [options.url])
   const timeout_ms = options.timeout_ms ?? client_request_timeout_ms
-  if (!(timeout_ms > 0)) throw new TenantdbError('bad_request', `timeout_ms must be more than 0, got ${String(timeout_ms)}`)
+  if (!(timeout_ms > 0)) throw refused('bad_request', `timeout_ms must be more than 0, got ${String(timeout_ms)}`)
   const fetchFn: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   return new RemoteClient({ urls, token: options.token, timeout_ms, fetch: fetchFn })
 }

@@ -6,7 +6,7 @@
 // embedded database, never by a browser build.
 import { CodedError } from '../coded-error.js'
 import { mapError } from '../http/error-mapping.js'
-import { TenantdbError } from './errors.js'
+import { TenantdbError, unansweredError } from './errors.js'
 
 /** `failuresAre400`: the query's own failures, answered 400 as the query route does. */
 export function clientError(err: unknown, query: boolean): TenantdbError {
@@ -25,7 +25,7 @@ export function clientError(err: unknown, query: boolean): TenantdbError {
 
 /** Runs `fn`, failing with the client's error; the caller's signal ends the wait (not the work). */
 export async function mapped<T>(query: boolean, signal: AbortSignal | undefined, fn: () => T | Promise<T>): Promise<T> {
-  if (signal?.aborted === true) throw new TenantdbError('aborted', 'the call was aborted by its caller')
+  if (signal?.aborted === true) throw unansweredError('aborted', 'the call was aborted by its caller')
   let work: Promise<T>
   try {
     work = Promise.resolve(fn())
@@ -36,7 +36,7 @@ export async function mapped<T>(query: boolean, signal: AbortSignal | undefined,
   if (signal === undefined) return settled
   let onAbort = (): void => {}
   const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(new TenantdbError('aborted', 'the call was aborted by its caller'))
+    onAbort = () => reject(unansweredError('aborted', 'the call was aborted by its caller'))
     signal.addEventListener('abort', onAbort, { once: true })
   })
   try {

@@ -8,6 +8,7 @@
 import { client_primary_hops_max } from '../limits.js'
 import { withDeadline } from './deadline.js'
 import { TenantdbError } from './errors.js'
+import { refused } from './refusal.js'
 import { send, type Request, type Transport } from './transport.js'
 
 export interface NodesOptions extends Transport {
@@ -23,7 +24,7 @@ export class Nodes {
   #primary: string | undefined
 
   constructor(options: NodesOptions) {
-    if (options.urls.length === 0) throw new TenantdbError('bad_request', 'connect needs url or urls: at least one node')
+    if (options.urls.length === 0) throw refused('bad_request', 'connect needs url or urls: at least one node')
     this.#options = options
   }
 

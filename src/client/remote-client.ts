@@ -1,6 +1,6 @@
 // The client of a server or cluster over HTTP (docs/client.md): the server-wide calls,
 // and a RemoteTenant per tenant, all sharing one set of nodes.
-import { TenantdbError } from './errors.js'
+import { refused } from './refusal.js'
 import { Nodes, type NodesOptions } from './nodes.js'
 import { RemoteTenant } from './remote-tenant.js'
 import type { CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry } from './types.js'
@@ -47,6 +47,6 @@ export class RemoteClient implements Client {
 
 /** The tenant an operation is about, whose route it is sent to. */
 export function tenantOf(request: OpRequest): string {
-  if (typeof request.name !== 'string' || request.name === '') throw new TenantdbError('bad_request', `the operation needs the tenant it is about: name`)
+  if (typeof request.name !== 'string' || request.name === '') throw refused('bad_request', `the operation needs the tenant it is about: name`)
   return request.name.split('@')[0] as string
 }

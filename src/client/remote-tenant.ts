@@ -1,6 +1,7 @@
 // One tenant of a server, over HTTP (docs/client.md, "Calls"): the embedding API's
 // Tenant (src/database/tenant.ts) where HTTP can express it, each call one request.
-import { TenantdbError } from './errors.js'
+import { unansweredError } from './errors.js'
+import { refused } from './refusal.js'
 import type { Nodes } from './nodes.js'
 import { RemoteStatement } from './remote-statement.js'
 import type {
@@ -38,13 +39,13 @@ export class RemoteTenant implements ClientTenant {
 
   /** No round trip: the server checks the text on its first run and keeps the checked form for the next. */
   async prepare(text: string, options: CallOptions = {}): Promise<ClientStatement> {
-    if (options.signal?.aborted === true) throw new TenantdbError('aborted', 'the call was aborted by its caller')
+    if (options.signal?.aborted === true) throw unansweredError('aborted', 'the call was aborted by its caller')
     return new RemoteStatement(this, text)
   }
 
   /** A server holds no snapshot between requests, so a transaction cannot span several. */
   async transaction<T>(_fn: (tx: ClientTransaction) => Promise<T>): Promise<T> {
-    throw new TenantdbError('not_allowed_here',
+    throw refused('not_allowed_here',
       'a transaction around application code needs the embedded database: over HTTP no session holds a snapshot between requests; ' +
       'send the statements as one atomic block instead (atomic { … }), which commits them together or not at all')
   }

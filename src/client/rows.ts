@@ -1,6 +1,6 @@
 // A query answer's rows as objects (`{column: value}`), as a prepared statement's `get`
 // and `all` give them.
-import { TenantdbError } from './errors.js'
+import { refused } from './refusal.js'
 import type { QueryResult, Row } from './types.js'
 
 export function rowObjects(result: QueryResult): Row[] {
@@ -10,7 +10,7 @@ export function rowObjects(result: QueryResult): Row[] {
 /** Every row of the answer, or `not_allowed_here` when it was cut at the rows one answer holds: never a silent cut. */
 export function allRows(result: QueryResult): Row[] {
   if (result.truncated === true) {
-    throw new TenantdbError('not_allowed_here', `more than the ${result.rows.length} rows one answer holds matched; page through them (a where on the key from the last row seen, or skip and take)`)
+    throw refused('not_allowed_here', `more than the ${result.rows.length} rows one answer holds matched; page through them (a where on the key from the last row seen, or skip and take)`)
   }
   return rowObjects(result)
 }

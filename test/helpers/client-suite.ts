@@ -58,6 +58,15 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.equal(all.text, 'users | select id, name')
   })
 
+  t.test('prepare: all() of more rows than one answer holds fails, never a silent cut', async (t) => {
+    const db = (await open(t)).tenant('default')
+    const rows = Array.from({ length: 10_001 }, (_, i) => ({ id: i, user: 1, amount: 1 }))
+    await db.query('insert orders $rows', { rows })
+    const every = await db.prepare('orders | select id')
+    t.match(await rejection(t, every.all(), 'all() of 10 001 rows'), { code: 'not_allowed_here', status: 400 })
+    t.same(await every.get(), { id: 0 }, 'get() reads the first')
+  })
+
   t.test('ops: create, fork, snapshot, restore, delete; the tenant and the client alike', async (t) => {
     const client = await open(t)
     t.match(await client.ops({ op: 'create', name: 'acme' }), { ok: true, message: 'created tenant acme' })
