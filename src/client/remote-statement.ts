@@ -2,15 +2,14 @@
 // prepare one: the server keeps each text's parsed and checked form (docs/api.md,
 // "Queries"), so a statement is its text, sent again with each call's parameters, and
 // every call is one round trip.
-import type { RemoteTenant } from './remote-tenant.js'
 import { allRows, rowObjects } from './rows.js'
-import type { CallOptions, ClientStatement, Params, QueryResult, Row } from './types.js'
+import type { CallOptions, ClientStatement, ClientTenant, Params, QueryResult, Row } from './types.js'
 
 export class RemoteStatement implements ClientStatement {
   readonly text: string
-  readonly #tenant: RemoteTenant
+  readonly #tenant: Pick<ClientTenant, 'query'>
 
-  constructor(tenant: RemoteTenant, text: string) {
+  constructor(tenant: Pick<ClientTenant, 'query'>, text: string) {
     this.#tenant = tenant
     this.text = text
   }
