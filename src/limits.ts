@@ -429,3 +429,10 @@ export const turn_lag_ms_max = 4
 /** Tenants the metrics name one by one (`--metrics-tenants`): the busiest; the rest are summed as `other`. */
 export const metrics_tenants_default = 20
 export const metrics_tenants_max = 1000
+
+// The client library (docs/client.md, "Timeouts and cancellation").
+
+/** Time a client call waits for a server's answer before it fails with `timeout`, unless told otherwise (`timeout_ms`). */
+export const client_request_timeout_ms = 30_000
+/** Times a write refused by a follower (421 `not_primary`) is sent on to the primary it names, in one call. */
+export const client_primary_hops_max = 3

@@ -2,7 +2,7 @@
 // package` writes the main and platform tarballs, and an empty project with no Rust
 // toolchain on its PATH installs them, imports `Database` from 'tenantdb' and runs a
 // query, type-checks against the shipped declarations with skipLibCheck off, and runs
-// `npx tenantdb serve`. Installed without its platform package, the module and a
+// `npx tenantdb serve`, which `tenantdb/client` (its own entry point) then queries. Installed without its platform package, the module and a
 // command that opens a database fail with one sentence naming the package to install. Breaks when `files`
 // drops something that runs, the native module is not in the platform package, the
 // optional dependency is missing or at another version, or the declarations do not
@@ -110,9 +110,21 @@ t.test('installed with no Rust toolchain: import, type-check, query, serve', asy
     'console.log(JSON.stringify({ rows: result.rows, code }))',
     '',
   ].join('\n'))
+  // The client, from its own entry point (package.json `exports`), run once the server is up.
+  writeFileSync(join(app, 'client.ts'), [
+    "import { connect, TenantdbError } from 'tenantdb/client'",
+    '',
+    'const [url, token] = process.argv.slice(2) as [string, string]',
+    "const db = await connect({ url, token, tenant: 'default' })",
+    "const result = await db.query('users | count')",
+    "let code = 'none'",
+    "try { await db.query('users | where age = 3') } catch (err) { code = err instanceof TenantdbError ? err.code : 'other' }",
+    'console.log(JSON.stringify({ columns: result.columns, code }))',
+    '',
+  ].join('\n'))
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', types: ['node'] },
-    files: ['app.ts'],
+    files: ['app.ts', 'client.ts'],
   }))
   const tsc = run('node', [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'])
   t.equal(tsc.status, 0, `tsc with skipLibCheck false: ${tsc.stdout}${tsc.stderr}`)
@@ -138,6 +150,9 @@ t.test('installed with no Rust toolchain: import, type-check, query, serve', asy
   t.equal(health.status, 200, 'the installed server answers')
   const query = await fetch(`${origin}/api/v1/t/default/query`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: 'users | count' })
   t.equal(query.status, 200, `a query over HTTP: ${await query.clone().text()}`)
+  const client = run('node', ['out/client.js', origin, token])
+  t.equal(client.status, 0, client.stderr)
+  t.same(JSON.parse(client.stdout), { columns: ['count'], code: 'syntax_error' }, 'tenantdb/client resolves from the installed package, and talks to the server')
   const console_page = await fetch(`${origin}/console/`)
   t.equal(console_page.status, 200, 'and serves the console')
   t.match(await console_page.text(), /<html/i)

@@ -1,9 +1,10 @@
 // The package's public surface (src/index.ts, docs/api.md "Embedding API"): an embedder
 // imports everything from one module. Each export is used as an embedder would, so a
 // missing or wrong re-export fails here rather than in someone's application.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import * as tenantdb from '../src/index.js'
 import { package_root } from '../src/package-root.js'
@@ -72,4 +73,17 @@ t.test('an online backup and its restore through the package entry point', async
   t.ok(damaged instanceof tenantdb.BackupArchiveError, `a damaged archive is a BackupArchiveError: ${String(damaged)}`)
   const busy = await tenantdb.restoreArchive(Readable.from([Buffer.concat(chunks)]), join(dir, 'restored')).then(() => null, (e: unknown) => e)
   t.ok(busy instanceof tenantdb.RestoreTargetError, `a non-empty target is a RestoreTargetError: ${String(busy)}`)
+})
+
+t.test('the package exports its entry, the client and its manifest (after npm run build:ts)', async (t) => {
+  const manifest = JSON.parse(readFileSync(join(package_root, 'package.json'), 'utf8')) as { main: string; types: string; exports: Record<string, unknown> }
+  t.same(Object.keys(manifest.exports), ['.', './client', './package.json'], 'these three, nothing deeper')
+  t.same(manifest.exports['.'], { types: `./${manifest.types}`, default: `./${manifest.main}` }, '"." is main and types')
+  // The package's own name resolves through `exports` (self-reference), to the build.
+  t.equal(import.meta.resolve('tenantdb/client'), pathToFileURL(join(package_root, 'dist', 'client', 'index.js')).href)
+  t.ok(existsSync(join(package_root, 'dist', 'client', 'index.d.ts')), 'the client\'s declarations are built')
+  const client = await import('tenantdb/client') as typeof import('../src/client/index.js')
+  t.equal(typeof client.connect, 'function', 'tenantdb/client gives connect')
+  t.equal(typeof client.TenantdbError, 'function', 'and TenantdbError')
+  t.equal(import.meta.resolve('tenantdb'), pathToFileURL(join(package_root, 'dist', 'index.js')).href, 'tenantdb is dist/index.js')
 })

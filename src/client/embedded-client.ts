@@ -1,0 +1,50 @@
+// A database opened in this process through the client's interface (docs/client.md,
+// "Connecting"): `connect({path, schema})`. Node-only (it loads the storage core's
+// native binding), so connect.ts loads this file with an import bundlers do not follow.
+import { Database } from '../database/index.js'
+import type { TenantOpRequest } from '../tenants/index.js'
+import { mapped } from './embedded-errors.js'
+import { EmbeddedTenant } from './embedded-tenant.js'
+import type { CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry } from './types.js'
+
+export class EmbeddedClient implements Client {
+  readonly #db: Database
+
+  constructor(db: Database) {
+    this.#db = db
+  }
+
+  tenant(name: string): ClientTenant {
+    return new EmbeddedTenant(this.#db.tenant(name), this)
+  }
+
+  tenants(options: CallOptions = {}): Promise<{ tenants: TenantEntry[] }> {
+    return mapped(false, options.signal, () => this.#db.tenants() as unknown as { tenants: TenantEntry[] })
+  }
+
+  health(options: CallOptions = {}): Promise<Health> {
+    return mapped(false, options.signal, () => this.#db.health())
+  }
+
+  healthDetail(options: CallOptions = {}): Promise<HealthDetail> {
+    return mapped(false, options.signal, () => this.#db.healthDetail() as unknown as HealthDetail)
+  }
+
+  stats(options: CallOptions = {}): Promise<Stats> {
+    return mapped(false, options.signal, () => this.#db.stats() as unknown as Stats)
+  }
+
+  /** Checked by db.ops itself (the one check of an operation's shape). */
+  ops(request: OpRequest, options: CallOptions = {}): Promise<OpResult> {
+    return mapped(false, options.signal, () => this.#db.ops(request as TenantOpRequest) as Promise<OpResult>)
+  }
+
+  async close(): Promise<void> {
+    await mapped(false, undefined, () => this.#db.close())
+  }
+}
+
+/** Opens the database directory at `path` with the schema files given. */
+export async function openEmbedded(path: string, schema: readonly string[]): Promise<EmbeddedClient> {
+  return new EmbeddedClient(await mapped(false, undefined, () => Database.open(path, { schema: [...schema] })))
+}

@@ -1,0 +1,92 @@
+// The one interface of the client (docs/client.md, "Calls"): a Client for the whole
+// server and a ClientTenant for one tenant, the same whether they talk to a server over
+// HTTP or to a database opened in this process. Only wire types (docs/api.md's JSON
+// bodies), so a browser build needs nothing else.
+import type {
+  CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry,
+  TenantUsageBody, Value,
+} from '../http/wire/index.js'
+
+export type { CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry, TenantUsageBody, Value }
+
+/** The named parameters of a statement (`$name` in its text). */
+export type Params = Record<string, Value>
+
+/** Every call takes the caller's signal: aborting it fails the call with `aborted`. */
+export interface CallOptions {
+  signal?: AbortSignal
+}
+
+export interface QueryOptions extends CallOptions {
+  /** Read this named snapshot of the tenant instead of its head (the `Service-Snapshot` header); writes fail with `readonly_snapshot`. */
+  snapshot?: string
+}
+
+/** A tenant operation (docs/api.md, "Operations"): `create`, `fork`, `snapshot`, `restore`, `suspend`, `resume`, `delete`, `compact`, `limit`. */
+export interface OpRequest {
+  op: string
+  /** The tenant (or `tenant@snapshot`); a tenant's own `ops` defaults it to that tenant. */
+  name?: string
+  target?: string
+  limits?: Record<string, number | null>
+}
+
+export interface DiffRequest extends CallOptions {
+  /** A snapshot of this tenant, or `tenant@snapshot` of another. */
+  from: string
+  /** A snapshot name, or `head` (the default). */
+  to?: string
+  collection?: string
+  limit?: number
+}
+
+/** A statement prepared once and run again and again with other parameters. */
+export interface ClientStatement {
+  readonly text: string
+  /** Runs the statement as `query` does: any statement, the same result. */
+  run(params?: Params, options?: CallOptions): Promise<QueryResult>
+  /** The first row as an object (`{column: value}`), or undefined. */
+  get(params?: Params, options?: CallOptions): Promise<Row | undefined>
+  /** Every row as objects; more rows than one answer holds fails with `not_allowed_here`, never a silent cut. */
+  all(params?: Params, options?: CallOptions): Promise<Row[]>
+}
+
+/** The statements a transaction function runs, on the transaction's one snapshot. */
+export interface ClientTransaction {
+  query(text: string, params?: Params): Promise<QueryResult>
+}
+
+export interface ClientTenant {
+  readonly name: string
+  /** One pipeline or atomic block (an atomic block is query text: `atomic { … }`). */
+  query(text: string, params?: Params, options?: QueryOptions): Promise<QueryResult>
+  prepare(text: string, options?: CallOptions): Promise<ClientStatement>
+  /** Application code around statements on one snapshot: the embedded database only; a server refuses it with `not_allowed_here` (use an atomic block). */
+  transaction<T>(fn: (tx: ClientTransaction) => Promise<T>, options?: { retries?: number }): Promise<T>
+  /** A tenant operation; `name` defaults to this tenant (`compact` always works on it). */
+  ops(request: OpRequest, options?: CallOptions): Promise<OpResult>
+  diff(request: DiffRequest): Promise<DiffResult>
+  snapshots(options?: CallOptions): Promise<{ tenant: string; snapshots: SnapshotEntry[] }>
+  collections(options?: CallOptions): Promise<{ tenant: string; collections: CollectionEntry[] }>
+  schema(options?: CallOptions): Promise<SchemaStatus>
+  usage(options?: CallOptions): Promise<TenantUsageBody>
+}
+
+export interface Client {
+  /** A handle on one tenant; nothing is asked of the server until it is used. */
+  tenant(name: string): ClientTenant
+  tenants(options?: CallOptions): Promise<{ tenants: TenantEntry[] }>
+  health(options?: CallOptions): Promise<Health>
+  healthDetail(options?: CallOptions): Promise<HealthDetail>
+  stats(options?: CallOptions): Promise<Stats>
+  /** A tenant operation on the tenant its `name` names. */
+  ops(request: OpRequest, options?: CallOptions): Promise<OpResult>
+  /** Ends the client: an embedded database is closed; a remote client sends nothing more. */
+  close(): Promise<void>
+}
+
+/** What `connect({tenant})` returns: that tenant's calls, plus `close()` and the client it came from. */
+export interface ConnectedTenant extends ClientTenant {
+  readonly client: Client
+  close(): Promise<void>
+}

@@ -1,0 +1,41 @@
+// The client against a real two-node cluster (docs/client.md, "Clusters";
+// docs/replication.md): a real nats-server and two `tenantdb serve --nats` nodes. A
+// write sent to the follower is answered 421 naming the primary and lands there; reads
+// are served by the follower; with the primary killed, a read goes on to the follower
+// and a write fails with network_error, sent nowhere else.
+import t from 'tap'
+import { connect } from '../src/client/index.js'
+import { ClusterNode, cluster_token, waitForLsn, waitForPrimary, writeSchema } from './helpers/cluster.js'
+import { rejection } from './helpers/client-suite.js'
+import { startNatsServer } from './helpers/nats-server.js'
+
+const schema = 'collection items { id: int primary, v: int }\n'
+
+t.test('a write to the follower reaches the primary; reads fail over, a write with no answer does not', async (t) => {
+  const nats = await startNatsServer(t)
+  const file = writeSchema(t, schema)
+  const a = new ClusterNode(t, { name: 'a', nats: () => nats.url, schema: file, leaseMs: 2000 })
+  await a.start()
+  await waitForPrimary([a])
+  const b = new ClusterNode(t, { name: 'b', nats: () => nats.url, schema: file, leaseMs: 2000 })
+  await b.start()
+
+  const viaFollower = await connect({ urls: [b.origin, a.origin], token: cluster_token, tenant: 'default' })
+  const written = await viaFollower.query('insert items $rows', { rows: [{ id: 1, v: 10 }, { id: 2, v: 20 }] })
+  t.type(written.lsn, 'number', 'the write sent to the follower committed on the primary')
+  t.same(await a.ids(), [1, 2], 'the primary holds it')
+  await viaFollower.query('insert items {id: 3, v: 30}')
+  await waitForLsn([b], (await a.status())?.applied_lsn ?? Infinity)
+  t.same(await b.ids(), [1, 2, 3], 'and the follower, replicated')
+  t.same((await viaFollower.query('items | get 3 | select v', {}, {})).rows, [[30]])
+  t.match(await viaFollower.client.health(), { ok: true })
+
+  const primaryFirst = await connect({ urls: [a.origin, b.origin], token: cluster_token, tenant: 'default' })
+  await a.kill9()
+  t.match(await primaryFirst.client.health(), { ok: true }, 'a read goes on to the follower')
+  t.same((await primaryFirst.collections()).collections.map((c) => c.name), ['items'])
+  const lost = await rejection(t, primaryFirst.query('insert items {id: 4, v: 40}'), 'a write to the killed primary')
+  t.match(lost, { code: 'network_error', status: undefined }, 'not sent to the follower')
+  t.same(await b.ids(), [1, 2, 3], 'nothing more was written')
+  t.equal(await b.stop(), 0)
+})
