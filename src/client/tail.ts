@@ -39,6 +39,8 @@ export const long_poll_wait_ms = 20_000
 export const poll_limit = 1_000
 /** Upgrades that failed while a poll of the same node answered: past this many in a row, the feed long-polls. */
 export const upgrade_refusals_max = 2
+/** How long it long-polls then before it tries a WebSocket again (what refused the upgrade may be gone). */
+export const upgrade_retry_ms = 60_000
 
 /** Ways in for the tests alone (test/helpers/client-tail-run.ts): never set by the package. */
 export interface TailHooks {
@@ -87,8 +89,8 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
   const several = options.urls.length > 1
   let position = options.after
   let node = 0
-  let websocket = WebSocketClass !== undefined
   let refusals = 0
+  let longPollSince: number | undefined
   let unchecked = collections.length > 1 ? [...collections] : []
   const target = (): TailTarget => ({
     base: options.urls[node % options.urls.length] as string,
@@ -108,7 +110,8 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
         if (answer.ok) unchecked = unchecked.slice(1)
         else verdict = answer.verdict
       }
-      if (verdict === undefined && websocket && WebSocketClass !== undefined) {
+      if (longPollSince !== undefined && Date.now() - longPollSince >= upgrade_retry_ms) longPollSince = undefined
+      if (verdict === undefined && longPollSince === undefined && WebSocketClass !== undefined) {
         const at = target()
         hooks.started?.('websocket', at.base)
         const session = socketSession(WebSocketClass, tailUrl(at, { token: options.token }, true), signal)
@@ -137,7 +140,7 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
           if (!answer.ok) verdict = answer.verdict
           else {
             refusals += 1
-            if (refusals >= upgrade_refusals_max) websocket = false
+            if (refusals >= upgrade_refusals_max) longPollSince = Date.now()
             for (const raw of answer.page.events) {
               const event = filtered(raw, wanted)
               if (event !== undefined) yield event
