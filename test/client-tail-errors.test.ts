@@ -5,6 +5,7 @@
 // client's, other 4xx), each with its code; abort ends it with `aborted` and `break`
 // ends it at once, and neither leaves a tail open on the server; a dead first node is
 // passed over for the next. The close codes' meanings are checked on tail-failure.ts.
+import { createServer } from 'node:http'
 import t from 'tap'
 import type { Test } from 'tap'
 import WebSocket from 'ws'
@@ -92,6 +93,7 @@ for (const [name, transport] of transports) {
     await AccessTokens.of(db).revoke('default', issued.id)
     const err = await waiting.then(() => undefined, (e: unknown) => e)
     t.match(err, { code: 'unauthorized', status: 401 }, 'the open feed ends')
+    if (name === 'websocket') t.equal((err as TenantdbError).details.close_code, 4401, 'by the close 4401 of the open WebSocket')
     t.match(await endsWith(t, tailEvents({ urls: [origin], token: issued.token, tenant: 'default', backoff, ...transport })), { code: 'unauthorized', status: 401 }, 'a feed with the revoked token never starts')
     await db.ops({ op: 'create', name: 'gone' })
     const gone = await issue(db, 'gone', 'read')
@@ -165,6 +167,31 @@ t.test('without a WebSocket class (Node 20 has no global one) the feed long-poll
   const feed = tailEventsWithHooks({ urls: [origin], token, tenant: 'default' }, { started: (kind) => started.push(kind) })
   t.equal((await take(feed, 1))[0]?.lsn, lsn)
   t.same(started, ['poll'])
+})
+
+t.test('upgrades refused by something between that does not upgrade: after two, the feed long-polls', async (t) => {
+  const { db, origin, port } = await startTailServer(t)
+  // Something in front of the server that answers every upgrade with a page of its own.
+  const refuser = createServer()
+  refuser.on('upgrade', (_req, socket) => { socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n') })
+  await new Promise<void>((resolve) => refuser.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => refuser.close(() => resolve())))
+  const refuserPort = (refuser.address() as { port: number }).port
+  const Base = WebSocket as unknown as new (url: string) => object
+  const Refused = class extends Base { constructor(url: string) { super(url.replace(`:${port}/`, `:${refuserPort}/`)) } } as unknown as WebSocketConstructor
+  const started: string[] = []
+  const lsns = [await insertItem(db, 1), await insertItem(db, 2), await insertItem(db, 3)]
+  const feed = tailEventsWithHooks({ urls: [origin], token, tenant: 'default', WebSocket: Refused, backoff }, { started: (kind) => started.push(kind) })
+  const got: number[] = []
+  for (let i = 0; i < 3; i += 1) got.push((await feed.next()).value?.lsn as number)
+  const next = feed.next()
+  // The second refusal's poll found nothing new; the feed long-polls from then on.
+  await pollUntil(() => started.length >= 5, () => `a long poll (${started.join(', ')})`)
+  const live = await insertItem(db, 4)
+  got.push((await next).value?.lsn as number)
+  await feed.return?.()
+  t.same(got, [...lsns, live])
+  t.same(started, ['websocket', 'poll', 'websocket', 'poll', 'poll'], 'each refused upgrade is asked again as a poll, then the feed long-polls')
 })
 
 t.test('close codes: 4410 and 4401 end the feed with their HTTP errors, the others reconnect', async (t) => {
