@@ -194,6 +194,22 @@ t.test('upgrades refused by something between that does not upgrade: after two, 
   t.same(started, ['websocket', 'poll', 'websocket', 'poll', 'poll'], 'each refused upgrade is asked again as a poll, then the feed long-polls')
 })
 
+t.test('a WebSocket feed holding more undelivered events than it keeps closes, delivers them, and resumes after them', async (t) => {
+  const { db, origin } = await startTailServer(t)
+  const lsns: number[] = []
+  for (let id = 1; id <= 30; id += 1) lsns.push(await insertItem(db, id))
+  const started: string[] = []
+  const feed = tailEventsWithHooks({ urls: [origin], token, tenant: 'default', WebSocket: ws, backoff }, { socketQueueMax: 4, started: (kind) => started.push(kind) })
+  const got: number[] = []
+  for (let i = 0; i < 30; i += 1) {
+    got.push((await feed.next()).value?.lsn as number)
+    await new Promise((resolve) => setTimeout(resolve, 2)) // a slow consumer: the backlog arrives meanwhile
+  }
+  await feed.return?.()
+  t.same(got, lsns, 'every event once, in order')
+  t.ok(started.length >= 3 && started.every((kind) => kind === 'websocket'), `resumed over WebSocket (${started.length} sessions)`)
+})
+
 t.test('close codes: 4410 and 4401 end the feed with their HTTP errors, the others reconnect', async (t) => {
   const expired = closeVerdict(4410, 'lsn_expired; oldest_lsn=812')
   t.match(expired, { retry: false, error: { code: 'lsn_expired', status: 410, details: { oldest_lsn: 812, close_code: 4410 } } })

@@ -29,7 +29,7 @@ export interface SocketEnd {
 export const socket_queue_max = 2_000
 
 /** Yields the session's events in the order they came; returns how it ended. Closes the socket when the caller stops early or `signal` aborts. */
-export async function* socketSession(WebSocketClass: WebSocketConstructor, url: string, signal: AbortSignal): AsyncGenerator<TailEvent, SocketEnd> {
+export async function* socketSession(WebSocketClass: WebSocketConstructor, url: string, signal: AbortSignal, queue_max = socket_queue_max): AsyncGenerator<TailEvent, SocketEnd> {
   const queue: TailEvent[] = []
   let end: SocketEnd | undefined
   let opened = false
@@ -40,7 +40,9 @@ export async function* socketSession(WebSocketClass: WebSocketConstructor, url: 
   const finish = (code: number, reason: string) => { end ??= { opened, code, reason, paused }; notify() }
   socket.onopen = () => { opened = true }
   socket.onmessage = (message) => {
-    if (end !== undefined) return
+    // Once paused, what still arrives before the close is dropped: the next session
+    // resumes after the last event kept.
+    if (end !== undefined || paused) return
     let event: TailEvent
     try {
       if (typeof message.data !== 'string') throw new Error('a binary message')
@@ -53,7 +55,7 @@ export async function* socketSession(WebSocketClass: WebSocketConstructor, url: 
       return
     }
     queue.push(event)
-    if (queue.length > socket_queue_max && !paused) { paused = true; socket.close(1000, 'resuming later') }
+    if (queue.length > queue_max && !paused) { paused = true; socket.close(1000, 'resuming later') }
     notify()
   }
   socket.onerror = () => {}

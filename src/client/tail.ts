@@ -46,6 +46,8 @@ export const upgrade_retry_ms = 60_000
 export interface TailHooks {
   /** The `after` a (re)connection asks for, given the position; the identity in the package. */
   resumeAfter?(position: number): number
+  /** The most events a WebSocket session holds undelivered (tail-socket.ts's socket_queue_max in the package). */
+  socketQueueMax?: number
   /** Each session or poll started: which transport, at which node. */
   started?(transport: 'websocket' | 'poll', url: string): void
 }
@@ -114,7 +116,7 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
       if (verdict === undefined && longPollSince === undefined && WebSocketClass !== undefined) {
         const at = target()
         hooks.started?.('websocket', at.base)
-        const session = socketSession(WebSocketClass, tailUrl(at, { token: options.token }, true), signal)
+        const session = socketSession(WebSocketClass, tailUrl(at, { token: options.token }, true), signal, hooks.socketQueueMax)
         let end: SocketEnd
         try {
           for (;;) {
