@@ -4,7 +4,7 @@
 // it delivered (or a poll page's `last_lsn`, which may pass events a filter left out),
 // and every reconnect resumes from it: `after` is exclusive (docs/api.md, "Change
 // tail"), so nothing is delivered twice and nothing is missed.
-import type { TailEvent } from '../http/wire/tail.js'
+import type { TailEvent, TailPage } from '../http/wire/tail.js'
 import { Backoff, sleep, type BackoffOptions } from './backoff.js'
 import { unansweredError } from './errors.js'
 import { closeVerdict, type Verdict } from './tail-failure.js'
@@ -101,6 +101,15 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
     after: position === undefined ? undefined : (hooks.resumeAfter?.(position) ?? position),
     collection: collections.length === 1 ? collections[0] : undefined,
   })
+  // A poll's page: its events, then its `last_lsn`, which may pass events filtered out.
+  const deliver = async function* (page: TailPage): AsyncGenerator<TailEvent, void> {
+    for (const raw of page.events) {
+      const event = filtered(raw, wanted)
+      if (event !== undefined) yield event
+      position = raw.lsn
+    }
+    position = Math.max(position ?? 0, page.last_lsn)
+  }
   try {
     for (;;) {
       if (signal.aborted) throw signal.reason
@@ -143,12 +152,7 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
           else {
             refusals += 1
             if (refusals >= upgrade_refusals_max) longPollSince = Date.now()
-            for (const raw of answer.page.events) {
-              const event = filtered(raw, wanted)
-              if (event !== undefined) yield event
-              position = raw.lsn
-            }
-            position = Math.max(position ?? 0, answer.page.last_lsn)
+            yield* deliver(answer.page)
             continue
           }
         }
@@ -158,12 +162,7 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
         const answer = await poll(fetcher, at, { limit: poll_limit, wait_ms: long_poll_wait_ms }, signal, several)
         if (answer.ok) {
           backoff.reset()
-          for (const raw of answer.page.events) {
-            const event = filtered(raw, wanted)
-            if (event !== undefined) yield event
-            position = raw.lsn
-          }
-          position = Math.max(position ?? 0, answer.page.last_lsn)
+          yield* deliver(answer.page)
           continue
         }
         verdict = answer.verdict
