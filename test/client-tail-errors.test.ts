@@ -10,7 +10,7 @@ import t from 'tap'
 import type { Test } from 'tap'
 import WebSocket from 'ws'
 import { TenantdbError } from '../src/client/errors.js'
-import { closeVerdict } from '../src/client/tail-failure.js'
+import { answerVerdict, closeVerdict } from '../src/client/tail-failure.js'
 import { tailEvents, tailEventsWithHooks, type TailEvent, type TailOptions, type WebSocketConstructor } from '../src/client/tail.js'
 import { AccessTokens } from '../src/database/index.js'
 import { internalsOf } from '../src/database/internals.js'
@@ -208,6 +208,19 @@ t.test('a WebSocket feed holding more undelivered events than it keeps closes, d
   await feed.return?.()
   t.same(got, lsns, 'every event once, in order')
   t.ok(started.length >= 3 && started.every((kind) => kind === 'websocket'), `resumed over WebSocket (${started.length} sessions)`)
+})
+
+t.test('answers: 5xx, 408 and 429 reconnect (429 after its Retry-After), other 4xx end the feed', async (t) => {
+  t.match(answerVerdict(503, { error: 'shutting down', code: 'shutting_down' }, undefined, false), { retry: true, next_node: true })
+  t.match(answerVerdict(502, '<html>bad gateway</html>', undefined, false), { retry: true, next_node: true }, 'a proxy\'s page')
+  t.same(answerVerdict(429, { error: 'slow down', code: 'rate_limited', retry_after_s: 3 }, 1, false), { retry: true, reason: '429 rate_limited', next_node: false, wait_ms: 3_000 })
+  t.match(answerVerdict(429, { error: 'too many', code: 'rate_limited' }, 2, false), { retry: true, wait_ms: 2_000 }, 'the Retry-After header when the body names none')
+  t.match(answerVerdict(408, { error: 'late', code: 'request_timeout' }, undefined, false), { retry: true, next_node: false })
+  const beyond = { error: 'after 90 is beyond the newest commit of this database (LSN 80)', code: 'bad_request' }
+  t.match(answerVerdict(400, beyond, undefined, true), { retry: true, next_node: true }, 'among several nodes: one that lags')
+  t.match(answerVerdict(400, beyond, undefined, false), { retry: false, error: { code: 'bad_request', status: 400 } }, 'the only node: another directory')
+  t.match(answerVerdict(410, { error: 'gone', code: 'lsn_expired', oldest_lsn: 7 }, undefined, true), { retry: false, error: { code: 'lsn_expired', details: { oldest_lsn: 7 } } })
+  t.match(answerVerdict(418, 'teapot', undefined, false), { retry: false, error: { code: 'http_418' } })
 })
 
 t.test('close codes: 4410 and 4401 end the feed with their HTTP errors, the others reconnect', async (t) => {
