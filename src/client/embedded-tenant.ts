@@ -4,9 +4,11 @@
 import type { Tenant } from '../database/index.js'
 import type { Transaction } from '../query/index.js'
 import { mapped } from './embedded-errors.js'
+import { embeddedTail } from './embedded-tail.js'
+import type { TailEvent } from './tail.js'
 import type {
   CallOptions, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, DiffRequest, DiffResult, OpRequest, OpResult, Params,
-  QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantUsageBody,
+  QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantTailOptions, TenantUsageBody,
 } from './types.js'
 
 export interface EmbeddedOps {
@@ -71,5 +73,10 @@ export class EmbeddedTenant implements ClientTenant {
 
   usage(options: CallOptions = {}): Promise<TenantUsageBody> {
     return mapped(false, options.signal, () => this.#tenant.usage() as unknown as TenantUsageBody)
+  }
+
+  /** The change feed, by the embedding API's long polls (embedded-tail.ts). */
+  tail(options: TenantTailOptions = {}): AsyncIterableIterator<TailEvent> {
+    return embeddedTail(this.#tenant, options)
   }
 }

@@ -9,7 +9,7 @@ import { client_primary_hops_max } from '../limits.js'
 import { withDeadline } from './deadline.js'
 import { TenantdbError } from './errors.js'
 import { refused } from './refusal.js'
-import { send, type Request, type Transport } from './transport.js'
+import { send, type FetchFunction, type Request, type Transport } from './transport.js'
 
 export interface NodesOptions extends Transport {
   urls: readonly string[]
@@ -26,6 +26,11 @@ export class Nodes {
   constructor(options: NodesOptions) {
     if (options.urls.length === 0) throw refused('bad_request', 'connect needs url or urls: at least one node')
     this.#options = options
+  }
+
+  /** What the change feed needs to reach the nodes itself (tail.ts). */
+  get connection(): { urls: string[]; token: string; fetch: FetchFunction } {
+    return { urls: [...this.#options.urls], token: this.#options.token, fetch: this.#options.fetch }
   }
 
   /** The primary writes go to now: the one a follower last named, else the first URL. */

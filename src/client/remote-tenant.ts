@@ -4,9 +4,10 @@ import { unansweredError } from './errors.js'
 import { refused } from './refusal.js'
 import type { Nodes } from './nodes.js'
 import { RemoteStatement } from './remote-statement.js'
+import { tailEvents, type TailEvent } from './tail.js'
 import type {
   CallOptions, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, DiffRequest, DiffResult, OpRequest, OpResult, Params,
-  QueryOptions, QueryResult, SchemaStatus, SnapshotEntry, TenantUsageBody,
+  QueryOptions, QueryResult, SchemaStatus, SnapshotEntry, TenantTailOptions, TenantUsageBody,
 } from './types.js'
 
 export class RemoteTenant implements ClientTenant {
@@ -77,5 +78,10 @@ export class RemoteTenant implements ClientTenant {
 
   #get(route: string, options: CallOptions): Promise<unknown> {
     return this.#nodes.read({ method: 'GET', path: `${this.#path}/${route}` }, options.signal)
+  }
+
+  /** The change feed over WebSocket or long polls, from any node (a follower serves it too). */
+  tail(options: TenantTailOptions = {}): AsyncIterableIterator<TailEvent> {
+    return tailEvents({ ...this.#nodes.connection, tenant: this.name, ...options })
   }
 }

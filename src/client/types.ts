@@ -6,6 +6,7 @@ import type {
   CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry,
   TenantUsageBody, Value,
 } from '../http/wire/index.js'
+import type { TailEvent, TailOptions } from './tail.js'
 
 export type { CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry, TenantUsageBody, Value }
 
@@ -70,7 +71,15 @@ export interface ClientTenant {
   collections(options?: CallOptions): Promise<{ tenant: string; collections: CollectionEntry[] }>
   schema(options?: CallOptions): Promise<SchemaStatus>
   usage(options?: CallOptions): Promise<TenantUsageBody>
+  /**
+   * The change feed (docs/client.md, "The change feed"): the events after `after`, then
+   * live ones, each once, in LSN order, across reconnects.
+   */
+  tail(options?: TenantTailOptions): AsyncIterableIterator<TailEvent>
 }
+
+/** A tenant's feed: where to start, which collections, and (over HTTP) how to connect. */
+export type TenantTailOptions = Omit<TailOptions, 'urls' | 'token' | 'tenant' | 'fetch'>
 
 export interface Client {
   /** A handle on one tenant; nothing is asked of the server until it is used. */

@@ -145,4 +145,40 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.ok(found !== undefined, 'concurrent increments of one row raced')
     t.match(found, { code: 'conflict', conflict: true, status: 400 }, 'the query route\'s conflict')
   })
+
+  t.test('tail: the events after a position, each once, in LSN order, by collections; break ends it', async (t) => {
+    const db = (await open(t)).tenant('default')
+    const start = (await db.query('insert users $u', { u: ada })).lsn as number
+    const lsns: number[] = []
+    for (const text of ['insert users $b', 'insert orders {id: 1, user: 2, amount: 5.5}', 'atomic { users | get 2 | update {age: 26}; insert orders {id: 2, user: 2, amount: 1} }']) {
+      lsns.push((await db.query(text, { b: bo })).lsn as number)
+    }
+    const take = async (n: number, options: Parameters<typeof db.tail>[0]) => {
+      const got: Array<{ lsn: number; collections: string[] }> = []
+      for await (const event of db.tail(options)) {
+        got.push({ lsn: event.lsn, collections: event.changes.map((c) => c.collection) })
+        if (got.length === n) break
+      }
+      return got
+    }
+    t.same(await take(3, { after: start }), [
+      { lsn: lsns[0], collections: ['users'] }, { lsn: lsns[1], collections: ['orders'] }, { lsn: lsns[2], collections: ['users', 'orders'] },
+    ], 'every event after `after`, in order')
+    t.same(await take(2, { after: start, collections: ['orders'] }), [
+      { lsn: lsns[1], collections: ['orders'] }, { lsn: lsns[2], collections: ['orders'] },
+    ], 'one collection: only its changes')
+    t.same(await take(3, { after: start, collections: ['orders', 'users'] }), [
+      { lsn: lsns[0], collections: ['users'] }, { lsn: lsns[1], collections: ['orders'] }, { lsn: lsns[2], collections: ['users', 'orders'] },
+    ], 'several collections: each of their changes, once')
+    // Live: an event committed after the feed caught up comes too.
+    const live = take(1, { after: lsns[2] as number })
+    const later = (await db.query('insert users $u', { u: { ...ada, id: 3, email: 'c@example.com' } })).lsn
+    t.same(await live, [{ lsn: later, collections: ['users'] }], 'a live event')
+    const misspelt = await rejection(t, take(1, { after: start, collections: ['orders', 'nope'] }), 'a collection the schema lacks')
+    t.match(misspelt, { code: 'unknown_collection', status: 400 })
+    const aborted = new AbortController()
+    const waiting = take(1, { after: later as number, signal: aborted.signal })
+    setTimeout(() => aborted.abort(), 50)
+    t.match(await rejection(t, waiting, 'an aborted feed'), { code: 'aborted', status: undefined })
+  })
 }
