@@ -2,9 +2,12 @@
 // docs/replication.md): a real nats-server and two `tenantdb serve --nats` nodes. A
 // write sent to the follower is answered 421 naming the primary and lands there; reads
 // are served by the follower; with the primary killed, a read goes on to the follower
-// and a write fails with network_error, sent nowhere else.
+// and a write fails with network_error, sent nowhere else. Under writes, a killed
+// primary is followed to the new one without the caller doing anything but calling
+// again, and every write the client reported acknowledged is there.
 import t from 'tap'
 import { connect } from '../src/client/index.js'
+import { TenantdbError } from '../src/client/index.js'
 import { ClusterNode, cluster_token, waitForLsn, waitForPrimary, writeSchema } from './helpers/cluster.js'
 import { rejection } from './helpers/client-suite.js'
 import { startNatsServer } from './helpers/nats-server.js'
@@ -37,5 +40,50 @@ t.test('a write to the follower reaches the primary; reads fail over, a write wi
   const lost = await rejection(t, primaryFirst.query('insert items {id: 4, v: 40}'), 'a write to the killed primary')
   t.match(lost, { code: 'network_error', status: undefined }, 'not sent to the follower')
   t.same(await b.ids(), [1, 2, 3], 'nothing more was written')
+  t.equal(await b.stop(), 0)
+})
+
+t.test('failover under writes: the client\'s writes go on on the new primary, and every acknowledged one is there', async (t) => {
+  const nats = await startNatsServer(t)
+  const file = writeSchema(t, schema)
+  const a = new ClusterNode(t, { name: 'a', nats: () => nats.url, schema: file, leaseMs: 1000 })
+  await a.start()
+  const { status: first } = await waitForPrimary([a])
+  const b = new ClusterNode(t, { name: 'b', nats: () => nats.url, schema: file, leaseMs: 1000 })
+  await b.start()
+  const db = await connect({ urls: [a.origin, b.origin], token: cluster_token, tenant: 'default', timeout_ms: 5000 })
+
+  const acked: number[] = []
+  const refusals = new Map<string, number>()
+  let next = 1
+  let killed = false
+  let after_kill = 0
+  // One writer, one insert at a time, each a new id; the caller only calls again.
+  const writer = (async () => {
+    const deadline = Date.now() + 30_000
+    while (Date.now() < deadline && after_kill < 20) {
+      const id = next++
+      try {
+        await db.query('insert items {id: $id, v: 1}', { id })
+        acked.push(id)
+        if (killed) after_kill += 1
+      } catch (err) {
+        if (!(err instanceof TenantdbError)) throw err
+        refusals.set(err.code, (refusals.get(err.code) ?? 0) + 1)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    }
+  })()
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.ok(acked.length > 0, `writes acknowledged by the first primary (${acked.length})`)
+  await a.kill9()
+  killed = true
+  const { node } = await waitForPrimary([b], { above_term: first.term })
+  t.equal(node, b, 'the follower took over')
+  await writer
+  t.comment(`acknowledged ${acked.length}, refused ${JSON.stringify(Object.fromEntries(refusals))}`)
+  t.equal(after_kill, 20, 'writes went on on the new primary, through the same client')
+  const held = new Set(await b.ids())
+  t.same(acked.filter((id) => !held.has(id)), [], 'every write the client reported acknowledged is on the new primary')
   t.equal(await b.stop(), 0)
 })

@@ -4,7 +4,9 @@
 // first next time. A write goes to the primary as far as the client knows: a follower
 // answers 421 `not_primary` naming the primary, and the write is sent there instead,
 // at most client_primary_hops_max times, and the primary is remembered. A write that got
-// no answer is never sent again: it may have been applied.
+// no answer is never sent again: it may have been applied. But the next write goes to
+// the next node, whose answer (it took the write, or 421 naming the new primary) finds
+// where writes go after a failover, without the caller doing anything.
 import { client_primary_hops_max } from '../limits.js'
 import { withDeadline } from './deadline.js'
 import { TenantdbError } from './errors.js'
@@ -58,6 +60,12 @@ export class Nodes {
     })
   }
 
+  /** The node after `url` in the list (the first for a URL not in it): where writes go once `url` could not be reached. */
+  #after(url: string): string {
+    const urls = this.#options.urls
+    return urls[(urls.indexOf(url) + 1) % urls.length] as string
+  }
+
   /** A request that may change something: to the primary, following a follower's 421 a few hops. */
   write(request: Request, signal: AbortSignal | undefined): Promise<unknown> {
     return withDeadline(this.#options.timeout_ms, signal, async (deadline) => {
@@ -68,6 +76,7 @@ export class Nodes {
           if (hops > 0) this.#primary = target
           return body
         } catch (err) {
+          if (err instanceof TenantdbError && err.code === 'network_error') this.#primary = this.#after(target)
           const next = primaryNamed(err)
           if (next === undefined || next === target || hops >= client_primary_hops_max) throw err
           target = next
