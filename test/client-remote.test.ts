@@ -64,6 +64,21 @@ t.test('connect({url, token, tenant}) is that tenant, with its client and close(
   await db.close()
 })
 
+t.test('access() of a tenant token, trends() with and without after', async (t) => {
+  const url = await server(t)
+  const client = await connect({ url, token })
+  const issued = await client.tenant('default').issueToken({ scope: 'write' })
+  const scoped = await connect({ url, token: issued.token })
+  t.match(await scoped.access(), { credential: 'tenant', scope: 'write', tenants: ['default'], expires_at: null })
+  t.match(await rejection(t, scoped.tenant('default').tokens(), 'a tenant token listing tokens'), { code: 'forbidden', status: 403 })
+  const all = await client.trends()
+  t.type(all.interval_ms, 'number')
+  t.ok(Object.keys(all.series).length > 0, 'the columns')
+  const none = await client.trends({ after: 4_000_000_000 })
+  t.same(Object.keys(none.series).sort(), Object.keys(all.series).sort(), 'the same columns')
+  t.ok(Object.values(none.series).every((column) => column.length === 0), 'no sample after a time to come: `after` was sent')
+})
+
 t.test('a wrong token: unauthorized, 401', async (t) => {
   const client = await connect({ url: await server(t), token: 'not-the-token-0123456789abcdef' })
   t.match(await rejection(t, client.health(), 'health with a wrong token'), { code: 'unauthorized', status: 401, conflict: false })

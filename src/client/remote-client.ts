@@ -3,7 +3,7 @@
 import { refused } from './refusal.js'
 import { Nodes, type NodesOptions } from './nodes.js'
 import { RemoteTenant } from './remote-tenant.js'
-import type { CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry } from './types.js'
+import type { Access, CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry, Trends, TrendsOptions } from './types.js'
 
 export class RemoteClient implements Client {
   readonly #nodes: Nodes
@@ -30,6 +30,14 @@ export class RemoteClient implements Client {
 
   async stats(options: CallOptions = {}): Promise<Stats> {
     return (await this.#get('/api/v1/stats', options)) as Stats
+  }
+
+  async access(options: CallOptions = {}): Promise<Access> {
+    return (await this.#get('/api/v1/access', options)) as Access
+  }
+
+  async trends(options: TrendsOptions = {}): Promise<Trends> {
+    return (await this.#nodes.read({ method: 'GET', path: '/api/v1/trends', query: { after: options.after } }, options.signal)) as Trends
   }
 
   /** Sent as the operation route of the tenant it names (`name`, before any `@snapshot`). */

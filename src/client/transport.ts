@@ -8,7 +8,7 @@ import { answeredError, unansweredError } from './errors.js'
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>
 
 export interface Request {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** Below the base URL: `/api/v1/t/acme/query`. */
   path: string
   query?: Record<string, string | number | undefined>

@@ -3,11 +3,14 @@
 // HTTP or to a database opened in this process. Only wire types (docs/api.md's JSON
 // bodies), so a browser build needs nothing else.
 import type {
-  CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry,
-  TenantUsageBody, Value,
+  Access, CollectionEntry, DiffResult, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry,
+  Stats, TenantEntry, TenantUsageBody, TokenEntry, Trends, Value,
 } from '../http/wire/index.js'
 
-export type { CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry, TenantUsageBody, Value }
+export type {
+  Access, CollectionEntry, DiffResult, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry,
+  Stats, TenantEntry, TenantUsageBody, TokenEntry, Trends, Value,
+}
 
 /** The named parameters of a statement (`$name` in its text). */
 export type Params = Record<string, Value>
@@ -29,6 +32,11 @@ export interface OpRequest {
   name?: string
   target?: string
   limits?: Record<string, number | null>
+}
+
+export interface TrendsOptions extends CallOptions {
+  /** Only the samples after this time (Unix seconds). */
+  after?: number
 }
 
 export interface DiffRequest extends CallOptions {
@@ -70,6 +78,11 @@ export interface ClientTenant {
   collections(options?: CallOptions): Promise<{ tenant: string; collections: CollectionEntry[] }>
   schema(options?: CallOptions): Promise<SchemaStatus>
   usage(options?: CallOptions): Promise<TenantUsageBody>
+  /** The tenant's tokens (docs/api.md, "Tenant tokens"): the service token only. */
+  tokens(options?: CallOptions): Promise<{ tenant: string; tokens: TokenEntry[] }>
+  /** A new token of this tenant; its secret is in this answer only. */
+  issueToken(request: IssueTokenRequest, options?: CallOptions): Promise<IssuedToken>
+  revokeToken(id: string, options?: CallOptions): Promise<OpResult>
 }
 
 export interface Client {
@@ -79,6 +92,10 @@ export interface Client {
   health(options?: CallOptions): Promise<Health>
   healthDetail(options?: CallOptions): Promise<HealthDetail>
   stats(options?: CallOptions): Promise<Stats>
+  /** What the token opens: everything (the service token), or a tenant token's scope and tenants. */
+  access(options?: CallOptions): Promise<Access>
+  /** The server's one-second samples (docs/api.md, "Trends"); a database in this process keeps none. */
+  trends(options?: TrendsOptions): Promise<Trends>
   /** A tenant operation on the tenant its `name` names. */
   ops(request: OpRequest, options?: CallOptions): Promise<OpResult>
   /** Ends the client: an embedded database is closed; a remote client sends nothing more. */

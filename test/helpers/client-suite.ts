@@ -145,4 +145,27 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.ok(found !== undefined, 'concurrent increments of one row raced')
     t.match(found, { code: 'conflict', conflict: true, status: 400 }, 'the query route\'s conflict')
   })
+
+  t.test('tokens: issued, listed without the secret, revoked; an unknown tenant refused', async (t) => {
+    const client = await open(t)
+    const db = client.tenant('default')
+    t.same((await db.tokens()).tokens, [], 'none yet')
+    const issued = await db.issueToken({ scope: 'read', name: 'web app' })
+    t.match(issued, { tenant: 'default', scope: 'read', name: 'web app', expires_at: null })
+    t.match(issued.token, /^tdb_/)
+    const listed = await db.tokens()
+    t.equal(listed.tenant, 'default')
+    t.same(listed.tokens.map((x) => [x.id, x.scope, x.name]), [[issued.id, 'read', 'web app']])
+    t.notOk('token' in (listed.tokens[0] as object), 'a listing never holds the secret')
+    t.match(await db.revokeToken(issued.id), { ok: true })
+    t.same((await db.tokens()).tokens, [], 'revoked')
+    const unknown = await rejection(t, client.tenant('nothing').tokens(), 'the tokens of an unknown tenant')
+    t.match(unknown, { code: 'unknown_tenant', status: 404 })
+    const scope = await rejection(t, db.issueToken({ scope: 'owner' as 'read' }), 'a scope that is none')
+    t.match(scope, { code: 'bad_request', status: 400 })
+  })
+
+  t.test('access: a service credential (or the process holding the database) opens everything', async (t) => {
+    t.same(await (await open(t)).access(), { credential: 'service' })
+  })
 }
