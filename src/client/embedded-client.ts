@@ -2,6 +2,7 @@
 // "Connecting"): `connect({path, schema})`. Node-only (it loads the storage core's
 // native binding), so connect.ts loads this file with an import bundlers do not follow.
 import { AccessTokens, Database } from '../database/index.js'
+import { concatSchemaSources } from '../http/routes/schema-source.js'
 import type { TenantOpRequest } from '../tenants/index.js'
 import { mapped } from './embedded-errors.js'
 import { EmbeddedTenant } from './embedded-tenant.js'
@@ -35,6 +36,11 @@ export class EmbeddedClient implements Client {
 
   stats(options: CallOptions = {}): Promise<Stats> {
     return mapped(false, options.signal, () => this.#db.stats() as unknown as Stats)
+  }
+
+  /** The files this database was opened with, as a server started with them serves them. */
+  schemaSource(options: CallOptions = {}): Promise<string> {
+    return mapped(false, options.signal, () => concatSchemaSources(this.#db.schema.files))
   }
 
   /** The process holds the database itself: what a service token opens, everything. */

@@ -32,6 +32,11 @@ export class RemoteClient implements Client {
     return (await this.#get('/api/v1/stats', options)) as Stats
   }
 
+  /** Plain text: the transport gives a body that is not JSON as it came. */
+  async schemaSource(options: CallOptions = {}): Promise<string> {
+    return String(await this.#get('/api/v1/schema.eel', options))
+  }
+
   async access(options: CallOptions = {}): Promise<Access> {
     return (await this.#get('/api/v1/access', options)) as Access
   }

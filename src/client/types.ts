@@ -92,6 +92,8 @@ export interface Client {
   health(options?: CallOptions): Promise<Health>
   healthDetail(options?: CallOptions): Promise<HealthDetail>
   stats(options?: CallOptions): Promise<Stats>
+  /** The schema source the server was started with (`GET /api/v1/schema.eel`): each file after a `# file: NAME` line; empty without schema files. */
+  schemaSource(options?: CallOptions): Promise<string>
   /** What the token opens: everything (the service token), or a tenant token's scope and tenants. */
   access(options?: CallOptions): Promise<Access>
   /** The server's one-second samples (docs/api.md, "Trends"); a database in this process keeps none. */

@@ -165,6 +165,12 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.match(scope, { code: 'bad_request', status: 400 })
   })
 
+  t.test('schemaSource: the schema files the database was opened with, each after its # file: line', async (t) => {
+    const source = await (await open(t)).schemaSource()
+    t.match(source, /^# file: .*schema\.eel\n/)
+    t.match(source, /users/)
+  })
+
   t.test('access: a service credential (or the process holding the database) opens everything', async (t) => {
     t.same(await (await open(t)).access(), { credential: 'service' })
   })
