@@ -174,7 +174,19 @@ t.test('an answer that is no error body (a proxy\'s page): http_<status>, the st
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()) }))
   const client = await connect({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}/`, token })
-  t.match(await rejection(t, client.health(), 'health behind a failing proxy'), { code: 'http_502', status: 502, conflict: false })
+  t.match(await rejection(t, client.health(), 'health behind a failing proxy'), { code: 'http_502', status: 502, conflict: false, message: 'the server answered 502 without an error body' })
+})
+
+t.test('a plain-text answer that is no error body: its text is the message', async (t) => {
+  const http = createHttpServer((req, res) => {
+    req.resume()
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' })
+    res.end('upstream overloaded\n')
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()) }))
+  const client = await connect({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}`, token })
+  t.match(await rejection(t, client.health(), 'health behind a proxy saying why'), { code: 'http_503', status: 503, message: 'upstream overloaded' })
 })
 
 t.test('connect refuses what cannot work before sending anything', async (t) => {

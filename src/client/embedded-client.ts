@@ -1,6 +1,8 @@
 // A database opened in this process through the client's interface (docs/client.md,
 // "Connecting"): `connect({path, schema})`. Node-only (it loads the storage core's
 // native binding), so connect.ts loads this file with an import bundlers do not follow.
+import { Readable } from 'node:stream'
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import { AccessTokens, Database } from '../database/index.js'
 import { concatSchemaSources } from '../http/routes/schema-source.js'
 import type { TenantOpRequest } from '../tenants/index.js'
@@ -8,7 +10,7 @@ import { mapped } from './embedded-errors.js'
 import { EmbeddedTenant } from './embedded-tenant.js'
 import { refused } from './refusal.js'
 import type {
-  Access, CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry, Trends, TrendsOptions,
+  Access, BackupStream, CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry, Trends, TrendsOptions,
 } from './types.js'
 
 export class EmbeddedClient implements Client {
@@ -41,6 +43,15 @@ export class EmbeddedClient implements Client {
   /** The files this database was opened with, as a server started with them serves them. */
   schemaSource(options: CallOptions = {}): Promise<string> {
     return mapped(false, options.signal, () => concatSchemaSources(this.#db.schema.files))
+  }
+
+  /** The database's own online backup (Database.backup), its Node stream as a web stream. */
+  backup(options: CallOptions = {}): Promise<BackupStream> {
+    return mapped(false, options.signal, async () => {
+      const archive = await this.#db.backup()
+      const body = Readable.toWeb(archive.stream) as NodeReadableStream<Uint8Array> as unknown as ReadableStream<Uint8Array>
+      return { lsn: archive.lsn, bytes: archive.bytes, body }
+    })
   }
 
   /** The process holds the database itself: what a service token opens, everything. */

@@ -5,7 +5,7 @@ export { connect, type ConnectOptions, type EmbeddedOptions, type RemoteOptions 
 export { answeredError, TenantdbError, unansweredError, type ClientErrorCode, type UnansweredCode } from './errors.js'
 export type { FetchFunction } from './transport.js'
 export type {
-  Access, CallOptions, Client, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, ConnectedTenant, DiffRequest, DiffResult, Health,
+  Access, BackupStream, CallOptions, Client, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, ConnectedTenant, DiffRequest, DiffResult, Health,
   HealthDetail, IssuedToken, IssueTokenRequest, OpRequest, OpResult, Params, QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats,
   TenantEntry, TenantUsageBody, TokenEntry, Trends, TrendsOptions, Value,
 } from './types.js'

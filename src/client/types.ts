@@ -12,6 +12,13 @@ export type {
   Stats, TenantEntry, TenantUsageBody, TokenEntry, Trends, Value,
 }
 
+/** An online backup of the whole database (docs/operations.md, "Backup and restore"): a tar archive of `bytes` bytes holding every commit up to `lsn`. Cancelling the body ends the backup. */
+export interface BackupStream {
+  lsn: number
+  bytes: number
+  body: ReadableStream<Uint8Array>
+}
+
 /** The named parameters of a statement (`$name` in its text). */
 export type Params = Record<string, Value>
 
@@ -94,6 +101,8 @@ export interface Client {
   stats(options?: CallOptions): Promise<Stats>
   /** The schema source the server was started with (`GET /api/v1/schema.eel`): each file after a `# file: NAME` line; empty without schema files. */
   schemaSource(options?: CallOptions): Promise<string>
+  /** An online backup (`GET /api/v1/backup`, the service token only), streamed: `timeout_ms` bounds the wait for it to start, not its transfer. */
+  backup(options?: CallOptions): Promise<BackupStream>
   /** What the token opens: everything (the service token), or a tenant token's scope and tenants. */
   access(options?: CallOptions): Promise<Access>
   /** The server's one-second samples (docs/api.md, "Trends"); a database in this process keeps none. */

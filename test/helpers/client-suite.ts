@@ -171,6 +171,22 @@ export function clientSuite(t: Test, open: OpenClient): void {
     t.match(source, /users/)
   })
 
+  t.test('backup: a tar archive of exactly `bytes` bytes, holding every commit up to `lsn`', async (t) => {
+    const client = await open(t)
+    const written = await client.tenant('default').query('insert users $u', { u: ada })
+    const { lsn, bytes, body } = await client.backup()
+    t.ok(lsn >= (written.lsn as number), `the archive's LSN ${lsn} is at or past the write's ${String(written.lsn)}`)
+    let read = 0
+    let first: Uint8Array | undefined
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      first ??= chunk
+      read += chunk.length
+    }
+    t.equal(read, bytes, 'the body is exactly the bytes announced')
+    t.ok(bytes > 0 && bytes % 512 === 0, 'a whole number of tar blocks')
+    t.ok(first !== undefined && first.length >= 512, 'a tar header first')
+  })
+
   t.test('access: a service credential (or the process holding the database) opens everything', async (t) => {
     t.same(await (await open(t)).access(), { credential: 'service' })
   })

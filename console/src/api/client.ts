@@ -85,7 +85,7 @@ export class ApiClient {
     if (response.ok) return JSON.parse(text) as TailPage
     let body: unknown = text
     try { body = JSON.parse(text) } catch { /* answeredError makes http_<status> of it */ }
-    throw this.#seen(answeredError(response.status, body))
+    throw this.#seen(answeredError(response.status, body, response.headers.get('content-type')))
   }
 
   /** The tail's WebSocket URL: browsers cannot set headers on it, so the token rides in ?token= (docs/api.md). */
