@@ -4,6 +4,7 @@
 // tenantdb's client (src/client/, docs/client.md), whose one error, TenantdbError, the
 // commands turn into their messages. A connection that fails says which server.
 import { connect, TenantdbError, type Client } from '../client/index.js'
+import { cli_answer_wait_ms } from '../limits.js'
 import { UsageError } from './usage-error.js'
 
 export interface Server {
@@ -29,9 +30,9 @@ export function serverAt(url: string, token: string | undefined, env: NodeJS.Pro
   return { url: base, api: `${base}/api/v1`, token: chosen }
 }
 
-/** A client of the server; the requests it sends fail with `reached`'s errors. */
+/** A client of the server; `reached` names the server when it cannot be reached. */
 export async function clientOf(server: Server): Promise<Client> {
-  return connect({ url: server.url, token: server.token })
+  return connect({ url: server.url, token: server.token, timeout_ms: cli_answer_wait_ms })
 }
 
 /**
