@@ -4,7 +4,7 @@
 // tenantdb's client (src/client/, docs/client.md), whose one error, TenantdbError, the
 // commands turn into their messages. A connection that fails says which server.
 import { connect, TenantdbError, type Client } from '../client/index.js'
-import { cli_answer_wait_ms } from '../limits.js'
+import { operator_answer_wait_ms } from '../limits.js'
 import { UsageError } from './usage-error.js'
 
 export interface Server {
@@ -32,7 +32,7 @@ export function serverAt(url: string, token: string | undefined, env: NodeJS.Pro
 
 /** A client of the server; `reached` names the server when it cannot be reached. */
 export async function clientOf(server: Server): Promise<Client> {
-  return connect({ url: server.url, token: server.token, timeout_ms: cli_answer_wait_ms })
+  return connect({ url: server.url, token: server.token, timeout_ms: operator_answer_wait_ms })
 }
 
 /**

@@ -2,9 +2,11 @@
 // it sends the token, speaks JSON and fails with one error class, TenantdbError, whose
 // `status` is undefined when no server answered. What is the console's own: the API
 // base and token read anew for each call (the operator may change them), no HTTP cache,
-// a 401 reported to the app (which asks for the token again), and an unreachable
-// server explained in the terms an operator can act on.
+// a wait past the server's query limit (operator_answer_wait_ms), a 401 reported to
+// the app (which asks for the token again), and an unreachable server explained in the
+// terms an operator can act on.
 import { answeredError, connect, TenantdbError, unansweredError, type Client, type ClientTenant, type OpRequest } from '../../../src/client/index.js'
+import { operator_answer_wait_ms } from '../../../src/limits.js'
 import type {
   Access, CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult,
   SchemaStatus, SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, TenantUsageBody, TokenEntry, Trends, Value,
@@ -106,7 +108,7 @@ export class ApiClient {
   async #call<T>(call: (client: Client) => Promise<T>): Promise<T> {
     const { apiBase, token } = this.#connection()
     try {
-      return await call(await connect({ url: apiBase, token: token ?? '', fetch: uncached }))
+      return await call(await connect({ url: apiBase, token: token ?? '', fetch: uncached, timeout_ms: operator_answer_wait_ms }))
     } catch (err) {
       if (!(err instanceof TenantdbError)) throw err
       if (err.code === 'network_error') throw unansweredError('network_error', unreachable(apiBase), err)
