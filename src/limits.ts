@@ -436,3 +436,10 @@ export const metrics_tenants_max = 1000
 export const client_request_timeout_ms = 30_000
 /** Times a write refused by a follower (421 `not_primary`) is sent on to the primary it names, in one call. */
 export const client_primary_hops_max = 3
+/**
+ * Time the operator's tools (the console, and the CLI's `query`, `backup` and `token`
+ * with --url) wait for a server's answer: past the server's own limit on a query, so a
+ * slow statement ends with the server's `query_timeout`, which says why, not the
+ * client's bare `timeout`.
+ */
+export const operator_answer_wait_ms = 2 * query_time_ms_max

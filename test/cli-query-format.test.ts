@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
+import { answeredError } from '../src/client/index.js'
 import { StatementFailure } from '../src/cli/query-failure.js'
 import { loadHistory, saveHistory } from '../src/cli/query-history.js'
 import { statementComplete } from '../src/cli/query-input.js'
@@ -40,7 +41,7 @@ t.test('the caret stands under the place', async (t) => {
   t.equal(failure.render('users\n\t| age = 3'), "syntax_error at 2:8: unexpected '='\n  \t| age = 3\n  \t      ^\n  hint: use ==\n", 'a tab before it stays a tab')
   t.equal(new StatementFailure('unknown_field', 'x', { line: 1, column: 4, length: 50 }, undefined).render('abcdef'), 'unknown_field at 1:4: x\n  abcdef\n     ^^^\n', 'no wider than the line')
   t.equal(new StatementFailure('conflict', 'lost a race', undefined, undefined).render('x'), 'conflict: lost a race\n')
-  const body = StatementFailure.fromBody({ error: "1:19 unexpected '=' in where; expected '==' (use == to compare)", code: 'syntax_error', line: 1, column: 19, what: "unexpected '=' in where; expected '=='", hint: 'use == to compare' })
+  const body = StatementFailure.fromRefusal(answeredError(400, { error: "1:19 unexpected '=' in where; expected '==' (use == to compare)", code: 'syntax_error', line: 1, column: 19, what: "unexpected '=' in where; expected '=='", hint: 'use == to compare' }))
   t.same([body.what, body.hint, body.at], ["unexpected '=' in where; expected '=='", 'use == to compare', { line: 1, column: 19, length: 1 }], 'a server\'s body: its what, hint and position fields')
   t.equal(StatementFailure.of(new Error('a bug')) instanceof StatementFailure, false, 'anything else is not a statement\'s failure')
 })

@@ -26,6 +26,12 @@ t.test('connect({path, tenant}) is that tenant, with close()', async (t) => {
   t.ok(closed.status !== undefined && closed.status >= 400, `a coded refusal (${closed.code} ${closed.status})`)
 })
 
+t.test('trends: the server samples them, so a database in this process refuses (not_allowed_here)', async (t) => {
+  const client = await connect({ path: join(tempDir(t), 'db'), schema })
+  t.teardown(() => client.close())
+  t.match(await rejection(t, client.trends(), 'trends embedded'), { code: 'not_allowed_here', status: 400, message: /running server/ })
+})
+
 t.test('transaction(fn): statements on one snapshot, committed together; its errors mapped', async (t) => {
   const client = await connect({ path: join(tempDir(t), 'db'), schema })
   t.teardown(() => client.close())

@@ -64,6 +64,21 @@ t.test('connect({url, token, tenant}) is that tenant, with its client and close(
   await db.close()
 })
 
+t.test('access() of a tenant token, trends() with and without after', async (t) => {
+  const url = await server(t)
+  const client = await connect({ url, token })
+  const issued = await client.tenant('default').issueToken({ scope: 'write' })
+  const scoped = await connect({ url, token: issued.token })
+  t.match(await scoped.access(), { credential: 'tenant', scope: 'write', tenants: ['default'], expires_at: null })
+  t.match(await rejection(t, scoped.tenant('default').tokens(), 'a tenant token listing tokens'), { code: 'forbidden', status: 403 })
+  const all = await client.trends()
+  t.type(all.interval_ms, 'number')
+  t.ok(Object.keys(all.series).length > 0, 'the columns')
+  const none = await client.trends({ after: 4_000_000_000 })
+  t.same(Object.keys(none.series).sort(), Object.keys(all.series).sort(), 'the same columns')
+  t.ok(Object.values(none.series).every((column) => column.length === 0), 'no sample after a time to come: `after` was sent')
+})
+
 t.test('a wrong token: unauthorized, 401', async (t) => {
   const client = await connect({ url: await server(t), token: 'not-the-token-0123456789abcdef' })
   t.match(await rejection(t, client.health(), 'health with a wrong token'), { code: 'unauthorized', status: 401, conflict: false })
@@ -159,7 +174,19 @@ t.test('an answer that is no error body (a proxy\'s page): http_<status>, the st
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()) }))
   const client = await connect({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}/`, token })
-  t.match(await rejection(t, client.health(), 'health behind a failing proxy'), { code: 'http_502', status: 502, conflict: false })
+  t.match(await rejection(t, client.health(), 'health behind a failing proxy'), { code: 'http_502', status: 502, conflict: false, message: 'the server answered 502 without an error body' })
+})
+
+t.test('a plain-text answer that is no error body: its text is the message', async (t) => {
+  const http = createHttpServer((req, res) => {
+    req.resume()
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' })
+    res.end('upstream overloaded\n')
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()) }))
+  const client = await connect({ url: `http://127.0.0.1:${(http.address() as { port: number }).port}`, token })
+  t.match(await rejection(t, client.health(), 'health behind a proxy saying why'), { code: 'http_503', status: 503, message: 'upstream overloaded' })
 })
 
 t.test('connect refuses what cannot work before sending anything', async (t) => {

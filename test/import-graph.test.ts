@@ -150,3 +150,10 @@ t.test("each part of the query layer is reached through its index.ts", async (t)
   t.ok(across.some((e) => queryPart(e.from) !== undefined), 'parts do import each other (the check sees it)')
   t.ok(across.some((e) => folder(e.from) !== 'query'), 'layers above import parts (the check sees it)')
 })
+
+t.test('the CLI reaches a server only through src/client/ (docs/architecture.md, "Layers")', async (t) => {
+  const cli = sources().filter((file) => file.startsWith('cli/'))
+  const calls = cli.filter((file) => /\bfetch\s*\(|\bnew\s+WebSocket\s*\(|from\s+['"]node:https?['"]/.test(readFileSync(join(src, file), 'utf8')))
+  t.same(calls, [], 'no file of src/cli/ calls fetch, opens a WebSocket or imports node:http')
+  t.ok(edges().some((e) => e.from.startsWith('cli/') && e.to === 'client/index.ts'), 'the CLI does import the client (the check sees it)')
+})

@@ -1,7 +1,7 @@
 // The shell: top bar, one page at a time chosen by the URL hash (#/query…), and the
 // shared state. Hash routes need nothing from the server but index.html, so the
 // console works from any static host (--console-origin).
-import { ApiClient, ApiError, describeError } from './api/client.js'
+import { ApiClient, describeError, isAnswered, type AnsweredError } from './api/client.js'
 import type { Access } from './api/types.js'
 import type { Context, Page, PageFactory } from './context.js'
 import { connectPage, noticeOnConnect } from './pages/connect.js'
@@ -69,7 +69,7 @@ export function startApp(root: HTMLElement): void {
 
   // A 401 anywhere but on the connect page means the token stopped working (revoked,
   // expired, or the server restarted with another one): forget it and ask again, saying why.
-  function unauthorized(error: ApiError): void {
+  function unauthorized(error: AnsweredError): void {
     ctx.signOut(`The server refused the token (${error.status} ${error.code}): ${error.message}. Enter a current token to continue.`)
   }
 
@@ -84,7 +84,7 @@ export function startApp(root: HTMLElement): void {
     if (signedIn && name !== 'connect' && ctx.access.value === null) {
       // Reloaded with a token in this tab: learn what it opens before showing a page.
       ctx.refreshAccess().then(render, (error: unknown) => {
-        if (!(error instanceof ApiError && error.status === 401)) main.replaceChildren(errorBox(`Cannot reach the server: ${describeError(error)}`))
+        if (!(isAnswered(error) && error.status === 401)) main.replaceChildren(errorBox(`Cannot reach the server: ${describeError(error)}`))
       })
       return
     }

@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util'
 import { requireDatabaseDir } from './database-dir.js'
 import { envValue } from './env.js'
 import { progress } from './progress.js'
-import { errorBody, request, serverAt, type Server } from './server-client.js'
+import { TenantdbError } from '../client/index.js'
+import { clientOf, reached, serverAt, type Server } from './server-client.js'
 import { UsageError } from './usage-error.js'
 
 const synopsis = 'tenantdb backup (--url URL [--token TOKEN] | DIR) OUT'
@@ -78,16 +79,16 @@ async function fromDirectory(dir: string): Promise<Archive> {
   return backupDirectory(dir)
 }
 
-/** The archive a server streams (GET /api/v1/backup). */
+/** The archive a server streams (GET /api/v1/backup), through the client. */
 async function fromServer(server: Server): Promise<Archive> {
-  const res = await request(server, '/backup')
-  if (res.status !== 200 || res.body === null) {
-    throw new Error(`the server refused the backup (${res.status}): ${(await errorBody(res)).error}`)
+  try {
+    const { lsn, bytes, body } = await reached(server, async () => (await clientOf(server)).backup())
+    return { lsn, bytes, stream: Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>) }
+  } catch (err) {
+    if (!(err instanceof TenantdbError) || err.status === undefined) throw err
+    if (err.code === `http_${err.status}` && err.status < 300) throw new Error(`${server.api} did not answer as a tenantdb backup (no Content-Length or X-Backup-Lsn)`, { cause: err })
+    throw new Error(`the server refused the backup (${err.status}): ${err.message}`, { cause: err })
   }
-  const bytes = Number(res.headers.get('content-length'))
-  const lsn = Number(res.headers.get('x-backup-lsn'))
-  if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(lsn)) throw new Error(`${server.api} did not answer as a tenantdb backup (no Content-Length or X-Backup-Lsn)`)
-  return { lsn, bytes, stream: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>) }
 }
 
 /** Writes `stream` through `counted` beside `out`, and renames it to `out` once whole and synced. */

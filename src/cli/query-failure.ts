@@ -1,10 +1,11 @@
 // A statement that failed, as `tenantdb query` prints it: the code, the line and column
 // of an Eel diagnostic with the statement's line and a caret under the place, and the
 // hint (docs/language.md, "Diagnostics"). The same from an embedded database (EelError,
-// QueryError, TenantError, EngineError) and from a server (its error body).
+// QueryError, TenantError, EngineError) and from a server (the client's TenantdbError,
+// which carries its error body).
 import { CodedError } from '../coded-error.js'
 import { EelError } from '../lang/diagnostic.js'
-import type { ErrorBody } from './server-client.js'
+import { TenantdbError } from '../client/index.js'
 
 export class StatementFailure extends CodedError {
   constructor(
@@ -17,8 +18,9 @@ export class StatementFailure extends CodedError {
     super(code, what)
   }
 
-  /** An error of running a statement embedded; anything else (a bug) is returned as it is. */
+  /** An error of running a statement, embedded or on a server; anything else (a bug) is returned as it is. */
   static of(err: unknown): StatementFailure | unknown {
+    if (err instanceof TenantdbError) return StatementFailure.fromRefusal(err)
     if (err instanceof EelError) {
       const d = err.diagnostic
       return new StatementFailure(d.code, d.message, { line: d.line, column: d.column, length: Math.max(1, d.to - d.from) }, d.hint)
@@ -27,10 +29,11 @@ export class StatementFailure extends CodedError {
     return err
   }
 
-  /** A server's error body: an Eel error's gives its position, `what` and `hint` as fields (docs/api.md, "Errors"). */
-  static fromBody(body: ErrorBody): StatementFailure {
-    if (body.line === undefined || body.column === undefined) return new StatementFailure(body.code, body.error, undefined, undefined)
-    return new StatementFailure(body.code, body.what ?? body.error, { line: body.line, column: body.column, length: 1 }, body.hint)
+  /** A server's refusal: an Eel error's body gives its position, `what` and `hint` as fields (docs/api.md, "Errors"). */
+  static fromRefusal(err: TenantdbError): StatementFailure {
+    const { line, column, what, hint } = err.details as { line?: number; column?: number; what?: string; hint?: string }
+    if (line === undefined || column === undefined) return new StatementFailure(err.code, err.message, undefined, undefined)
+    return new StatementFailure(err.code, what ?? err.message, { line, column, length: 1 }, hint)
   }
 
   /**

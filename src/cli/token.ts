@@ -8,7 +8,8 @@ import type { IssuedToken, IssueRequest, TokenListing } from '../database/index.
 import { token_scopes } from '../tenants/token-scopes.js'
 import { requireDatabaseDir } from './database-dir.js'
 import { envValue } from './env.js'
-import { errorBody, request, serverAt } from './server-client.js'
+import { TenantdbError, type Client } from '../client/index.js'
+import { clientOf, reached, serverAt } from './server-client.js'
 import { UsageError } from './usage-error.js'
 import { command_help, type CommandHelp } from './usage.js'
 
@@ -157,19 +158,19 @@ async function directory(dir: string): Promise<Target> {
 
 function server(url: string, serviceToken: string | undefined): Target {
   const at = serverAt(url, serviceToken, process.env)
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await request(at, path, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    })
-    if (!res.ok) throw new Error(`the server refused (${res.status}): ${(await errorBody(res)).error}`)
-    return await res.json()
+  const client = clientOf(at)
+  const call = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
+    try {
+      return await reached(at, async () => fn(await client))
+    } catch (err) {
+      if (err instanceof TenantdbError && err.status !== undefined) throw new Error(`the server refused (${err.status}): ${err.message}`, { cause: err })
+      throw err
+    }
   }
-  const tenantPath = (tenant: string) => `/t/${encodeURIComponent(tenant)}/tokens`
   return {
-    issue: async (tenant, request) => await call('POST', tenantPath(tenant), request) as IssuedToken,
-    list: async (tenant) => (await call('GET', tenantPath(tenant)) as { tokens: TokenListing[] }).tokens,
-    revoke: async (tenant, id) => { await call('DELETE', `${tenantPath(tenant)}/${encodeURIComponent(id)}`) },
+    issue: (tenant, request) => call((c) => c.tenant(tenant).issueToken(request)),
+    list: async (tenant) => (await call((c) => c.tenant(tenant).tokens())).tokens,
+    revoke: async (tenant, id) => { await call((c) => c.tenant(tenant).revokeToken(id)) },
     close: async () => {},
   }
 }

@@ -1,18 +1,19 @@
 // One tenant of a database opened in this process, through the client's interface
 // (docs/client.md, "Calls"): the embedding API's Tenant, its errors mapped as the HTTP
 // API would answer them (embedded-errors.ts).
-import type { Tenant } from '../database/index.js'
+import type { AccessTokens, IssueRequest, Tenant } from '../database/index.js'
 import type { Transaction } from '../query/index.js'
 import { mapped } from './embedded-errors.js'
 import { embeddedTail } from './embedded-tail.js'
 import type { TailEvent } from './tail.js'
 import type {
-  CallOptions, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, DiffRequest, DiffResult, OpRequest, OpResult, Params,
-  QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantTailOptions, TenantUsageBody,
+  CallOptions, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, DiffRequest, DiffResult, IssuedToken, IssueTokenRequest, OpRequest,
+  OpResult, Params, QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantTailOptions, TenantUsageBody, TokenEntry,
 } from './types.js'
 
 export interface EmbeddedOps {
   ops(request: OpRequest): Promise<OpResult>
+  readonly accessTokens: AccessTokens
 }
 
 export class EmbeddedTenant implements ClientTenant {
@@ -78,5 +79,21 @@ export class EmbeddedTenant implements ClientTenant {
   /** The change feed, by the embedding API's long polls (embedded-tail.ts). */
   tail(options: TenantTailOptions = {}): AsyncIterableIterator<TailEvent> {
     return embeddedTail(this.#tenant, options)
+  }
+
+  tokens(options: CallOptions = {}): Promise<{ tenant: string; tokens: TokenEntry[] }> {
+    return mapped(false, options.signal, () => ({ tenant: this.name, tokens: this.#db.accessTokens.list(this.name) as TokenEntry[] }))
+  }
+
+  issueToken(request: IssueTokenRequest, options: CallOptions = {}): Promise<IssuedToken> {
+    return mapped(false, options.signal, () => this.#db.accessTokens.issue(this.name, request as IssueRequest) as Promise<IssuedToken>)
+  }
+
+  /** The same answer as the route's (DELETE …/tokens/:id). */
+  revokeToken(id: string, options: CallOptions = {}): Promise<OpResult> {
+    return mapped(false, options.signal, async () => {
+      await this.#db.accessTokens.revoke(this.name, id)
+      return { ok: true, message: `revoked token ${id} of ${this.name}` } as OpResult
+    })
   }
 }

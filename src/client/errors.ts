@@ -35,13 +35,21 @@ export class TenantdbError extends Error {
   }
 }
 
-/** The error of a server's error answer: its JSON body `{error, code, …}`, or `http_<status>` for a body that is none. */
-export function answeredError(status: number, body: unknown): TenantdbError {
+/** Characters of a plain-text answer kept as the message of an `http_<status>` error. */
+const plain_text_message_chars_max = 500
+
+/**
+ * The error of a server's error answer: its JSON body `{error, code, …}`, or
+ * `http_<status>` for a body that is none, whose message is the body when it is plain
+ * text (a proxy's sentence says what went wrong), else a sentence saying so.
+ */
+export function answeredError(status: number, body: unknown, contentType: string | null = null): TenantdbError {
   if (body !== null && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' && typeof (body as { error?: unknown }).error === 'string') {
     const { error, code, conflict, ...details } = body as { error: string; code: ErrorCode; conflict?: unknown }
     return new TenantdbError(code, error, { status, conflict: conflict === true, details })
   }
-  return new TenantdbError(`http_${status}`, `the server answered ${status} without an error body`, { status })
+  const text = typeof body === 'string' && contentType?.startsWith('text/plain') === true ? body.trim().slice(0, plain_text_message_chars_max) : ''
+  return new TenantdbError(`http_${status}`, text !== '' ? text : `the server answered ${status} without an error body`, { status })
 }
 
 /** The error of a call that got no answer: the caller's abort, its time limit, or a failed connection. */

@@ -7,6 +7,7 @@ export type { FetchFunction } from './transport.js'
 export { tailEvents, type TailEvent, type TailOptions, type WebSocketConstructor } from './tail.js'
 export type { BackoffOptions } from './backoff.js'
 export type {
-  CallOptions, Client, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, ConnectedTenant, DiffRequest, DiffResult, Health,
-  HealthDetail, OpRequest, OpResult, Params, QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry, TenantUsageBody, Value,
+  Access, BackupStream, CallOptions, Client, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, ConnectedTenant, DiffRequest, DiffResult, Health,
+  HealthDetail, IssuedToken, IssueTokenRequest, OpRequest, OpResult, Params, QueryOptions, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats,
+  TenantEntry, TenantUsageBody, TokenEntry, Trends, TrendsOptions, Value,
 } from './types.js'

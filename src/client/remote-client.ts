@@ -3,7 +3,8 @@
 import { refused } from './refusal.js'
 import { Nodes, type NodesOptions } from './nodes.js'
 import { RemoteTenant } from './remote-tenant.js'
-import type { CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry } from './types.js'
+import { TenantdbError } from './errors.js'
+import type { Access, BackupStream, CallOptions, Client, ClientTenant, Health, HealthDetail, OpRequest, OpResult, Stats, TenantEntry, Trends, TrendsOptions } from './types.js'
 
 export class RemoteClient implements Client {
   readonly #nodes: Nodes
@@ -30,6 +31,30 @@ export class RemoteClient implements Client {
 
   async stats(options: CallOptions = {}): Promise<Stats> {
     return (await this.#get('/api/v1/stats', options)) as Stats
+  }
+
+  /** Plain text: the transport gives a body that is not JSON as it came. */
+  async schemaSource(options: CallOptions = {}): Promise<string> {
+    return String(await this.#get('/api/v1/schema.eel', options))
+  }
+
+  async backup(options: CallOptions = {}): Promise<BackupStream> {
+    const response = (await this.#nodes.read({ method: 'GET', path: '/api/v1/backup', stream: true }, options.signal)) as Response
+    const bytes = Number(response.headers.get('content-length'))
+    const lsn = Number(response.headers.get('x-backup-lsn'))
+    if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(lsn) || response.body === null) {
+      await response.body?.cancel()
+      throw new TenantdbError(`http_${response.status}`, 'the answer is no tenantdb backup (no Content-Length or X-Backup-Lsn)', { status: response.status })
+    }
+    return { lsn, bytes, body: response.body }
+  }
+
+  async access(options: CallOptions = {}): Promise<Access> {
+    return (await this.#get('/api/v1/access', options)) as Access
+  }
+
+  async trends(options: TrendsOptions = {}): Promise<Trends> {
+    return (await this.#nodes.read({ method: 'GET', path: '/api/v1/trends', query: { after: options.after } }, options.signal)) as Trends
   }
 
   /** Sent as the operation route of the tenant it names (`name`, before any `@snapshot`). */

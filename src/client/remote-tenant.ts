@@ -6,8 +6,8 @@ import type { Nodes } from './nodes.js'
 import { RemoteStatement } from './remote-statement.js'
 import { tailEvents, type TailEvent } from './tail.js'
 import type {
-  CallOptions, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, DiffRequest, DiffResult, OpRequest, OpResult, Params,
-  QueryOptions, QueryResult, SchemaStatus, SnapshotEntry, TenantTailOptions, TenantUsageBody,
+  CallOptions, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, DiffRequest, DiffResult, IssuedToken, IssueTokenRequest, OpRequest,
+  OpResult, Params, QueryOptions, QueryResult, SchemaStatus, SnapshotEntry, TenantTailOptions, TenantUsageBody, TokenEntry,
 } from './types.js'
 
 export class RemoteTenant implements ClientTenant {
@@ -74,6 +74,18 @@ export class RemoteTenant implements ClientTenant {
 
   async usage(options: CallOptions = {}): Promise<TenantUsageBody> {
     return (await this.#get('usage', options)) as TenantUsageBody
+  }
+
+  async tokens(options: CallOptions = {}): Promise<{ tenant: string; tokens: TokenEntry[] }> {
+    return (await this.#get('tokens', options)) as { tenant: string; tokens: TokenEntry[] }
+  }
+
+  async issueToken(request: IssueTokenRequest, options: CallOptions = {}): Promise<IssuedToken> {
+    return (await this.#nodes.write({ method: 'POST', path: `${this.#path}/tokens`, body: request }, options.signal)) as IssuedToken
+  }
+
+  async revokeToken(id: string, options: CallOptions = {}): Promise<OpResult> {
+    return (await this.#nodes.write({ method: 'DELETE', path: `${this.#path}/tokens/${encodeURIComponent(id)}` }, options.signal)) as OpResult
   }
 
   #get(route: string, options: CallOptions): Promise<unknown> {

@@ -8,13 +8,15 @@ import { answeredError, unansweredError } from './errors.js'
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>
 
 export interface Request {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** Below the base URL: `/api/v1/t/acme/query`. */
   path: string
   query?: Record<string, string | number | undefined>
   /** Sent as JSON. */
   body?: unknown
   headers?: Record<string, string>
+  /** Resolve with the Response itself once its headers came (a body too large to hold: the backup archive). */
+  stream?: true
 }
 
 export interface Transport {
@@ -30,7 +32,7 @@ export function requestUrl(base: string, request: Request): string {
   return url
 }
 
-/** The node's answer body, parsed; rejects with a TenantdbError for an error answer or none. */
+/** The node's answer body, parsed (or the Response for a `stream` request); rejects with a TenantdbError for an error answer or none. */
 export async function send(transport: Transport, base: string, request: Request, deadline: Deadline): Promise<unknown> {
   deadline.check()
   const headers: Record<string, string> = { authorization: `Bearer ${transport.token}`, accept: 'application/json', ...request.headers }
@@ -45,12 +47,14 @@ export async function send(transport: Transport, base: string, request: Request,
       signal: deadline.signal,
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     })
+    if (request.stream === true && response.ok) return response
     text = await response.text()
   } catch (err) {
     throw deadline.ended(err) ?? unansweredError('network_error', `could not reach ${base}: ${err instanceof Error ? err.message : String(err)}`, err)
   }
-  const body = parsed(text, response.headers.get('content-type'))
-  if (!response.ok) throw answeredError(response.status, body)
+  const contentType = response.headers.get('content-type')
+  const body = parsed(text, contentType)
+  if (!response.ok) throw answeredError(response.status, body, contentType)
   return body
 }
 

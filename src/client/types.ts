@@ -3,12 +3,22 @@
 // HTTP or to a database opened in this process. Only wire types (docs/api.md's JSON
 // bodies), so a browser build needs nothing else.
 import type {
-  CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry,
-  TenantUsageBody, Value,
+  Access, CollectionEntry, DiffResult, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry,
+  Stats, TenantEntry, TenantUsageBody, TokenEntry, Trends, Value,
 } from '../http/wire/index.js'
 import type { TailEvent, TailOptions } from './tail.js'
 
-export type { CollectionEntry, DiffResult, Health, HealthDetail, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry, Stats, TenantEntry, TenantUsageBody, Value }
+export type {
+  Access, CollectionEntry, DiffResult, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult, Row, SchemaStatus, SnapshotEntry,
+  Stats, TenantEntry, TenantUsageBody, TokenEntry, Trends, Value,
+}
+
+/** An online backup of the whole database (docs/operations.md, "Backup and restore"): a tar archive of `bytes` bytes holding every commit up to `lsn`. Cancelling the body ends the backup. */
+export interface BackupStream {
+  lsn: number
+  bytes: number
+  body: ReadableStream<Uint8Array>
+}
 
 /** The named parameters of a statement (`$name` in its text). */
 export type Params = Record<string, Value>
@@ -30,6 +40,11 @@ export interface OpRequest {
   name?: string
   target?: string
   limits?: Record<string, number | null>
+}
+
+export interface TrendsOptions extends CallOptions {
+  /** Only the samples after this time (Unix seconds). */
+  after?: number
 }
 
 export interface DiffRequest extends CallOptions {
@@ -76,6 +91,11 @@ export interface ClientTenant {
    * live ones, each once, in LSN order, across reconnects.
    */
   tail(options?: TenantTailOptions): AsyncIterableIterator<TailEvent>
+  /** The tenant's tokens (docs/api.md, "Tenant tokens"): the service token only. */
+  tokens(options?: CallOptions): Promise<{ tenant: string; tokens: TokenEntry[] }>
+  /** A new token of this tenant; its secret is in this answer only. */
+  issueToken(request: IssueTokenRequest, options?: CallOptions): Promise<IssuedToken>
+  revokeToken(id: string, options?: CallOptions): Promise<OpResult>
 }
 
 /** A tenant's feed: where to start, which collections, and (over HTTP) how to connect. */
@@ -88,6 +108,14 @@ export interface Client {
   health(options?: CallOptions): Promise<Health>
   healthDetail(options?: CallOptions): Promise<HealthDetail>
   stats(options?: CallOptions): Promise<Stats>
+  /** The schema source the server was started with (`GET /api/v1/schema.eel`): each file after a `# file: NAME` line; empty without schema files. */
+  schemaSource(options?: CallOptions): Promise<string>
+  /** An online backup (`GET /api/v1/backup`, the service token only), streamed: `timeout_ms` bounds the wait for it to start, not its transfer. */
+  backup(options?: CallOptions): Promise<BackupStream>
+  /** What the token opens: everything (the service token), or a tenant token's scope and tenants. */
+  access(options?: CallOptions): Promise<Access>
+  /** The server's one-second samples (docs/api.md, "Trends"); a database in this process keeps none. */
+  trends(options?: TrendsOptions): Promise<Trends>
   /** A tenant operation on the tenant its `name` names. */
   ops(request: OpRequest, options?: CallOptions): Promise<OpResult>
   /** Ends the client: an embedded database is closed; a remote client sends nothing more. */

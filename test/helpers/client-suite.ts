@@ -181,4 +181,49 @@ export function clientSuite(t: Test, open: OpenClient): void {
     setTimeout(() => aborted.abort(), 50)
     t.match(await rejection(t, waiting, 'an aborted feed'), { code: 'aborted', status: undefined })
   })
+
+  t.test('tokens: issued, listed without the secret, revoked; an unknown tenant refused', async (t) => {
+    const client = await open(t)
+    const db = client.tenant('default')
+    t.same((await db.tokens()).tokens, [], 'none yet')
+    const issued = await db.issueToken({ scope: 'read', name: 'web app' })
+    t.match(issued, { tenant: 'default', scope: 'read', name: 'web app', expires_at: null })
+    t.match(issued.token, /^tdb_/)
+    const listed = await db.tokens()
+    t.equal(listed.tenant, 'default')
+    t.same(listed.tokens.map((x) => [x.id, x.scope, x.name]), [[issued.id, 'read', 'web app']])
+    t.notOk('token' in (listed.tokens[0] as object), 'a listing never holds the secret')
+    t.match(await db.revokeToken(issued.id), { ok: true })
+    t.same((await db.tokens()).tokens, [], 'revoked')
+    const unknown = await rejection(t, client.tenant('nothing').tokens(), 'the tokens of an unknown tenant')
+    t.match(unknown, { code: 'unknown_tenant', status: 404 })
+    const scope = await rejection(t, db.issueToken({ scope: 'owner' as 'read' }), 'a scope that is none')
+    t.match(scope, { code: 'bad_request', status: 400 })
+  })
+
+  t.test('schemaSource: the schema files the database was opened with, each after its # file: line', async (t) => {
+    const source = await (await open(t)).schemaSource()
+    t.match(source, /^# file: .*schema\.eel\n/)
+    t.match(source, /users/)
+  })
+
+  t.test('backup: a tar archive of exactly `bytes` bytes, holding every commit up to `lsn`', async (t) => {
+    const client = await open(t)
+    const written = await client.tenant('default').query('insert users $u', { u: ada })
+    const { lsn, bytes, body } = await client.backup()
+    t.ok(lsn >= (written.lsn as number), `the archive's LSN ${lsn} is at or past the write's ${String(written.lsn)}`)
+    let read = 0
+    let first: Uint8Array | undefined
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      first ??= chunk
+      read += chunk.length
+    }
+    t.equal(read, bytes, 'the body is exactly the bytes announced')
+    t.ok(bytes > 0 && bytes % 512 === 0, 'a whole number of tar blocks')
+    t.ok(first !== undefined && first.length >= 512, 'a tar header first')
+  })
+
+  t.test('access: a service credential (or the process holding the database) opens everything', async (t) => {
+    t.same(await (await open(t)).access(), { credential: 'service' })
+  })
 }

@@ -1,84 +1,93 @@
-// Every HTTP call of the console: the API base in front, the token as a Bearer
-// header (docs/api.md), JSON both ways, and one error type carrying the server's
-// {"error", "code"} body. A 401 is reported to the app, which asks for the token again.
+// Every HTTP call of the console, through tenantdb's client (src/client/, docs/client.md):
+// it sends the token, speaks JSON and fails with one error class, TenantdbError, whose
+// `status` is undefined when no server answered. What is the console's own: the API
+// base and token read anew for each call (the operator may change them), no HTTP cache,
+// a wait past the server's query limit (operator_answer_wait_ms), a 401 reported to
+// the app (which asks for the token again), and an unreachable server explained in the
+// terms an operator can act on.
+import { answeredError, connect, TenantdbError, unansweredError, type Client, type ClientTenant, type OpRequest } from '../../../src/client/index.js'
+import { operator_answer_wait_ms } from '../../../src/limits.js'
 import type {
   Access, CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult,
   SchemaStatus, SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, TenantUsageBody, TokenEntry, Trends, Value,
 } from './types.js'
 
-export class ApiError extends Error {
-  readonly status: number
-  readonly body: ErrorBody
-
-  constructor(status: number, body: ErrorBody) {
-    super(body.error)
-    this.status = status
-    this.body = body
-  }
-
-  get code(): string {
-    return this.body.code
-  }
-}
-
-/** The server could not be reached at all (down, wrong base, or CORS refused the origin). */
-export class NetworkError extends Error {}
+export { TenantdbError }
 
 export interface Connection {
   readonly apiBase: string
   readonly token: string | null
 }
 
+/** A refusal a server answered (it has a status); one with no status got no answer at all. */
+export type AnsweredError = TenantdbError & { readonly status: number }
+
+export function isAnswered(error: unknown): error is AnsweredError {
+  return error instanceof TenantdbError && error.status !== undefined
+}
+
+/** The server's error body of a refusal, as the editors mark it (line, column, fields, hint). */
+export function errorBody(error: TenantdbError): ErrorBody {
+  return { ...error.details, error: error.message, code: error.code, conflict: error.conflict } as ErrorBody
+}
+
+/** The console never reads an answer from the HTTP cache: every view is of now. */
+const uncached = (input: string, init: RequestInit) => fetch(input, { ...init, cache: 'no-store' })
+
 export class ApiClient {
   readonly #connection: () => Connection
-  readonly #unauthorized: (error: ApiError) => void
+  readonly #unauthorized: (error: AnsweredError) => void
 
-  constructor(connection: () => Connection, unauthorized: (error: ApiError) => void) {
+  constructor(connection: () => Connection, unauthorized: (error: AnsweredError) => void) {
     this.#connection = connection
     this.#unauthorized = unauthorized
   }
 
-  health(): Promise<Health> { return this.#get('/api/v1/health') }
+  health(): Promise<Health> { return this.#call((c) => c.health()) }
   /** What the token opens: everything (the service token) or a tenant token's tenants and scope. */
-  access(): Promise<Access> { return this.#get('/api/v1/access') }
-  healthDetail(): Promise<HealthDetail> { return this.#get('/api/v1/health/detail') }
-  stats(): Promise<Stats> { return this.#get('/api/v1/stats') }
+  access(): Promise<Access> { return this.#call((c) => c.access()) }
+  healthDetail(): Promise<HealthDetail> { return this.#call((c) => c.healthDetail()) }
+  stats(): Promise<Stats> { return this.#call((c) => c.stats()) }
   /** The trend ring; with `after` (Unix seconds) only the samples after it. */
-  trends(after?: number): Promise<Trends> { return this.#get(`/api/v1/trends${after === undefined ? '' : `?after=${after}`}`) }
-  async tenants(): Promise<TenantEntry[]> { return (await this.#get<{ tenants: TenantEntry[] }>('/api/v1/tenants')).tenants }
-  async collections(tenant: string): Promise<CollectionEntry[]> {
-    return (await this.#get<{ collections: CollectionEntry[] }>(`${tenantPath(tenant)}/collections`)).collections
-  }
-  schema(tenant: string): Promise<SchemaStatus> { return this.#get(`${tenantPath(tenant)}/schema`) }
+  trends(after?: number): Promise<Trends> { return this.#call((c) => c.trends(after === undefined ? {} : { after })) }
+  async tenants(): Promise<TenantEntry[]> { return (await this.#call((c) => c.tenants())).tenants }
+  async collections(tenant: string): Promise<CollectionEntry[]> { return (await this.#tenant(tenant, (t) => t.collections())).collections }
+  schema(tenant: string): Promise<SchemaStatus> { return this.#tenant(tenant, (t) => t.schema()) }
   /** What the tenant used since the server started, what it holds and its limits. */
-  usage(tenant: string): Promise<TenantUsageBody> { return this.#get(`${tenantPath(tenant)}/usage`) }
-  async snapshots(tenant: string): Promise<SnapshotEntry[]> {
-    return (await this.#get<{ snapshots: SnapshotEntry[] }>(`${tenantPath(tenant)}/snapshots`)).snapshots
-  }
+  usage(tenant: string): Promise<TenantUsageBody> { return this.#tenant(tenant, (t) => t.usage()) }
+  async snapshots(tenant: string): Promise<SnapshotEntry[]> { return (await this.#tenant(tenant, (t) => t.snapshots())).snapshots }
   diff(tenant: string, from: string, to: string, collection?: string): Promise<DiffResult> {
-    const query = new URLSearchParams({ from, to })
-    if (collection !== undefined) query.set('collection', collection)
-    return this.#get(`${tenantPath(tenant)}/diff?${query.toString()}`)
-  }
-  /** One poll of the tail, used to learn the head LSN before going live. */
-  tailPage(tenant: string, query: Record<string, string>): Promise<TailPage> {
-    return this.#get(`${tenantPath(tenant)}/tail?${new URLSearchParams(query).toString()}`)
+    return this.#tenant(tenant, (t) => t.diff({ from, to, ...(collection === undefined ? {} : { collection }) }))
   }
   query(tenant: string, text: string, params: Record<string, Value>, snapshot: string | null): Promise<QueryResult> {
-    return this.#send(`${tenantPath(tenant)}/query`, { query: text, params }, snapshot === null ? {} : { 'service-snapshot': snapshot })
+    return this.#tenant(tenant, (t) => t.query(text, params, snapshot === null ? {} : { snapshot }))
   }
-  ops(tenant: string, op: TenantOp): Promise<OpResult> {
-    return this.#send(`${tenantPath(tenant)}/ops`, op)
-  }
+  /** The wire's TenantOp types `limits` loosely (the route checks it); the client's OpRequest is the same body. */
+  ops(tenant: string, op: TenantOp): Promise<OpResult> { return this.#tenant(tenant, (t) => t.ops(op as OpRequest)) }
   /** A tenant's tokens (the service token only). */
-  async tokens(tenant: string): Promise<TokenEntry[]> {
-    return (await this.#get<{ tokens: TokenEntry[] }>(`${tenantPath(tenant)}/tokens`)).tokens
-  }
-  issueToken(tenant: string, request: IssueTokenRequest): Promise<IssuedToken> {
-    return this.#send(`${tenantPath(tenant)}/tokens`, request)
-  }
-  revokeToken(tenant: string, id: string): Promise<OpResult> {
-    return this.#request(`${tenantPath(tenant)}/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' })
+  async tokens(tenant: string): Promise<TokenEntry[]> { return (await this.#tenant(tenant, (t) => t.tokens())).tokens }
+  issueToken(tenant: string, request: IssueTokenRequest): Promise<IssuedToken> { return this.#tenant(tenant, (t) => t.issueToken(request)) }
+  revokeToken(tenant: string, id: string): Promise<OpResult> { return this.#tenant(tenant, (t) => t.revokeToken(id)) }
+
+  /**
+   * One poll of the tail, used to learn the head LSN before going live. The client's
+   * change feed is being written beside this (src/client/), so the tail keeps its own
+   * request until then, failing with the client's error all the same.
+   */
+  async tailPage(tenant: string, query: Record<string, string>): Promise<TailPage> {
+    const { apiBase, token } = this.#connection()
+    let response: Response
+    let text: string
+    try {
+      response = await uncached(`${apiBase}${tenantPath(tenant)}/tail?${new URLSearchParams(query).toString()}`, { headers: { authorization: `Bearer ${token ?? ''}` } })
+      text = await response.text()
+    } catch (err) {
+      throw unansweredError('network_error', unreachable(apiBase), err)
+    }
+    if (response.ok) return JSON.parse(text) as TailPage
+    let body: unknown = text
+    try { body = JSON.parse(text) } catch { /* answeredError makes http_<status> of it */ }
+    throw this.#seen(answeredError(response.status, body, response.headers.get('content-type')))
   }
 
   /** The tail's WebSocket URL: browsers cannot set headers on it, so the token rides in ?token= (docs/api.md). */
@@ -91,49 +100,31 @@ export class ApiClient {
     return url.toString()
   }
 
-  #get<T>(path: string): Promise<T> {
-    return this.#request<T>(path, { method: 'GET' })
+  #tenant<T>(tenant: string, call: (tenant: ClientTenant) => Promise<T>): Promise<T> {
+    return this.#call((client) => call(client.tenant(tenant)))
   }
 
-  #send<T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-    return this.#request<T>(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } })
-  }
-
-  async #request<T>(path: string, init: RequestInit): Promise<T> {
+  /** Runs `call` with a client of the connection as it is now. */
+  async #call<T>(call: (client: Client) => Promise<T>): Promise<T> {
     const { apiBase, token } = this.#connection()
-    let response: Response
     try {
-      response = await fetch(apiBase + path, {
-        ...init,
-        headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token ?? ''}` },
-        cache: 'no-store',
-      })
-    } catch {
-      throw new NetworkError(unreachable(apiBase))
+      return await call(await connect({ url: apiBase, token: token ?? '', fetch: uncached, timeout_ms: operator_answer_wait_ms }))
+    } catch (err) {
+      if (!(err instanceof TenantdbError)) throw err
+      if (err.code === 'network_error') throw unansweredError('network_error', unreachable(apiBase), err)
+      throw this.#seen(err)
     }
-    const text = await response.text()
-    const body = parseJson(text)
-    if (response.ok) return body as T
-    const error = new ApiError(response.status, isErrorBody(body) ? body : { error: text || response.statusText, code: `http_${response.status}` })
-    if (response.status === 401) this.#unauthorized(error)
-    return Promise.reject(error)
+  }
+
+  /** A 401 (a token missing, wrong, expired or revoked) is the app's to handle: it asks for the token again. */
+  #seen(error: TenantdbError): TenantdbError {
+    if (isAnswered(error) && error.status === 401) this.#unauthorized(error)
+    return error
   }
 }
 
 function tenantPath(tenant: string): string {
   return `/api/v1/t/${encodeURIComponent(tenant)}`
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-
-function isErrorBody(body: unknown): body is ErrorBody {
-  return typeof body === 'object' && body !== null && typeof (body as ErrorBody).error === 'string' && typeof (body as ErrorBody).code === 'string'
 }
 
 /** Why a fetch fails without a response, in the terms an operator can act on. */
@@ -146,7 +137,7 @@ export function unreachable(apiBase: string): string {
 
 /** A sentence for any error a call can end with. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message} (${error.status} ${error.code})`
+  if (isAnswered(error)) return `${error.message} (${error.status} ${error.code})`
   if (error instanceof Error) return error.message
   return String(error)
 }

@@ -2,7 +2,7 @@
 // token and the API base are kept in sessionStorage; a token is accepted only once the
 // server has answered /access with it (what it opens), so a typo is caught here rather
 // than on the first page.
-import { ApiError, NetworkError } from '../api/client.js'
+import { isAnswered, TenantdbError } from '../api/client.js'
 import type { Context, Page } from '../context.js'
 import { normaliseBase, ownOrigin } from '../state/settings.js'
 import { h } from '../ui/dom.js'
@@ -60,9 +60,9 @@ export function connectPage(ctx: Context): Page {
     } catch (error) {
       if (previous.token === null) ctx.settings.forgetToken()
       else ctx.settings.save(previous.base, previous.token)
-      if (error instanceof ApiError && error.status === 401) show(`The server refused this token (401 unauthorized): ${error.message}. Check the token printed at start or in service.token, or ask for a current tenant token.`)
-      else if (error instanceof ApiError && error.status === 429) show('Too many failed attempts from this address (429). Wait a minute and try again.')
-      else if (error instanceof NetworkError) show(`${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`)
+      if (isAnswered(error) && error.status === 401) show(`The server refused this token (401 unauthorized): ${error.message}. Check the token printed at start or in service.token, or ask for a current tenant token.`)
+      else if (isAnswered(error) && error.status === 429) show('Too many failed attempts from this address (429). Wait a minute and try again.')
+      else if (error instanceof TenantdbError && error.status === undefined) show(`${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`)
       else show(error instanceof Error ? error.message : String(error))
       submit.disabled = false
     }

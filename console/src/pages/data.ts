@@ -8,7 +8,7 @@
 // a conflict instead of being overwritten. The URL holds the place:
 // #/data/<tenant>/<collection>[/<snapshot>].
 import { syntaxDiagnostics } from '../../../src/lang/index.js'
-import { ApiError, describeError } from '../api/client.js'
+import { describeError, errorBody, isAnswered, type AnsweredError } from '../api/client.js'
 import type { CollectionIR, QueryResult, Row, SchemaStatus, SnapshotEntry, TenantEntry, Value } from '../api/types.js'
 import type { Context, Page } from '../context.js'
 import { plainMessage } from '../editor/eel-lint.js'
@@ -149,7 +149,7 @@ export function dataPage(ctx: Context, args: string[]): Page {
       try {
         result = await ctx.api.query(tenantName, text, params, pin)
       } catch (error) {
-        if (error instanceof ApiError && applied !== '') filterEditor?.showServerError(error.body, filterColumn)
+        if (isAnswered(error) && applied !== '') filterEditor?.showServerError(errorBody(error), filterColumn)
         replaceChildren(facts, h('code.page-query', null, text))
         replaceChildren(table, failure(error))
         rows = []
@@ -207,7 +207,7 @@ export function dataPage(ctx: Context, args: string[]): Page {
       } catch (error) {
         // A lost first-committer-wins race (conflict: true) is shown like any refusal,
         // with the server's sentence: nothing was written, and the form keeps the values.
-        if (error instanceof ApiError) return refusal(error)
+        if (isAnswered(error)) return refusal(error)
         return { ok: false, code: 'network', message: describeError(error), status: 0, fields: [] }
       }
     }
@@ -222,7 +222,7 @@ export function dataPage(ctx: Context, args: string[]): Page {
               await ctx.api.query(tenantName, `insert ${eelName(collection.name)} $row`, { row: values }, null)
               return { ok: true }
             } catch (error) {
-              if (error instanceof ApiError) return refusal(error)
+              if (isAnswered(error)) return refusal(error)
               return { ok: false, code: 'network', message: describeError(error), status: 0, fields: [] }
             }
           }
@@ -287,14 +287,15 @@ export function dataPage(ctx: Context, args: string[]): Page {
 }
 
 /** A refusal as the row form shows it: the body's code, sentence and `fields` (docs/api.md, "Errors"). */
-function refusal(error: ApiError): RowFormOutcome {
-  return { ok: false, code: error.code, message: error.message, status: error.status, fields: error.body.fields ?? [] }
+function refusal(error: AnsweredError): RowFormOutcome {
+  return { ok: false, code: error.code, message: error.message, status: error.status, fields: errorBody(error).fields ?? [] }
 }
 
 function failure(error: unknown): HTMLElement {
-  if (!(error instanceof ApiError)) return errorBox(describeError(error))
+  if (!isAnswered(error)) return errorBox(describeError(error))
+  const body = errorBody(error)
   return h('div.callout.danger', { role: 'alert' },
     h('div.callout-title', null, badge(error.code, 'danger'), h('span.muted', null, `HTTP ${error.status}`)),
-    h('p', null, plainMessage(error.body)),
-    error.body.line === undefined ? null : h('p.muted', null, 'The filter is marked where the server found the problem.'))
+    h('p', null, plainMessage(body)),
+    body.line === undefined ? null : h('p.muted', null, 'The filter is marked where the server found the problem.'))
 }

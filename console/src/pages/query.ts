@@ -3,7 +3,7 @@
 // snapshot pin (Service-Snapshot), and the result as a table with the plan hint,
 // exported as CSV or JSON. Every run goes into this browser's history; queries can be
 // saved by name. Ctrl-Enter runs.
-import { ApiError, describeError } from '../api/client.js'
+import { describeError, errorBody, isAnswered } from '../api/client.js'
 import type { CollectionEntry, QueryResult, SchemaIR, SnapshotEntry, Value } from '../api/types.js'
 import type { Context, Page } from '../context.js'
 import { QueryEditor } from '../editor/query-editor.js'
@@ -137,7 +137,7 @@ export function queryPage(ctx: Context): Page {
     } catch (error) {
       last = null
       exportCsv.disabled = exportJson.disabled = true
-      const body = error instanceof ApiError ? error.body : null
+      const body = isAnswered(error) ? errorBody(error) : null
       editor.showServerError(body)
       replaceChildren(results, failure(error))
     } finally {
@@ -185,8 +185,8 @@ function parseParams(text: string): Record<string, Value> | string {
 }
 
 function failure(error: unknown): HTMLElement {
-  if (!(error instanceof ApiError)) return errorBox(describeError(error))
-  const { body } = error
+  if (!isAnswered(error)) return errorBox(describeError(error))
+  const body = errorBody(error)
   const title = h('div.callout-title', null, badge(body.code, 'danger'), h('span.muted', null, `HTTP ${error.status}`))
   // An Eel error is shown in full by the editor; here only where to look.
   if (body.line !== undefined) {

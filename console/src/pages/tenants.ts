@@ -4,7 +4,7 @@
 // With a tenant token the list is the tenants it opens, and only the operations its
 // scope allows are offered; the service token also sees and manages each tenant's
 // tokens (tenant-tokens.ts).
-import { ApiError, describeError } from '../api/client.js'
+import { describeError, TenantdbError } from '../api/client.js'
 import type { CollectionEntry, SchemaStatus, SnapshotEntry, TenantEntry } from '../api/types.js'
 import type { Context, Page } from '../context.js'
 import { administers, isService, openedTenants } from '../state/access.js'
@@ -139,7 +139,7 @@ async function showTenant(ctx: Context, detail: HTMLElement, tenant: Listed, but
   const snapshotList = Array.isArray(snapshots) ? (snapshots as SnapshotEntry[]) : []
   const after = (changed: boolean) => (changed ? nav.reload() : Promise.resolve())
   // A tenant token does not read the catalog: a suspended tenant shows in its collections' refusal.
-  const suspended = tenant.state === 'suspended' || (collections instanceof ApiError && collections.code === 'tenant_suspended')
+  const suspended = tenant.state === 'suspended' || (collections instanceof TenantdbError && collections.code === 'tenant_suspended')
   const state = tenant.state ?? (suspended ? 'suspended' : 'active')
 
   const actions = !administers(access) ? h('div.actions') : h('div.actions', null,
@@ -180,7 +180,7 @@ async function showTenant(ctx: Context, detail: HTMLElement, tenant: Listed, but
 }
 
 function collectionsView(tenant: string, collections: unknown): HTMLElement {
-  if (collections instanceof ApiError && collections.code === 'tenant_suspended') return h('p.empty', null, 'The tenant is suspended: resume it to read its collections.')
+  if (collections instanceof TenantdbError && collections.code === 'tenant_suspended') return h('p.empty', null, 'The tenant is suspended: resume it to read its collections.')
   if (!Array.isArray(collections)) return errorBox(`Cannot read collections: ${describeError(collections)}`)
   return table<CollectionEntry>([
     { label: 'Collection', cell: (c) => h('a.collection-link', { href: `#/data/${encodeURIComponent(tenant)}/${encodeURIComponent(c.name)}`, title: `Browse the rows of ${c.name}` }, h('code', null, c.name)) },
