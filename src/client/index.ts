@@ -4,7 +4,7 @@
 export { connect, type ConnectOptions, type EmbeddedOptions, type RemoteOptions } from './connect.js'
 export { answeredError, TenantdbError, unansweredError, type ClientErrorCode, type UnansweredCode } from './errors.js'
 export type { FetchFunction } from './transport.js'
-export { tailEvents, type TailEvent, type TailOptions, type WebSocketConstructor } from './tail.js'
+export { tailEvents, type TailEvent, type TailOptions, type TailStatus, type WebSocketConstructor } from './tail.js'
 export type { BackoffOptions } from './backoff.js'
 export type {
   Access, BackupStream, CallOptions, Client, ClientStatement, ClientTenant, ClientTransaction, CollectionEntry, ConnectedTenant, DiffRequest, DiffResult, Health,

@@ -18,7 +18,10 @@ export type Verdict =
  */
 export function answerVerdict(status: number, body: unknown, retry_after_s: number | undefined, several_nodes: boolean): Verdict {
   const error = answeredError(status, body)
-  if (status >= 500) return { retry: true, reason: `${status} ${error.code}`, next_node: true }
+  if (status >= 500) {
+    const meaning = error.code === 'shutting_down' ? 'the server is shutting down' : 'the server cannot serve the feed now'
+    return { retry: true, reason: `${meaning} (${status} ${error.code})`, next_node: true }
+  }
   if (status === 408 || status === 429) {
     const asked = typeof error.details.retry_after_s === 'number' ? error.details.retry_after_s : retry_after_s
     return { retry: true, reason: `${status} ${error.code}`, next_node: false, ...(asked === undefined ? {} : { wait_ms: asked * 1000 }) }
@@ -43,5 +46,14 @@ export function closeVerdict(code: number, reason: string): Verdict {
   }
   if (code === 4401) return { retry: false, error: new TenantdbError('unauthorized', `the change feed's token was revoked or expired, or its tenant deleted (${reason})`, { status: 401, details }) }
   if (code === 1009) return { retry: false, error: new TenantdbError('payload_too_large', `the server refused a message of the client (${reason})`, { status: 413, details }) }
-  return { retry: true, reason: `closed with ${code}${reason === '' ? '' : ` ${reason}`}`, next_node: code !== 1013 }
+  const said = reason === '' ? '' : `: ${reason}`
+  return { retry: true, reason: `${close_meanings[code] ?? 'the server closed the connection'} (close ${code}${said})`, next_node: code !== 1013 }
+}
+
+/** The passing close codes, in words for a UI (TailStatus's `reason`). */
+const close_meanings: Record<number, string> = {
+  1001: 'the server is shutting down',
+  1006: 'the connection was lost',
+  1011: 'the server failed',
+  1013: 'the feed fell behind; it resumes where it left off',
 }

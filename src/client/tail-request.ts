@@ -50,6 +50,6 @@ export async function poll(fetcher: FetchFunction, target: TailTarget, query: { 
     return { ok: false, verdict: answerVerdict(res.status, body, Number.isFinite(retryAfter) ? retryAfter : undefined, several_nodes) }
   } catch (err) {
     if (signal.aborted) throw signal.reason
-    return { ok: false, verdict: { retry: true, reason: unansweredError('network_error', `${target.base}: ${(err as Error).message}`, err).message, next_node: true } }
+    return { ok: false, verdict: { retry: true, reason: unansweredError('network_error', `no answer from ${target.base} (${(err as Error).message})`, err).message, next_node: true } }
   }
 }

@@ -28,17 +28,17 @@ export interface SocketEnd {
 /** Events received and not yet delivered, past which the session is closed (and resumed once they are delivered): a WebSocket cannot be paused. */
 export const socket_queue_max = 2_000
 
-/** Yields the session's events in the order they came; returns how it ended. Closes the socket when the caller stops early or `signal` aborts. */
-export async function* socketSession(WebSocketClass: WebSocketConstructor, url: string, signal: AbortSignal, queue_max = socket_queue_max): AsyncGenerator<TailEvent, SocketEnd> {
+/** Yields the session's events in the order they came; returns how it ended. Closes the socket when the caller stops early or `signal` aborts. `opened` is called when the upgrade succeeds. */
+export async function* socketSession(WebSocketClass: WebSocketConstructor, url: string, signal: AbortSignal, queue_max = socket_queue_max, opened?: () => void): AsyncGenerator<TailEvent, SocketEnd> {
   const queue: TailEvent[] = []
   let end: SocketEnd | undefined
-  let opened = false
+  let open = false
   let paused = false
   let wake: (() => void) | undefined
   const notify = () => { const w = wake; wake = undefined; w?.() }
   const socket = new WebSocketClass(url)
-  const finish = (code: number, reason: string) => { end ??= { opened, code, reason, paused }; notify() }
-  socket.onopen = () => { opened = true }
+  const finish = (code: number, reason: string) => { end ??= { opened: open, code, reason, paused }; notify() }
+  socket.onopen = () => { open = true; opened?.() }
   socket.onmessage = (message) => {
     // Once paused, what still arrives before the close is dropped: the next session
     // resumes after the last event kept.

@@ -12,8 +12,10 @@ import { filtered } from './tail-filter.js'
 import type { FetchFunction } from './transport.js'
 import { poll, tailUrl, type TailTarget } from './tail-request.js'
 import { socketSession, type SocketEnd, type WebSocketConstructor } from './tail-socket.js'
+import { statusReporter, type TailStatus } from './tail-status.js'
 
 export type { TailEvent } from '../http/wire/tail.js'
+export type { TailStatus } from './tail-status.js'
 export type { WebSocketConstructor } from './tail-socket.js'
 
 export interface TailOptions {
@@ -33,6 +35,8 @@ export interface TailOptions {
   fetch?: FetchFunction
   /** The waits between reconnects (default 100 ms doubling up to 10 s, with jitter). */
   backoff?: BackoffOptions
+  /** Each change of the feed's state: connecting, live (a WebSocket), long-polling, retrying (why, and in how long). */
+  onStatus?: (status: TailStatus) => void
 }
 
 /** How long one long poll waits for an event (docs/api.md: at most 30 000). */
@@ -89,6 +93,12 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
   let refusals = 0
   let longPollSince: number | undefined
   let unchecked = collections.length > 1 ? [...collections] : []
+  const status = statusReporter(options.onStatus)
+  // Receiving already (a socket reopened after a pause, a long poll's next page): no news.
+  const connecting = (url: string) => {
+    const state = status.last?.state
+    if (state !== 'live' && state !== 'long-polling') status.report({ state: 'connecting', url })
+  }
   const target = (): TailTarget => ({
     base: options.urls[node % options.urls.length] as string,
     tenant: options.tenant,
@@ -120,7 +130,9 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
       if (verdict === undefined && longPollSince === undefined && WebSocketClass !== undefined) {
         const at = target()
         hooks.started?.('websocket', at.base)
-        const session = socketSession(WebSocketClass, tailUrl(at, { token: options.token }, true), signal, hooks.socketQueueMax)
+        connecting(at.base)
+        const opened = () => status.report({ state: 'live', url: at.base })
+        const session = socketSession(WebSocketClass, tailUrl(at, { token: options.token }, true), signal, hooks.socketQueueMax, opened)
         let end: SocketEnd
         try {
           for (;;) {
@@ -154,9 +166,14 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
       } else if (verdict === undefined) {
         const at = target()
         hooks.started?.('poll', at.base)
-        const answer = await poll(fetcher, at, { limit: poll_limit, wait_ms: long_poll_wait_ms }, signal, several)
+        // Not receiving yet: a poll that answers at once, so `long-polling` is reported
+        // when the node answers, not a long poll's wait later.
+        const receiving = status.last?.state === 'long-polling'
+        connecting(at.base)
+        const answer = await poll(fetcher, at, { limit: poll_limit, wait_ms: receiving ? long_poll_wait_ms : 0 }, signal, several)
         if (answer.ok) {
           backoff.reset()
+          status.report({ state: 'long-polling', url: at.base })
           yield* deliver(answer.page)
           continue
         }
@@ -165,7 +182,9 @@ async function* follow(options: TailOptions, hooks: TailHooks, signal: AbortSign
       if (verdict === undefined) continue
       if (!verdict.retry) throw verdict.error
       if (verdict.next_node) node += 1
-      await sleep(Math.max(backoff.next(), verdict.wait_ms ?? 0), signal)
+      const in_ms = Math.max(backoff.next(), verdict.wait_ms ?? 0)
+      status.report({ state: 'retrying', reason: verdict.reason, in_ms })
+      await sleep(in_ms, signal)
     }
   } catch (err) {
     if (stopped.aborted) return undefined
