@@ -6,7 +6,8 @@
 // nothing), views a diff, drops snapshots (refused without write mode, a stale one
 // answered with the 404's sentence), sees compact's whole message, sees the page file's
 // slots as /stats reports them, is asked for the token again after a 401, sees
-// corruption shown loudly, and uses the console from another origin; and a tenant-token
+// corruption shown loudly, and uses the console from another origin (its tail saying
+// why it reconnects while the server is down, and live again once it is back); and a tenant-token
 // session: a token issued from the console with the service token, the console showing
 // only what it opens, a write refused, its tail ended by a revocation, an admin token's
 // operations and fork, a token revoked from the console. It saves a
@@ -16,6 +17,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { Database } from '../src/database/index.js'
+import { buildServer } from '../src/http/index.js'
 import { package_root } from '../src/package-root.js'
 import { buildConsole, launchBrowser, newPage, screenshot, screenshot_dir } from './helpers/browser.js'
 import { startStaticServer } from './helpers/browser-static-server.js'
@@ -390,7 +392,7 @@ t.test('from another origin: refused unless listed with --console-origin, then w
   await page.waitForSelector('.connect-message.visible')
   t.match(await page.textContent('.connect-message'), new RegExp(`--console-origin ${staticOrigin.replace(/[.]/g, '\\.')}`), 'says how to allow this origin')
 
-  const { origin } = await exampleServer(t, consoleDir, [staticOrigin])
+  const { origin, app, db, port } = await exampleServer(t, consoleDir, [staticOrigin])
   await page.fill('#api-base', origin)
   await page.click('form.connect-form button[type=submit]')
   await page.waitForSelector('.page[data-loaded] svg.chart')
@@ -405,6 +407,20 @@ t.test('from another origin: refused unless listed with --console-origin, then w
   await api(origin, token)('/api/v1/t/default/query', { json: { query: 'insert orders {id: 9, user: 2, amount: 1}' } })
   await page.waitForSelector('.tail-table tr:has-text("orders")')
   t.pass('the tail WebSocket works cross-origin too')
+
+  // The server goes away: the tail says why and waits; started again on the same port,
+  // the tail is live again by itself and shows what is committed then.
+  await app.close()
+  await page.waitForSelector('.tail-status[data-state="retrying"]')
+  t.match(await page.textContent('.tail-status'), /reconnecting · (the server is shutting down|no answer from).*; retrying in/, 'the reason in words')
+  t.comment(`tail retrying: ${await screenshot(page, 'tail-retrying')}`)
+  const again = await buildServer({ token, db, consoleDir, consoleOrigins: [staticOrigin] })
+  await again.listen({ host: '127.0.0.1', port })
+  t.teardown(() => again.close())
+  await page.waitForSelector('.tail-status[data-state="live"]')
+  await api(origin, token)('/api/v1/t/default/query', { json: { query: 'insert orders {id: 10, user: 2, amount: 123.45}' } })
+  await page.waitForSelector('.tail-table tr:has-text("123.45")')
+  t.pass('live again once the server is back')
 })
 
 t.test('a tenant-token session: the console shows only what the token opens; the service token issues and revokes', async (t) => {

@@ -5,11 +5,11 @@
 // a wait past the server's query limit (operator_answer_wait_ms), a 401 reported to
 // the app (which asks for the token again), and an unreachable server explained in the
 // terms an operator can act on.
-import { answeredError, connect, TenantdbError, unansweredError, type Client, type ClientTenant, type OpRequest } from '../../../src/client/index.js'
+import { answeredError, connect, tailEvents, TenantdbError, unansweredError, type Client, type ClientTenant, type OpRequest, type TailOptions } from '../../../src/client/index.js'
 import { operator_answer_wait_ms } from '../../../src/limits.js'
 import type {
   Access, CollectionEntry, DiffResult, ErrorBody, Health, HealthDetail, IssuedToken, IssueTokenRequest, OpResult, QueryResult,
-  SchemaStatus, SnapshotEntry, Stats, TailPage, TenantEntry, TenantOp, TenantUsageBody, TokenEntry, Trends, Value,
+  SchemaStatus, SnapshotEntry, Stats, TailEvent, TailPage, TenantEntry, TenantOp, TenantUsageBody, TokenEntry, Trends, Value,
 } from './types.js'
 
 export { TenantdbError }
@@ -70,9 +70,8 @@ export class ApiClient {
   revokeToken(tenant: string, id: string): Promise<OpResult> { return this.#tenant(tenant, (t) => t.revokeToken(id)) }
 
   /**
-   * One poll of the tail, used to learn the head LSN before going live. The client's
-   * change feed is being written beside this (src/client/), so the tail keeps its own
-   * request until then, failing with the client's error all the same.
+   * One poll of the tail, to learn the head LSN (where "new events" start) before the
+   * feed goes live: the client's feed starts after a given LSN and asks for no head.
    */
   async tailPage(tenant: string, query: Record<string, string>): Promise<TailPage> {
     const { apiBase, token } = this.#connection()
@@ -90,14 +89,14 @@ export class ApiClient {
     throw this.#seen(answeredError(response.status, body, response.headers.get('content-type')))
   }
 
-  /** The tail's WebSocket URL: browsers cannot set headers on it, so the token rides in ?token= (docs/api.md). */
-  tailSocketUrl(tenant: string, query: Record<string, string>): string {
+  /**
+   * The tenant's change feed (the client's tailEvents, docs/client.md "The change
+   * feed") from the connection as it is now. Its errors are the caller's: a 401 ends
+   * the tail page with its own words (tail-stream.ts).
+   */
+  tail(tenant: string, options: Omit<TailOptions, 'urls' | 'token' | 'tenant' | 'fetch'>): AsyncIterableIterator<TailEvent> {
     const { apiBase, token } = this.#connection()
-    const url = new URL(`${tenantPath(tenant)}/tail`, apiBase)
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value)
-    url.searchParams.set('token', token ?? '')
-    return url.toString()
+    return tailEvents({ urls: [apiBase], token: token ?? '', tenant, fetch: uncached, ...options })
   }
 
   #tenant<T>(tenant: string, call: (tenant: ClientTenant) => Promise<T>): Promise<T> {

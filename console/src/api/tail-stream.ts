@@ -1,10 +1,10 @@
-// A live tail over the WebSocket (docs/api.md, "Change tail"). It remembers
-// the LSN of the last event it delivered and reconnects with ?after=<lsn> when the
-// connection drops: `after` is exclusive, so nothing is duplicated and nothing missed.
-//
-// A browser WebSocket cannot see the HTTP status of a refused upgrade (401, 404, 410
-// all look like close code 1006), so the caller validates with one poll first
-// (ApiClient.tailPage), which answers those in words.
+// A live tail of one tenant for the Tail page, on the client's change feed
+// (src/client/tail.ts, docs/client.md "The change feed"): the feed reconnects with
+// backoff and resumes after the last event it delivered, over WebSocket or long polls,
+// and reports its state. What is the console's own: the page's states and their
+// words, a gap (retention overtook the tail) accepted and continued from the oldest
+// event still held, and a revoked token handed to the app.
+import { TenantdbError, type TailStatus as FeedStatus } from '../../../src/client/index.js'
 import type { ApiClient } from './client.js'
 import type { TailEvent } from './types.js'
 
@@ -21,23 +21,20 @@ export interface TailStreamOptions {
   after: number
   onEvent: (event: TailEvent) => void
   onStatus: (status: TailStatus) => void
-  /** Retention overtook us (close 4410): events up to `oldest_lsn` are gone. */
+  /** Retention overtook us (`lsn_expired`): events before `oldest_lsn` are gone. */
   onGap: (oldest_lsn: number) => void
-  /** The token was revoked or expired (close 4401): the tail does not reconnect. */
+  /** The token was revoked or expired, or its tenant deleted (401): the tail does not reconnect. */
   onRevoked: () => void
+  /** Any other refusal that ends the feed (an unknown tenant or collection, a suspended tenant). */
+  onError: (error: TenantdbError) => void
 }
-
-const retry_ms_first = 500
-const retry_ms_max = 10_000
 
 export class TailStream {
   readonly #api: ApiClient
   readonly #options: TailStreamOptions
-  #socket: WebSocket | null = null
   #after: number
-  #retry_ms = retry_ms_first
-  #timer: ReturnType<typeof setTimeout> | null = null
-  #stopped = false
+  /** The feed running now; null once stopped. */
+  #feed: AsyncIterableIterator<TailEvent> | null = null
 
   constructor(api: ApiClient, options: TailStreamOptions) {
     this.#api = api
@@ -45,79 +42,64 @@ export class TailStream {
     this.#after = options.after
   }
 
-  /** The LSN of the last event delivered (the `after` of the next connection). */
+  /** The LSN of the last event delivered (the `after` of the next feed). */
   get after(): number {
     return this.#after
   }
 
   start(): void {
-    this.#stopped = false
-    this.#connect()
+    void this.#run()
   }
 
+  /** Ends the feed at once: its socket is closed, a poll in progress cancelled. */
   stop(): void {
-    this.#stopped = true
-    if (this.#timer !== null) clearTimeout(this.#timer)
-    this.#timer = null
-    const socket = this.#socket
-    this.#socket = null
-    socket?.close(1000, 'closed by the console')
+    const feed = this.#feed
+    this.#feed = null
+    void feed?.return?.()
     this.#options.onStatus({ state: 'stopped' })
   }
 
-  #connect(): void {
+  async #run(): Promise<void> {
     const { tenant, collection } = this.#options
-    const query: Record<string, string> = { after: String(this.#after) }
-    if (collection !== null) query.collection = collection
-    this.#options.onStatus({ state: 'connecting' })
-    const socket = new WebSocket(this.#api.tailSocketUrl(tenant, query))
-    this.#socket = socket
-    socket.onopen = () => {
-      this.#retry_ms = retry_ms_first
-      this.#options.onStatus({ state: 'live' })
-    }
-    socket.onmessage = (message) => {
-      if (this.#socket !== socket || typeof message.data !== 'string') return
-      const event = JSON.parse(message.data) as TailEvent
-      this.#after = Math.max(this.#after, event.lsn)
-      this.#options.onEvent(event)
-    }
-    socket.onclose = (close) => {
-      if (this.#socket !== socket || this.#stopped) return
-      this.#socket = null
-      if (close.code === 4401) {
-        this.#stopped = true
-        this.#options.onStatus({ state: 'stopped' })
-        this.#options.onRevoked()
+    for (;;) {
+      const feed: AsyncIterableIterator<TailEvent> = this.#api.tail(tenant, {
+        after: this.#after,
+        collections: collection === null ? [] : [collection],
+        onStatus: (status) => { if (this.#feed === feed) this.#options.onStatus(pageStatus(status)) },
+      })
+      this.#feed = feed
+      try {
+        for await (const event of feed) {
+          if (this.#feed !== feed) return
+          this.#after = Math.max(this.#after, event.lsn)
+          this.#options.onEvent(event)
+        }
+        return
+      } catch (error) {
+        if (this.#feed !== feed) return
+        const oldest = error instanceof TenantdbError && error.code === 'lsn_expired' ? error.details.oldest_lsn : undefined
+        if (typeof oldest === 'number') {
+          // Resume from the oldest event still held, accepting the gap.
+          this.#after = Math.max(0, oldest - 1)
+          this.#options.onGap(oldest)
+          continue
+        }
+        this.stop()
+        if (error instanceof TenantdbError && error.status === 401) this.#options.onRevoked()
+        else if (error instanceof TenantdbError) this.#options.onError(error)
+        else throw error
         return
       }
-      if (close.code === 4410) {
-        // "lsn_expired; oldest_lsn=<n>": resume from the oldest event still held.
-        const oldest = Number(/oldest_lsn=(\d+)/.exec(close.reason)?.[1] ?? this.#after + 1)
-        this.#after = Math.max(0, oldest - 1)
-        this.#options.onGap(oldest)
-      }
-      this.#scheduleRetry(closeReason(close))
     }
-  }
-
-  #scheduleRetry(reason: string): void {
-    const in_ms = this.#retry_ms
-    this.#retry_ms = Math.min(retry_ms_max, this.#retry_ms * 2)
-    this.#options.onStatus({ state: 'retrying', reason, in_ms })
-    this.#timer = setTimeout(() => {
-      this.#timer = null
-      if (!this.#stopped) this.#connect()
-    }, in_ms)
   }
 }
 
-function closeReason(close: CloseEvent): string {
-  switch (close.code) {
-    case 1001: return 'the server is shutting down'
-    case 1013: return 'the console fell behind; resuming where it left off'
-    case 4410: return 'history expired; resumed from the oldest retained event'
-    case 1006: return 'the connection was lost'
-    default: return close.reason === '' ? `closed (${close.code})` : `${close.reason} (${close.code})`
+/** The page shows a long-polling feed as live: events come as they commit either way. */
+function pageStatus(status: FeedStatus): TailStatus {
+  switch (status.state) {
+    case 'connecting': return { state: 'connecting' }
+    case 'live':
+    case 'long-polling': return { state: 'live' }
+    case 'retrying': return { state: 'retrying', reason: status.reason, in_ms: status.in_ms }
   }
 }

@@ -1,6 +1,7 @@
-// Tail: committed changes of one tenant as they happen, over the WebSocket tail. A
-// collection filter narrows it (server-side); pause closes the socket and resume
-// reconnects after the last LSN shown, so nothing is missed or shown twice.
+// Tail: committed changes of one tenant as they happen, through the client's change
+// feed (api/tail-stream.ts). A collection filter narrows it (server-side); pause ends
+// the feed and resume starts one after the last LSN shown, so nothing is missed or
+// shown twice.
 import { describeError } from '../api/client.js'
 import { TailStream, type TailStatus } from '../api/tail-stream.js'
 import type { TailChange, TailEvent } from '../api/types.js'
@@ -116,6 +117,7 @@ export function tailPage(ctx: Context): Page {
       onEvent: show,
       onStatus: showStatus,
       onGap: (oldest) => replaceChildren(problem, h('div.callout.warn', null, `The tail fell behind the WAL's retention: events before LSN ${count(oldest)} are gone. It continues from there.`)),
+      onError: (error) => replaceChildren(problem, errorBox(`The tail of ${ctx.tenant.value} ended: ${describeError(error)}`)),
       onRevoked: () => ctx.signOut('The server closed the tail: the token was revoked or has expired, or its tenant was deleted (4401). Enter a current token to continue.'),
     })
     stream.start()
