@@ -180,5 +180,8 @@ t.test('the feed delivers every committed transaction once, in LSN order, across
   const [socket, longPoll, socketOfTwo] = feeds as [FeedConsumer, FeedConsumer, FeedConsumer]
   for (const c of [socket, socketOfTwo]) t.ok(failed || c.sessions.websocket > done, `${c.name} resumed over WebSocket after every restart (${c.sessions.websocket} sessions; ${replay})`)
   t.ok(failed || (longPoll.sessions.poll > done && longPoll.sessions.websocket === 0), `long poll: ${longPoll.sessions.poll} polls (${replay})`)
-  for (const c of feeds) t.ok(failed || c.events.length >= 20 * done, `${c.name}: ${c.events.length} events (${replay})`)
+  // That each feed delivered across the kills: what it must deliver exactly is the check
+  // above; how many a cycle writes depends on the machine's load (a filtered feed gets
+  // about two thirds of them), so the floor is low.
+  for (const c of feeds) t.ok(failed || c.events.length >= 8 * done, `${c.name}: ${c.events.length} events (${replay})`)
 })
