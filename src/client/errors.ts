@@ -2,7 +2,9 @@
 // (its `code`, HTTP `status` and sentence, the rest of its body in `details`), or no
 // answer at all (`network_error`, `timeout`, `aborted`, status undefined), so a caller
 // can tell "the server refused" from "the server was not reached" by `status`.
-// Browser-safe: no Node import (docs/architecture.md, "Layers").
+// A CodedError, as every error users meet (src/coded-error.ts). Browser-safe: no Node
+// import (docs/architecture.md, "Layers").
+import { CodedError } from '../coded-error.js'
 import type { ErrorCode } from '../http/wire/error-codes.js'
 
 /** Codes of a call that got no answer from a server. */
@@ -11,22 +13,19 @@ export type UnansweredCode = 'network_error' | 'timeout' | 'aborted'
 /** A server's code, or an answer that was no error body (a proxy's page): `http_<status>`. */
 export type ClientErrorCode = ErrorCode | UnansweredCode | `http_${number}`
 
-export class TenantdbError extends Error {
+/** `details`: the rest of the server's error body (`line`, `fields`, `budget`, `retry_after_s`, `primary`, `oldest_lsn`, …), frozen. */
+export class TenantdbError extends CodedError<ClientErrorCode> {
+  // Kept by name: a minified bundle renames the class, and callers match on it.
   override readonly name = 'TenantdbError'
-  readonly code: ClientErrorCode
   /** The HTTP status of the server's answer; undefined when there was none. */
   readonly status: number | undefined
   /** A lost first-committer-wins race: nothing was changed, and the call may be retried as it is. */
   readonly conflict: boolean
-  /** The rest of the server's error body: `line`, `fields`, `budget`, `retry_after_s`, `primary`, `oldest_lsn`, … */
-  readonly details: Readonly<Record<string, unknown>>
 
   constructor(code: ClientErrorCode, message: string, options: { status?: number; conflict?: boolean; details?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = code
+    super(code, message, Object.freeze({ ...options.details }), options.cause === undefined ? undefined : { cause: options.cause })
     this.status = options.status
     this.conflict = options.conflict ?? code === 'conflict'
-    this.details = Object.freeze({ ...options.details })
   }
 
   /** Whether the call got no answer (the server down or unreachable, the time limit, the caller's abort). */
