@@ -106,8 +106,16 @@ t.test('control: the same probes see a statement that is still running', async (
   const reads = engineReads(db)
   const cpu = process.cpuUsage()
   const running = db.tenant('default').query('items | where s != "q" | sort s desc, id | take 1')
-  await sleep(quiet_ms)
-  const spent = process.cpuUsage(cpu)
+  let settled = false
+  void running.finally(() => { settled = true }).catch(() => {})
+  // On a loaded machine the process gets less of a core: watch for longer (while the
+  // statement still runs) until it has spent what the quiet check allows at most.
+  let spent = { user: 0, system: 0 }
+  for (let waited = 0; waited < quiet_ms * 10 && !settled; waited += quiet_ms) {
+    await sleep(quiet_ms)
+    spent = process.cpuUsage(cpu)
+    if ((spent.user + spent.system) / 1000 >= quiet_cpu_ms_max) break
+  }
   t.ok(scheduler.turns > turns, 'a running statement takes turns')
   t.ok(engineReads(db) > reads, 'and reads pages')
   t.ok((spent.user + spent.system) / 1000 >= quiet_cpu_ms_max, 'and spends CPU past the bound')
