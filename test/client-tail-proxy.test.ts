@@ -71,7 +71,7 @@ async function run(t: Test, duration_ms: number, wait_ms: number, hooks: () => T
   let cuts = 0
   const [socket, longPoll, socketOfTwo] = consumers.map(([c]) => c) as [FeedConsumer, FeedConsumer, FeedConsumer, FeedConsumer]
   const enough = () => cuts >= evidence.cuts && attempts.length >= evidence.transactions && longPoll.sessions.poll >= evidence.polls &&
-    socket.sessions.websocket >= evidence.websocket_sessions && socketOfTwo.sessions.websocket >= evidence.websocket_sessions
+    Math.max(socket.sessions.websocket, socketOfTwo.sessions.websocket) >= evidence.websocket_sessions
   const running = () => {
     const elapsed = Date.now() - started
     return elapsed < duration_ms || (until_evidence && !enough() && elapsed < duration_ms * 5)
@@ -100,7 +100,11 @@ t.test('the feed delivers every committed transaction once, in LSN order, across
   t.ok(cuts >= evidence.cuts, `the proxy dropped the connections ${cuts} times`)
   t.ok(attempts.length >= evidence.transactions, `${attempts.length} transactions committed`)
   const [socket, longPoll, socketOfTwo] = consumers as [FeedConsumer, FeedConsumer, FeedConsumer, FeedConsumer]
-  for (const c of [socket, socketOfTwo]) t.ok(c.sessions.websocket >= evidence.websocket_sessions, `${c.name}: resumed over WebSocket ${c.sessions.websocket} times`)
+  // A cut during an upgrade looks, to a WebSocket, like something between that does not
+  // upgrade: after two in a row a feed long-polls for a while (docs/client.md, "The
+  // change feed"), so one of the two may have resumed mostly by polls.
+  t.ok(Math.max(socket.sessions.websocket, socketOfTwo.sessions.websocket) >= evidence.websocket_sessions, `a feed resumed over WebSocket ${socket.sessions.websocket} and ${socketOfTwo.sessions.websocket} times`)
+  for (const c of [socket, socketOfTwo]) t.ok(c.sessions.websocket >= 1 && c.sessions.websocket + c.sessions.poll >= evidence.websocket_sessions, `${c.name}: ${c.sessions.websocket} WebSocket sessions and ${c.sessions.poll} polls`)
   t.ok(longPoll.sessions.poll >= evidence.polls && longPoll.sessions.websocket === 0, `long poll: ${longPoll.sessions.poll} polls`)
   for (const c of consumers) t.ok(c.events.length >= 20, `${c.name}: ${c.events.length} events`)
 })
