@@ -8,20 +8,13 @@
 import t from 'tap'
 import { connect } from '../src/client/index.js'
 import { TenantdbError } from '../src/client/index.js'
-import { ClusterNode, cluster_token, waitForLsn, waitForPrimary, writeSchema } from './helpers/cluster.js'
+import { cluster_token, primaryAndFollower, waitForLsn, waitForPrimary } from './helpers/cluster.js'
 import { rejection } from './helpers/client-suite.js'
-import { startNatsServer } from './helpers/nats-server.js'
 
 const schema = 'collection items { id: int primary, v: int }\n'
 
 t.test('a write to the follower reaches the primary; reads fail over, a write with no answer does not', async (t) => {
-  const nats = await startNatsServer(t)
-  const file = writeSchema(t, schema)
-  const a = new ClusterNode(t, { name: 'a', nats: () => nats.url, schema: file, leaseMs: 2000 })
-  await a.start()
-  await waitForPrimary([a])
-  const b = new ClusterNode(t, { name: 'b', nats: () => nats.url, schema: file, leaseMs: 2000 })
-  await b.start()
+  const { a, b } = await primaryAndFollower(t, schema, 2000)
 
   const viaFollower = await connect({ urls: [b.origin, a.origin], token: cluster_token, tenant: 'default' })
   const written = await viaFollower.query('insert items $rows', { rows: [{ id: 1, v: 10 }, { id: 2, v: 20 }] })
@@ -44,13 +37,7 @@ t.test('a write to the follower reaches the primary; reads fail over, a write wi
 })
 
 t.test('failover under writes: the client\'s writes go on on the new primary, and every acknowledged one is there', async (t) => {
-  const nats = await startNatsServer(t)
-  const file = writeSchema(t, schema)
-  const a = new ClusterNode(t, { name: 'a', nats: () => nats.url, schema: file, leaseMs: 1000 })
-  await a.start()
-  const { status: first } = await waitForPrimary([a])
-  const b = new ClusterNode(t, { name: 'b', nats: () => nats.url, schema: file, leaseMs: 1000 })
-  await b.start()
+  const { a, b, first } = await primaryAndFollower(t, schema, 1000)
   const db = await connect({ urls: [a.origin, b.origin], token: cluster_token, tenant: 'default', timeout_ms: 5000 })
 
   const acked: number[] = []

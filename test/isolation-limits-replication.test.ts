@@ -3,19 +3,12 @@
 // the frames carry. A real nats-server and two real `tenantdb serve --nats` nodes; the
 // follower lists the limits and refuses a read past the tenant's statement_rows_examined.
 import t from 'tap'
-import { ClusterNode, waitForLsn, waitForPrimary, writeSchema } from './helpers/cluster.js'
-import { startNatsServer } from './helpers/nats-server.js'
+import { primaryAndFollower, waitForLsn } from './helpers/cluster.js'
 
 const schema = 'collection items { id: int primary, v: int }\n'
 
 t.test('a limit set on the primary is seen and applied by the follower', async (t) => {
-  const nats = await startNatsServer(t)
-  const file = writeSchema(t, schema)
-  const a = new ClusterNode(t, { name: 'a', nats: () => nats.url, schema: file, leaseMs: 2000 })
-  await a.start()
-  await waitForPrimary([a])
-  const b = new ClusterNode(t, { name: 'b', nats: () => nats.url, schema: file, leaseMs: 2000 })
-  await b.start()
+  const { a, b } = await primaryAndFollower(t, schema, 2000)
   t.equal((await a.api('/api/v1/t/acme/ops', { json: { op: 'create' } })).status, 200)
   const rows = Array.from({ length: 300 }, (_, i) => ({ id: i + 1, v: i }))
   t.equal((await a.api('/api/v1/t/acme/query', { json: { query: 'insert items $rows', params: { rows } } })).status, 200)

@@ -10,6 +10,7 @@ import { api, type ApiResponse } from './http-server.js'
 import { hang_guard_ms } from './poll.js'
 import { spawnCli, type CliProcess } from './spawn-cli.js'
 import { tempDir } from './temp-dir.js'
+import { startNatsServer } from './nats-server.js'
 
 export const cluster_token = 'cluster-token-cluster-token-0001'
 
@@ -152,4 +153,19 @@ export async function waitForLsn(nodes: readonly ClusterNode[], lsn: number): Pr
     if (Date.now() > deadline) throw new Error(`hang guard: not every node at LSN ${lsn}: ${JSON.stringify(last.map((s) => s?.applied_lsn ?? null))}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+}
+
+/**
+ * A real nats-server and two nodes over `schema`: `a` started first and primary, then
+ * `b` its follower. `first` is `a`'s status as primary (its term, for a failover).
+ */
+export async function primaryAndFollower(t: Test, schema: string, leaseMs: number): Promise<{ a: ClusterNode; b: ClusterNode; first: ReplicationStatus }> {
+  const nats = await startNatsServer(t)
+  const file = writeSchema(t, schema)
+  const a = new ClusterNode(t, { name: 'a', nats: () => nats.url, schema: file, leaseMs })
+  await a.start()
+  const { status: first } = await waitForPrimary([a])
+  const b = new ClusterNode(t, { name: 'b', nats: () => nats.url, schema: file, leaseMs })
+  await b.start()
+  return { a, b, first }
 }
