@@ -3,8 +3,9 @@
 // one engine. What the server guarantees on one thread holds across them: a write is
 // read by the next request whichever thread answers it, a revoked token fails on the
 // very next request on every thread, every tail sees every commit once in LSN order,
-// the throttle counts wrong tokens of every thread, the metrics count each request
-// once, and SIGTERM ends in a clean exit with every acknowledged write durable.
+// the throttle counts wrong tokens of every thread, a token's use shows in every
+// listing, the metrics count each request once, and SIGTERM ends in a clean exit with
+// every acknowledged write durable.
 import { request as httpRequest } from 'node:http'
 import t, { type Test } from 'tap'
 import WebSocket from 'ws'
@@ -79,6 +80,28 @@ t.test('a revoked token fails on the very next request, on every thread', async 
   // Fewer than the throttle's limit: a revoked token is a wrong token, and counts.
   const after = await Promise.all(Array.from({ length: auth_failures_max - 2 }, () => fresh(origin, '/api/v1/t/default/collections', { bearer: tenantToken })))
   t.same(after.map((a) => a.status), after.map(() => 401), 'refused on every connection right after the revocation')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
+t.test('a token\'s use shows in the listing whichever thread saw it', async (t) => {
+  const { server, origin } = await serve(t)
+  // Each token used once, on a connection of its own: with two threads, the uses land on
+  // both, and the listings (also on fresh connections) must show every one.
+  const count = 12
+  const ids: string[] = []
+  for (let i = 0; i < count; i++) {
+    const issued = await fresh(origin, '/api/v1/t/default/tokens', { json: { scope: 'read', name: `use-${i}` } })
+    t.equal(issued.status, 201)
+    ids.push(issued.body.id as string)
+    t.equal((await fresh(origin, '/api/v1/t/default/collections', { bearer: issued.body.token as string })).status, 200)
+  }
+  for (let i = 0; i < 4; i++) {
+    const listed = await fresh(origin, '/api/v1/t/default/tokens')
+    const entries = listed.body.tokens as Array<{ id: string; last_used_at: string | null }>
+    t.same(entries.filter((e) => e.last_used_at === null).map((e) => e.id), [], `listing ${i + 1}: every token's use shows`)
+    t.equal(entries.length, count)
+  }
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
 })

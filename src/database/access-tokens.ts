@@ -172,9 +172,16 @@ export class AccessTokens {
     return { found: 'valid', grant: { hash, id: record.id, scope: record.scope, tenants: tenantsOpened(record), expires_at_ms } }
   }
 
-  /** Notes a use, in memory only: written by flushLastUsed (docs/operations.md, "Tenant tokens"). */
-  used(hash: string, at_ms: number = Date.now()): void {
-    this.#used.set(hash, Math.max(at_ms, this.#used.get(hash) ?? 0))
+  /**
+   * Notes a use, in memory only: written by flushLastUsed (docs/operations.md, "Tenant
+   * tokens"). True when it is the token's first use held here in its minute: a thread
+   * that does not commit hands such a use on at once, so listings, shown to the
+   * minute, see it whichever thread answers them.
+   */
+  used(hash: string, at_ms: number = Date.now()): boolean {
+    const before = this.#used.get(hash)
+    this.#used.set(hash, Math.max(at_ms, before ?? 0))
+    return before === undefined || Math.floor(at_ms / 60_000) > Math.floor(before / 60_000)
   }
 
   /**

@@ -139,7 +139,7 @@ export class Credentials {
  * throttle here (and answers it in its own time): a worker thread hands it to the
  * opening thread, whose throttle counts the failures of every thread (src/http/threads/).
  */
-export function authenticated(credentials: Credentials, tokens: AccessTokens, throttle: AuthThrottle, unidentified?: (request: FastifyRequest, reply: FastifyReply) => void) {
+export function authenticated(credentials: Credentials, noteUse: (hash: string) => void, throttle: AuthThrottle, unidentified?: (request: FastifyRequest, reply: FastifyReply) => void) {
   return function authenticate(request: FastifyRequest, reply: FastifyReply): boolean {
     // Deny by default: the matched route decides, never the URL's spelling. Unknown
     // paths (fastify's 404 route) and unsupported methods need a credential too.
@@ -179,7 +179,7 @@ export function authenticated(credentials: Credentials, tokens: AccessTokens, th
     }
     const { credential } = identified
     recordCredential(request.raw, credential)
-    if (credential.kind === 'tenant') tokens.used(credential.grant.hash)
+    if (credential.kind === 'tenant') noteUse(credential.grant.hash)
     const refusal = routeRefusal(credential, access, request.params, request.query)
     if (refusal === null) return false
     sendError(reply, refusal.code, refusal.message)

@@ -194,6 +194,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (err instanceof NotPrimaryError) return
     app.log.warn({ code: (err as { code?: unknown }).code ?? null }, 'writing the tokens\' last uses failed; retrying later')
   })
+  // A worker thread hands a token's first use of each minute to the opening thread at
+  // once: the listing (answered there) shows it, to the minute, whichever thread saw it.
+  const noteUse = opener === undefined
+    ? (hash: string) => { tokens.used(hash) }
+    : (hash: string) => { if (tokens.used(hash)) opener.uses([[hash, Date.now()]]) }
   const flushTimer = setInterval(() => { void flushUses() }, access_token_last_used_flush_ms).unref()
   app.addHook('onClose', async () => {
     clearInterval(flushTimer)
@@ -254,7 +259,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     guard: guarded(policy),
     shutdown: shutdown.refused,
     cors: corsHeaders(policy),
-    authenticate: authenticated(new Credentials(options.token, tokens), tokens, new AuthThrottle(),
+    authenticate: authenticated(new Credentials(options.token, tokens), noteUse, new AuthThrottle(),
       opener === undefined ? undefined : (request, reply) => { forwardRequest(opener, request, reply).catch((err: unknown) => reply.send(err)) }),
     routeMissing: routeMissing(app),
     upgradeRefused,

@@ -3,6 +3,7 @@
 // its store in a temp directory; killed when the test ends. No mock: the tests fail,
 // never skip, when the binary is missing (`scripts/test-setup` installs it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { hang_guard_ms } from './poll.js'
@@ -32,11 +33,17 @@ export function natsServerVersion(): string {
 
 export async function startNatsServer(t: Test, options: { args?: string[] } = {}): Promise<NatsServer> {
   natsServerVersion()
-  const store = join(tempDir(t, 'tenantdb-nats-'), 'store')
+  const home = tempDir(t, 'tenantdb-nats-')
+  const store = join(home, 'store')
+  // JetStream reserves each stream's byte limit (8 GiB here) against its store size,
+  // which defaults to 75 % of the free disk: a test creating several streams would
+  // be refused on a machine with less free disk. The store is sized explicitly.
+  const config = join(home, 'nats.conf')
+  writeFileSync(config, `jetstream { store_dir: ${JSON.stringify(store)}, max_file_store: 1TB }\n`)
   let port = -1
   let child: ChildProcess | null = null
   const launch = async () => {
-    const spawned = spawn(nats_server_binary, ['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(port), ...(options.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const spawned = spawn(nats_server_binary, ['-c', config, '-a', '127.0.0.1', '-p', String(port), ...(options.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] })
     child = spawned
     let log = ''
     const listening = new Promise<number>((resolve, reject) => {

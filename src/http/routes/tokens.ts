@@ -66,7 +66,8 @@ export function tokenRoutes(tokens: AccessTokens) {
       const issued: IssuedToken = await tokens.issue(request.params.tenant, request.body)
       return reply.code(201).send(issued)
     })
-    app.get<{ Params: { tenant: string } }>(tokens_path, { schema: list, config: { access } }, async (request): Promise<{ tenant: string; tokens: TokenEntry[] }> =>
+    // The opening thread answers the listing: it holds the last uses every thread saw.
+    app.get<{ Params: { tenant: string } }>(tokens_path, { schema: list, config: { access, opener: true } }, async (request): Promise<{ tenant: string; tokens: TokenEntry[] }> =>
       ({ tenant: request.params.tenant, tokens: tokens.list(request.params.tenant) }))
     app.delete<{ Params: { tenant: string; id: string } }>(`${tokens_path}/:id`, { schema: revoke, config: { access } }, async (request) => {
       const { tenant, id } = request.params
