@@ -97,6 +97,22 @@ impl Engine {
         })
     }
 
+    /// Commits `id` on the calling (JavaScript) thread and returns its LSN once it is
+    /// durable (`storage::Database::commit_payload_here`): for an embedder's synchronous
+    /// write, which blocks its thread for the write and the fdatasync instead of two
+    /// thread hand-offs. Commits queued before it are written first, in its batch. Its
+    /// completion still reaches `settle` under `id` like any commit's (so the change
+    /// tail hears of it in LSN order with the others); a failure throws here too.
+    #[napi]
+    pub fn commit_sync(&self, env: &Env, id: f64, payload: BufferSlice) -> napi::Result<f64> {
+        self.call(env, "commitSync", Access::Write, || {
+            self.opener_only("a commit through an attached engine")?;
+            let commit = storage::CommitPayload::parse(payload.to_vec())?;
+            let done = self.completions.completion(env, id).ok_or(storage::Error::Closed)?;
+            Ok(self.db.commit_payload_here(commit, done)? as f64)
+        })
+    }
+
     /// Follower mode only: queues frame `lsn` of a primary (a Buffer in the WAL payload
     /// format, checked whole as a commit's is) to be applied by the storage core as
     /// recovery applies frames (`storage::Database::apply_frame`); settled through

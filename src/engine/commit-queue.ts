@@ -51,6 +51,8 @@ export class CommitQueue {
 
   /** Set once the binding's engine is open (it is given `settle` when opened). */
   push: PushCommits = () => { throw new Error('the engine is not open') }
+  /** Commits one payload on this thread, durably, and returns its LSN (`commitSync`). */
+  pushSync: (id: number, payload: Buffer) => number = () => { throw new Error('the engine is not open') }
   /** Called before any commit's promise settles (the head snapshot is stale). */
   onSettle: () => void = () => {}
   /** Settles when nothing is waiting (close waits for every queued commit). */
@@ -77,6 +79,31 @@ export class CommitQueue {
       setImmediate(this.#hand_over)
     }
     return this.#wait(id)
+  }
+
+  /**
+   * Commits `payload` on this thread, durable when this returns with its LSN
+   * (docs/architecture.md, "Synchronous commits"), after handing over the commits
+   * queued so far, which the binding writes first. Its completion still comes through
+   * `settle`, in LSN order with every other commit's, and runs `delivered` then (the
+   * change feed hears of it in order). Throws as the binding does; `delivered` never
+   * runs then.
+   */
+  addSync(payload: Buffer, delivered: (lsn: number) => void): number {
+    this.flush()
+    const id = this.#next_id++
+    this.#waiting.set(id, { resolve: delivered, reject: () => {} })
+    try {
+      return this.pushSync(id, payload)
+    } catch (err) {
+      this.#waiting.delete(id)
+      this.#checkDrained()
+      throw toEngineError(err)
+    } finally {
+      // The head moved (this commit, or commits written before it in its batch): a
+      // read right after must see it, before `settle` comes.
+      this.onSettle()
+    }
   }
 
   /**

@@ -179,6 +179,7 @@ export class Engine {
       if (payloads.length === 1) handle.commit(first, payloads[0] as Buffer)
       else handle.commitBatch(first, payloads)
     }
+    commits.pushSync = (id, payload) => handle.commitSync(id, payload)
     // Forget the head before anyone awaiting a commit runs, so they read their write
     // (on this thread, and through the count on every thread attached).
     commits.onSettle = () => {
@@ -234,6 +235,18 @@ export class Engine {
    */
   commitPayload(payload: Buffer): Promise<number> {
     return this.#commits.add(payload)
+  }
+
+  /**
+   * `commitPayload` on this thread: writes and syncs the commit (and those queued
+   * before it, first) before returning its LSN, blocking the thread for the write and
+   * its fdatasync instead of handing the commit to the storage core's sync thread and
+   * back (docs/architecture.md, "Synchronous commits"). `delivered` runs once its
+   * completion reaches this thread, in LSN order with every other commit's. Throws an
+   * EngineError as `commitPayload` rejects.
+   */
+  commitPayloadSync(payload: Buffer, delivered: (lsn: number) => void): number {
+    return this.#commits.addSync(payload, delivered)
   }
 
   /**

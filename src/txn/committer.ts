@@ -11,6 +11,7 @@
 // `write`): a cache of what the catalog says (the HTTP layer's verified tokens) is
 // good while the number stays the one it was filled at.
 import { performance } from 'node:perf_hooks'
+import { CodedError } from '../coded-error.js'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../engine/index.js'
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
@@ -40,6 +41,13 @@ export interface CommitSettled {
   seconds: number
   /** Rows the commit wrote (inserted, updated or deleted); written only if committed. */
   rows: number
+}
+
+/** A synchronous commit asked of a replicated database: nothing was written; use the asynchronous commit. */
+export class SyncCommitRefusedError extends CodedError<'not_allowed_here'> {
+  constructor() {
+    super('not_allowed_here', 'a synchronous commit cannot wait for replication: this database replicates; use run() instead of runSync()')
+  }
 }
 
 /** Told of every commit made here once it settles. Must not throw. */
@@ -227,6 +235,47 @@ export class Committer {
         throw err
       }
     }
+    this.#settled(kind, 'committed', started, view.rowWrites)
+    return lsn
+  }
+
+  /**
+   * `commit` on this thread, for an embedder's synchronous write (docs/architecture.md,
+   * "Synchronous commits"): validated the same way, written and synced before this
+   * returns its LSN, blocking the thread meanwhile. The subscribers hear of it when its
+   * completion arrives, in LSN order with the commits before it. A database with a
+   * replication gate refuses it (its acknowledgement waits for the stream): nothing
+   * is written.
+   */
+  commitSync(view: TxnView, tenant: string, kind: CommitKind, at: Date = new Date(), quota?: StorageQuota): number {
+    const started = performance.now()
+    let accepted
+    try {
+      this.admit()
+      if (this.#gate !== null) throw new SyncCommitRefusedError()
+      if (view.snapshot.lsn < this.#writable_from) throw new ConflictError('the data (this node became the primary after the transaction began)')
+      accepted = this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
+    } catch (err) {
+      this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started, view.rowWrites)
+      throw err
+    }
+    let lsn: number
+    let growth: Stored | undefined
+    try {
+      if (kind !== 'catalog') growth = this.live.apply(view, tenant, quota)
+      this.autoIds.persist(view, tenant)
+      const payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
+      lsn = this.#engine.commitPayloadSync(payload, (durable) => {
+        for (const listener of this.#listeners) listener.committed(durable, payload)
+      })
+    } catch (err) {
+      this.conflicts.settle(accepted, null)
+      if (growth !== undefined) this.live.undo(tenant, growth)
+      this.#settled(kind, 'failed', started, view.rowWrites)
+      throw err
+    }
+    this.conflicts.settle(accepted, lsn)
+    if (kind !== 'write') this.#catalogChanged()
     this.#settled(kind, 'committed', started, view.rowWrites)
     return lsn
   }

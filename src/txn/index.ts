@@ -6,7 +6,7 @@
 export { TxnView } from './txn-view.js'
 export { NotPrimaryError, type CommitGate } from './commit-gate.js'
 export { CommitElsewhereError, commits_elsewhere } from './commit-elsewhere.js'
-export { Committer, tenantStateKey, type CommitListener, type CommitObserver, type CommitOutcome, type CommitSettled } from './committer.js'
+export { Committer, SyncCommitRefusedError, tenantStateKey, type CommitListener, type CommitObserver, type CommitOutcome, type CommitSettled } from './committer.js'
 export { encodeCommitHeader, decodeCommitHeader, type CommitKind, type RestoredFrom } from './commit-header.js'
 export * from './layout.js'
 export { checkIndexKeySize, checkPrimaryKeySize, checkRowSize, keyTooLargeReason } from './entry-size.js'

@@ -4,7 +4,8 @@
 // and read one snapshot (the engine's head, held only for the call) on the calling
 // stack, with no promise, no await and no async generator between the caller and the
 // engine; `iterate` streams a scan of any size a batch at a time. Writes (`run`) go
-// through the query runner and settle when durable, like `tenant.query`.
+// through the query runner and settle when durable, like `tenant.query`; an insert's
+// `runSync` commits on the calling thread and returns once durable.
 //
 // The checked statement is kept per parameter shape (check-cache.ts), so a statement
 // is checked again only when the types of its parameters change.
@@ -36,6 +37,8 @@ export interface PreparedContext {
   /** The tenants' budgets and usage (src/isolation/). */
   governor: Governor
   run(tenant: string, text: string, params: Record<string, Value>, options: { time_ms_max?: number }, checker: (params: Record<string, Value>) => Checked): Promise<QueryResult>
+  /** An insert or upsert run and committed on this thread (run.ts, `runSync`). */
+  runSync(tenant: string, checked: Checked, options: { time_ms_max?: number }): QueryResult
 }
 
 /** A row as `get`, `all` and `iterate` return it: its columns by name. */
@@ -125,6 +128,30 @@ export class PreparedStatement {
   }
 
   /**
+   * Runs an insert or upsert and commits it on the calling thread: durable when it
+   * returns, as better-sqlite3's `run` is (docs/api.md, "Prepared statements"). The
+   * thread blocks for the write and its fdatasync, with no hand-off to the storage
+   * core's thread and back; commits other callers queued before it share its fsync.
+   * For embedders that can wait: a server never calls it (its event loop must stay
+   * free). Other statements, a replicated database, a tenant whose budget would make
+   * the write wait, or a migration due: `not_allowed_here` / `rate_limited`, nothing
+   * written.
+   */
+  runSync(params: Record<string, Value> = {}): QueryResult {
+    this.#requireReady()
+    return this.#ctx.runSync(this.tenant, this.#check(params), { time_ms_max: this.#time_ms_max })
+  }
+
+  /** Refuses a synchronous call while the tenant's lazy migration is due (it is applied asynchronously). */
+  #requireReady(): void {
+    const ready = this.#ctx.gate.ready(this.tenant)
+    if (ready !== undefined) {
+      ready.catch(() => {}) // reported by the next ready() or query
+      throw new QueryError('not_allowed_here', `tenant '${this.tenant}' has a schema migration due; await statement.ready() first`)
+    }
+  }
+
+  /**
    * Its tenant's budgets, for a read that cannot wait (docs/operations.md, "Isolation"):
    * a tenant in debt is refused at once with `rate_limited` (`run()` would wait).
    */
@@ -188,11 +215,7 @@ export class PreparedStatement {
 
   /** The checked statement and its plan, for a read that runs synchronously. */
   #plan(params: Record<string, Value>) {
-    const ready = this.#ctx.gate.ready(this.tenant)
-    if (ready !== undefined) {
-      ready.catch(() => {}) // reported by the next ready() or query
-      throw new QueryError('not_allowed_here', `tenant '${this.tenant}' has a schema migration due; await statement.ready() first`)
-    }
+    this.#requireReady()
     const checked = this.#check(params)
     const statement = checked.statement
     if (statement.kind !== 'pipeline' || this.writes) {

@@ -14,7 +14,7 @@ import { TxnView, type Committer, type Snapshot } from '../../txn/index.js'
 import type { Checked, CheckedStatement } from '../check/index.js'
 import { Transaction, type TransactionOptions } from './transaction.js'
 import { QueryError } from '../errors.js'
-import { execute, type ExecuteContext, type StatementResult } from '../exec/index.js'
+import { execute, executeInsert, type ExecuteContext, type StatementResult } from '../exec/index.js'
 import { deadline, Pace } from '../pace/index.js'
 import { PreparedStatement } from './prepared.js'
 import { Governor, type Admission } from '../../isolation/index.js'
@@ -94,7 +94,7 @@ export class QueryRunner {
   prepare(tenant: string, text: string, time_ms_max?: number): PreparedStatement {
     const { statement, checks } = this.statements.entry(text)
     refuseDeclarations(statement, text)
-    const ctx = { schema: this.schema, committer: this.#committer, gate: this.#gate, governor: this.governor, run: this.run.bind(this) }
+    const ctx = { schema: this.schema, committer: this.#committer, gate: this.#gate, governor: this.governor, run: this.run.bind(this), runSync: this.runSync.bind(this) }
     return new PreparedStatement(ctx, tenant, text, statement, checks, time_ms_max)
   }
 
@@ -162,6 +162,55 @@ export class QueryRunner {
         commits: lsn === undefined ? 0 : 1,
         ms: Date.now() - started - budget_wait_ms - turns.waited_ms,
         waited_ms: budget_wait_ms,
+      })
+    }
+  }
+
+  /**
+   * A checked insert or upsert run and committed on this thread, durable when this
+   * returns (a prepared statement's `runSync`; docs/architecture.md, "Synchronous
+   * commits"). As `run`, but nothing waits: a tenant whose budget would make it wait is
+   * refused (`rate_limited`), and it takes no turns (it never yields the thread).
+   */
+  runSync(tenant: string, checked: Checked, options: QueryOptions = {}): QueryResult {
+    const started = Date.now()
+    const statement = checked.statement
+    if (statement.kind !== 'insert' && statement.kind !== 'upsert') {
+      throw new QueryError('not_allowed_here', 'runSync runs inserts and upserts; run other statements with run()')
+    }
+    const committer = this.#committer
+    const governor = this.governor
+    const admission = governor.admit(tenant, governor.limitsOf(this.#gate.limits(committer.head(), tenant)), true)
+    if (admission.wait_ms > 0) throw governor.cannotWait(tenant, admission)
+    const limits = admission.limits
+    const snapshot = committer.lease()
+    let release: (() => void) | undefined
+    let context: ExecuteContext | undefined
+    let view: TxnView | undefined
+    let lsn: number | undefined
+    try {
+      this.#gate.checkStatement(snapshot, tenant)
+      release = committer.begin(snapshot.lsn)
+      view = new TxnView(snapshot)
+      context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options, limits)
+      const result = executeInsert(statement, context)
+      context.pace.check()
+      lsn = view.opCount > 0 ? committer.commitSync(view, tenant, 'write', context.eval.now, limits) : undefined
+      return shown(result, lsn, { elapsed_ms: Date.now() - started, rows_examined: context.examined.rows })
+    } catch (err) {
+      const failure = asQueryError(err)
+      if (failure instanceof QueryError) countRefusal(governor, tenant, failure)
+      throw failure
+    } finally {
+      release?.()
+      committer.unlease(snapshot)
+      governor.settle(tenant, limits, {
+        rows_examined: context?.examined.rows ?? 0,
+        rows_written: lsn === undefined ? 0 : view?.rowWrites ?? 0,
+        bytes_written: lsn === undefined ? 0 : view?.payloadBytes ?? 0,
+        commits: lsn === undefined ? 0 : 1,
+        ms: Date.now() - started,
+        waited_ms: 0,
       })
     }
   }

@@ -51,13 +51,8 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
   switch (statement.kind) {
     case 'pipeline':
       return runPipeline(statement.collection, statement.stages, statement.output.columns, ctx)
-    case 'insert': case 'upsert': {
-      const value = evaluate(statement.rows, {}, ctx.eval)
-      const records: Value[] = Array.isArray(value) ? value : [value]
-      const written: Row[] | undefined = statement.returning === null ? undefined : []
-      const affected = insertRows(writeContext(ctx), statement.collection, records, statement.kind, written)
-      return writeResult(affected, statement.returning, written, ctx)
-    }
+    case 'insert': case 'upsert':
+      return executeInsert(statement, ctx)
     case 'explain': {
       const inner = statement.statement
       const hint = inner.kind === 'pipeline' ? planFor(inner.collection, inner.stages, ctx).hint : undefined
@@ -80,6 +75,16 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
 }
 
 /** `affected`, or with `returning` the written rows (after the write; a delete's as they were) projected. */
+/** An insert or upsert, which runs synchronously (a prepared statement's `runSync`). */
+export function executeInsert(statement: Extract<CheckedStatement, { kind: 'insert' | 'upsert' }>, ctx: ExecuteContext): StatementResult {
+  ctx.pace.check()
+  const value = evaluate(statement.rows, {}, ctx.eval)
+  const records: Value[] = Array.isArray(value) ? value : [value]
+  const written: Row[] | undefined = statement.returning === null ? undefined : []
+  const affected = insertRows(writeContext(ctx), statement.collection, records, statement.kind, written)
+  return writeResult(affected, statement.returning, written, ctx)
+}
+
 function writeResult(affected: number, returning: SelectItem[] | null, written: Row[] | undefined, ctx: ExecuteContext): StatementResult {
   if (returning === null || written === undefined) return { columns: ['affected'], rows: [[affected]], writes: true }
   const shown = written.length > ctx.rows_max ? written.slice(0, ctx.rows_max) : written

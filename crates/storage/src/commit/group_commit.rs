@@ -37,6 +37,16 @@
 //! test-only trigger (`panics/test_panic.rs`) panics at `sync.apply`, `sync.write` (after the
 //! write, before the publish) and `sync.checkpoint`.
 //!
+//! Committing on the caller's thread (`commit_here`). An embedder that can wait (a
+//! synchronous durable write, docs/architecture.md "Synchronous commits") applies,
+//! writes and syncs its commit on its own thread, with no hand-off to the sync thread
+//! and back. One batch is worked on at a time (`GroupCommit::working`, held by the sync
+//! thread for each of its batches and by such a caller), and the caller takes every
+//! commit queued before its own into its batches, ahead of its own: queue order stays
+//! LSN order, and commits of concurrent asynchronous writers share the caller's fsync
+//! and are completed by it. The automatic checkpoint such a batch makes due is left to
+//! the sync thread (woken for it), so the caller pays for its commit only.
+//!
 //! Polling before sleeping. A caller that awaits each commit before the next (P1 in
 //! docs/performance.md) finds the sync thread asleep on the condition variable every
 //! time: its commit pays a futex wake-up, and the commit waits for the scheduler to run
@@ -56,7 +66,7 @@ use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::payload::CommitPayload;
@@ -90,6 +100,9 @@ pub struct Queue {
     /// The sync thread waits on `ready`: a push must wake it. While it polls or works,
     /// a push wakes nobody (no futex call).
     sleeping: bool,
+    /// A batch written on a caller's thread made the automatic checkpoint due: the sync
+    /// thread runs it (`BatchSink::after_batch`) the next time it looks for work.
+    after_batch_due: bool,
 }
 
 pub struct GroupCommit {
@@ -97,11 +110,24 @@ pub struct GroupCommit {
     pub ready: Condvar,
     /// Set by each push, cleared when the sync thread takes the queue: what it polls.
     pushed: AtomicBool,
+    /// Held while a batch is worked on (applied, written, published, completed), by the
+    /// sync thread or by a caller committing on its own thread: one batch at a time.
+    /// Lock order: `working`, then `queue`.
+    working: Mutex<()>,
 }
+
+/// The right to work on a batch (`GroupCommit::working`); taken even from a lock a
+/// panic poisoned: a panic in a batch is contained and answered (`run_batch`).
+pub struct Working<'a>(#[allow(dead_code)] MutexGuard<'a, ()>);
 
 impl GroupCommit {
     pub fn new() -> GroupCommit {
-        GroupCommit { queue: Mutex::new(Queue::default()), ready: Condvar::new(), pushed: AtomicBool::new(false) }
+        GroupCommit { queue: Mutex::new(Queue::default()), ready: Condvar::new(), pushed: AtomicBool::new(false), working: Mutex::new(()) }
+    }
+
+    /// Waits until no batch is worked on, and keeps any from starting until dropped.
+    pub fn working(&self) -> Working<'_> {
+        Working(self.working.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Queues `pending` for the sync thread, in order and at once (it finds them
@@ -134,29 +160,32 @@ impl GroupCommit {
     }
 
     /// Waits for work; `None` once closing and drained. Takes the queued commits in
-    /// order until their payloads would pass `bytes_max` (at least one). `pacing`: the
-    /// sync thread's record of recent gaps, which says how long to poll before sleeping.
-    pub fn next_batch(&self, bytes_max: usize, pacing: &mut Pacing) -> Option<Vec<Pending>> {
+    /// order until their payloads would pass `bytes_max` (at least one), with the right
+    /// to work on them; an empty batch asks for the automatic checkpoint a caller's
+    /// batch made due. `pacing`: the sync thread's record of recent gaps, which says how
+    /// long to poll before sleeping.
+    pub fn next_batch(&self, bytes_max: usize, pacing: &mut Pacing) -> Option<(Vec<Pending>, Working<'_>)> {
         let mut queue = self.queue.lock().expect("commit queue lock");
         loop {
-            if !queue.pending.is_empty() {
+            if !queue.pending.is_empty() || queue.after_batch_due {
+                // A caller may be working on a batch: wait for it without the queue's
+                // lock (it takes the queue too), then look again.
+                drop(queue);
+                let working = self.working();
+                queue = self.queue.lock().expect("commit queue lock");
+                if queue.pending.is_empty() {
+                    if std::mem::take(&mut queue.after_batch_due) {
+                        return Some((Vec::new(), working));
+                    }
+                    continue;
+                }
                 pacing.arrived();
                 self.pushed.store(false, Ordering::Relaxed);
-                let mut bytes = 0usize;
-                let take = queue
-                    .pending
-                    .iter()
-                    .take_while(|p| {
-                        bytes = bytes.saturating_add(p.commit.bytes().len());
-                        bytes <= bytes_max
-                    })
-                    .count()
-                    .max(1);
-                assert!(take >= 1 && take <= queue.pending.len(), "a batch takes one queued commit or more");
+                let take = batch_len(queue.pending.iter(), bytes_max);
                 if take == queue.pending.len() {
-                    return Some(std::mem::take(&mut queue.pending));
+                    return Some((std::mem::take(&mut queue.pending), working));
                 }
-                return Some(queue.pending.drain(..take).collect());
+                return Some((queue.pending.drain(..take).collect(), working));
             }
             if queue.closing {
                 return None;
@@ -183,6 +212,82 @@ impl GroupCommit {
             std::thread::yield_now();
         }
     }
+}
+
+/// How many of the commits at the front of a queue go into one batch: in order, until
+/// their payloads would pass `bytes_max` (at least one).
+fn batch_len<'a>(pending: impl ExactSizeIterator<Item = &'a Pending>, bytes_max: usize) -> usize {
+    let queued = pending.len();
+    let mut bytes = 0usize;
+    let take = pending
+        .take_while(|p| {
+            bytes = bytes.saturating_add(p.commit.bytes().len());
+            bytes <= bytes_max
+        })
+        .count()
+        .max(1);
+    assert!(take >= 1 && take <= queued, "a batch takes one queued commit or more");
+    take
+}
+
+/// Commits `mine` on the calling thread (see the module's comment): waits for a batch
+/// the sync thread is working on, takes every commit queued before it, and applies,
+/// writes and syncs them and `mine` in batches of at most `bytes_max`, completing each
+/// (`mine` too) as the sync thread would. Returns `mine`'s result. A panic is contained
+/// as on the sync thread: the database fail-stops and each commit is answered once.
+pub fn commit_here(group: &GroupCommit, sink: &dyn BatchSink, mine: Pending, bytes_max: usize) -> Result<u64> {
+    let result = std::sync::Arc::new(Mutex::new(None::<Result<u64>>));
+    let done = mine.done;
+    let slot = result.clone();
+    let mine = Pending {
+        commit: mine.commit,
+        lsn: mine.lsn,
+        done: Box::new(move |answer: Result<u64>| {
+            let kept = match &answer {
+                Ok(lsn) => Ok(*lsn),
+                Err(err) => Err(err.duplicate()),
+            };
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(kept);
+            done(answer)
+        }),
+    };
+    let working = group.working();
+    let mut queued: VecDeque<Pending> = {
+        let mut queue = group.queue.lock().expect("commit queue lock");
+        if queue.closing {
+            drop(queue);
+            (mine.done)(Err(Error::Closed));
+            return Err(Error::Closed);
+        }
+        std::mem::take(&mut queue.pending).into()
+    };
+    queued.push_back(mine);
+    let mut wrote = false;
+    while !queued.is_empty() {
+        let take = batch_len(queued.iter(), bytes_max);
+        let batch: VecDeque<Pending> = queued.drain(..take).collect();
+        let mut work = BatchWork { applied: VecDeque::with_capacity(batch.len()), queued: batch, may_be_durable: false };
+        match catch_unwind(AssertUnwindSafe(|| run_batch(sink, &mut work))) {
+            Ok(written) => wrote |= written,
+            Err(payload) => {
+                let cause = panicked(payload);
+                sink.fail_stop(cause.clone());
+                work.answer_after_panic(&cause);
+            }
+        }
+    }
+    drop(working);
+    if wrote && sink.after_batch_due() {
+        let mut queue = group.queue.lock().expect("commit queue lock");
+        queue.after_batch_due = true;
+        let sleeping = queue.sleeping;
+        drop(queue);
+        if sleeping {
+            group.ready.notify_one();
+        }
+    }
+    let answer = result.lock().unwrap_or_else(PoisonError::into_inner).take();
+    answer.expect("every commit of a batch is answered, the caller's too")
 }
 
 /// The sync thread's record of how soon commits follow a batch's completion.
@@ -238,13 +343,22 @@ pub trait BatchSink {
     fn roll_back(&self);
     /// Called once per batch after completions ran; may checkpoint.
     fn after_batch(&self);
+    /// Whether `after_batch` would checkpoint now (cheap: a caller's thread asks).
+    fn after_batch_due(&self) -> bool;
     fn fail_stop(&self, cause: String);
     fn failed(&self) -> Option<String>;
 }
 
 pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
     let mut pacing = Pacing::new();
-    while let Some(batch) = group.next_batch(WAL_BATCH_BYTES_MAX, &mut pacing) {
+    while let Some((batch, _working)) = group.next_batch(WAL_BATCH_BYTES_MAX, &mut pacing) {
+        if batch.is_empty() {
+            // The checkpoint a batch written on a caller's thread made due.
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| sink.after_batch())) {
+                sink.fail_stop(panicked(payload));
+            }
+            continue;
+        }
         let batch_len = batch.len();
         // Every commit of the batch not answered yet, held out of the containment so a
         // panic leaves each one here to be answered.
@@ -393,7 +507,7 @@ mod tests {
             let group = group.clone();
             std::thread::spawn(move || {
                 let mut pacing = Pacing::new();
-                while let Some(batch) = group.next_batch(usize::MAX, &mut pacing) {
+                while let Some((batch, _working)) = group.next_batch(usize::MAX, &mut pacing) {
                     for _ in &batch {
                         taken_send.send(()).unwrap();
                     }
@@ -433,10 +547,10 @@ mod tests {
         };
         // Each commit encodes to its value plus ~30 bytes of framing.
         let pacing = &mut Pacing::new();
-        assert_eq!(sizes(group.next_batch(400, pacing).unwrap()), vec![100, 100, 100]);
+        assert_eq!(sizes(group.next_batch(400, pacing).unwrap().0), vec![100, 100, 100]);
         // A single commit over the bound still goes, alone.
-        assert_eq!(sizes(group.next_batch(400, pacing).unwrap()), vec![500]);
-        assert_eq!(sizes(group.next_batch(400, pacing).unwrap()), vec![10]);
+        assert_eq!(sizes(group.next_batch(400, pacing).unwrap().0), vec![500]);
+        assert_eq!(sizes(group.next_batch(400, pacing).unwrap().0), vec![10]);
         group.close();
         assert!(group.next_batch(400, pacing).is_none());
     }
@@ -490,6 +604,9 @@ mod tests {
         }
         fn after_batch(&self) {
             self.reach("after_batch");
+        }
+        fn after_batch_due(&self) -> bool {
+            false
         }
         fn fail_stop(&self, cause: String) {
             self.failed.lock().unwrap().get_or_insert(cause);

@@ -10,5 +10,5 @@ mod group_commit;
 mod payload;
 
 pub use codec::{Commit, Malformed, Op, OpRef};
-pub use group_commit::{run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
+pub use group_commit::{commit_here, run_sync_thread, BatchSink, Completion, GroupCommit, Pending};
 pub use payload::{CommitPayload, Ops};

@@ -51,9 +51,7 @@ impl BatchSink for Inner {
     }
 
     fn after_batch(&self) {
-        let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
-        let lag = self.wal.bytes_after(checkpoint_lsn);
-        if lag >= self.options.checkpoint_wal_bytes {
+        if self.after_batch_due() {
             // Skipped while a backup holds the gate or waits for it: retried after a
             // later batch. A failure here is already fail-stop (recorded by checkpoint
             // itself), or a full disk, and then the checkpoint is retried likewise.
@@ -62,6 +60,11 @@ impl BatchSink for Inner {
                 let _ = self.checkpoint(&hold);
             }
         }
+    }
+
+    fn after_batch_due(&self) -> bool {
+        let checkpoint_lsn = self.meta.lock().expect("meta lock").checkpoint_lsn;
+        self.wal.bytes_after(checkpoint_lsn) >= self.options.checkpoint_wal_bytes
     }
 
     fn fail_stop(&self, cause: String) {

@@ -56,10 +56,10 @@ use std::time::Instant;
 
 use crate::btree::{self, TreeCheck};
 use crate::checkpoint::Journal;
-use crate::commit::{run_sync_thread, Commit, CommitPayload, Completion, GroupCommit, Pending};
+use crate::commit::{commit_here, run_sync_thread, Commit, CommitPayload, Completion, GroupCommit, Pending};
 use crate::corruption_log::CorruptionLog;
 use crate::error::{Error, Result};
-use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, COMPACT_READER_WAIT, SPACE_RELEASE_PAGES_MIN, TAIL_RETENTION_BYTES_DEFAULT, WAL_PREALLOCATE_BYTES_DEFAULT};
+use crate::limits::{CACHE_BYTES_DEFAULT, CHECKPOINT_WAL_BYTES_DEFAULT, COMPACT_READER_WAIT, SPACE_RELEASE_PAGES_MIN, TAIL_RETENTION_BYTES_DEFAULT, WAL_BATCH_BYTES_MAX, WAL_PREALLOCATE_BYTES_DEFAULT};
 use crate::meta::Meta;
 use crate::page::PageFile;
 use crate::pager::Pager;
@@ -316,6 +316,27 @@ impl Database {
         self.enqueue(commits.into_iter().map(|(commit, done)| Pending { commit, lsn: None, done }).collect());
     }
 
+    /// Commits `commit` on the calling thread and returns once it is durable, with its
+    /// LSN (`commit/group_commit.rs`, "Committing on the caller's thread"): no hand-off
+    /// to the sync thread. Commits queued before it go first, in the same batch, and are
+    /// completed here. `done` is called too, with the same result, as for a queued
+    /// commit. Blocks for the write and its fdatasync: for callers that may wait.
+    pub fn commit_payload_here(&self, commit: CommitPayload, done: Completion) -> Result<u64> {
+        let refused = if self.inner.read_only {
+            Some(Error::ReadOnly("a commit"))
+        } else if self.inner.follower.load(Ordering::SeqCst) {
+            Some(Error::NotPrimary)
+        } else {
+            self.inner.failed().map(Error::FailStopped)
+        };
+        if let Some(err) = refused {
+            let returned = err.duplicate();
+            done(Err(err));
+            return Err(returned);
+        }
+        commit_here(&self.inner.group, &*self.inner, Pending { commit, lsn: None, done }, WAL_BATCH_BYTES_MAX)
+    }
+
     /// Follower mode only: queues a primary's frame, to be applied as frame `lsn` by
     /// the same `Version::apply` that recovery replays frames with and written to this
     /// WAL with the same payload, so the follower holds the primary's trees, pins and
@@ -511,6 +532,9 @@ impl Database {
     fn stop_sync_thread(&self) {
         let Some(thread) = self.sync_thread.lock().expect("sync thread lock").take() else { return };
         self.inner.group.close();
+        // A batch a caller is working on on its own thread ends first (one that starts
+        // later finds the queue closed).
+        drop(self.inner.group.working());
         // The sync thread contains its own panics (`commit/group_commit.rs`), so it ends by
         // draining the queue. Should one end it all the same (outside a batch; the panic
         // hook reported it then), this does not panic in turn (in `Drop` that aborts): it
