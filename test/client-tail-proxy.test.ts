@@ -70,8 +70,11 @@ async function run(t: Test, duration_ms: number, wait_ms: number, hooks: () => T
   const started = Date.now()
   let cuts = 0
   const [socket, longPoll, socketOfTwo] = consumers.map(([c]) => c) as [FeedConsumer, FeedConsumer, FeedConsumer, FeedConsumer]
+  // Each WebSocket feed too: on a loaded machine a feed's connections may be cut before
+  // any session began, many times over.
   const enough = () => cuts >= evidence.cuts && attempts.length >= evidence.transactions && longPoll.sessions.poll >= evidence.polls &&
-    Math.max(socket.sessions.websocket, socketOfTwo.sessions.websocket) >= evidence.websocket_sessions
+    Math.max(socket.sessions.websocket, socketOfTwo.sessions.websocket) >= evidence.websocket_sessions &&
+    [socket, socketOfTwo].every((c) => c.sessions.websocket >= 1 && c.sessions.websocket + c.sessions.poll >= evidence.websocket_sessions)
   const running = () => {
     const elapsed = Date.now() - started
     return elapsed < duration_ms || (until_evidence && !enough() && elapsed < duration_ms * 5)

@@ -411,8 +411,12 @@ t.test('from another origin: refused unless listed with --console-origin, then w
   // The server goes away: the tail says why and waits; started again on the same port,
   // the tail is live again by itself and shows what is committed then.
   await app.close()
-  await page.waitForSelector('.tail-status[data-state="retrying"]')
-  t.match(await page.textContent('.tail-status'), /reconnecting · (the server is shutting down|no answer from).*; retrying in/, 'the reason in words')
+  // Read while it says so: its retry may begin ("connecting") between two calls.
+  const retrying = await page.waitForFunction(() => {
+    const status = document.querySelector<HTMLElement>('.tail-status')
+    return status?.dataset.state === 'retrying' ? status.textContent : false
+  })
+  t.match(await retrying.jsonValue(), /reconnecting · (the server is shutting down|no answer from).*; retrying in/, 'the reason in words')
   t.comment(`tail retrying: ${await screenshot(page, 'tail-retrying')}`)
   const again = await buildServer({ token, db, consoleDir, consoleOrigins: [staticOrigin] })
   await again.listen({ host: '127.0.0.1', port })
