@@ -42,7 +42,17 @@ t.test('get, all and iterate answer what tenant.query answers, synchronously', a
     t.same(statement.all(params), want, `all: ${text}`)
     t.same(statement.get(params), want[0], `get: ${text}`)
     t.same([...statement.iterate(params)], want, `iterate: ${text}`)
+    // Raw: the same values, as arrays in the order of the statement's columns.
+    const columns = statement.columns(params)
+    t.same(columns, (await kv.query(text, params)).columns, `columns: ${text}`)
+    t.same([...statement.iterate(params, { raw: true })], want.map((row) => columns.map((c) => row[c] ?? null)), `iterate raw: ${text}`)
   }
+  // A scan past one batch, raw, on the path that decodes rows straight into arrays.
+  const whole = await kv.prepare('kv')
+  const raw = [...whole.iterate({}, { raw: true })]
+  t.equal(raw.length, 2500)
+  t.same(raw.slice(0, 2), [[key(0), 0, null], [key(1), 1, 'v1']], 'raw rows hold every column in order')
+  t.same(raw.map((row) => row[0]), [...whole.iterate()].map((row) => row.k), 'raw and objects: the same rows in the same order')
 })
 
 t.test('iterate streams past query_rows_max on one snapshot; all refuses rather than cut', async (t) => {

@@ -13,7 +13,7 @@ import type { Statement, Value } from '../../lang/ast.js'
 import { query_rows_max, query_time_ms_max, result_bytes_max } from '../../limits.js'
 import type { Committer } from '../../txn/index.js'
 import type { Row } from '../exec/index.js'
-import { readBatchesSync, streamBatches, type BatchRead } from '../exec/index.js'
+import { readBatchesSync, streamBatches, streamRawBatches, type BatchRead } from '../exec/index.js'
 import type { Checked, CheckedStatement } from '../check/index.js'
 import { CheckCache } from '../check/index.js'
 import type { EvalContext } from '../values/index.js'
@@ -95,9 +95,23 @@ export class PreparedStatement {
   /**
    * Every row, streamed a batch at a time however many there are: a full scan needs no
    * paging by key. The snapshot is held until the iteration ends; leave a loop early
-   * with `break` (or call `return()`), which releases it.
+   * with `break` (or call `return()`), which releases it. With `{raw: true}` each row
+   * is an array of its values in the order of `columns(params)` (better-sqlite3's
+   * `raw()`): no object per row, and a row the stages pass as stored is decoded
+   * straight into its array.
    */
-  *iterate(params: Record<string, Value> = {}): Generator<ResultRow, void, undefined> {
+  iterate(params?: Record<string, Value>, options?: { raw?: false }): Generator<ResultRow, void, undefined>
+  iterate(params: Record<string, Value>, options: { raw: true }): Generator<Value[], void, undefined>
+  iterate(params: Record<string, Value> = {}, options: { raw?: boolean } = {}): Generator<ResultRow | Value[], void, undefined> {
+    return this.#iterate(params, options.raw === true)
+  }
+
+  /** The names of the columns a reading pipeline answers, in order (what a raw row's values are). */
+  columns(params: Record<string, Value> = {}): string[] {
+    return [...this.#plan(params).columns]
+  }
+
+  *#iterate(params: Record<string, Value>, raw: boolean): Generator<ResultRow | Value[], void, undefined> {
     const { checked, stages, columns, access, ctx } = this.#plan(params)
     const limits = this.#admit()
     const committer = this.#ctx.committer
@@ -108,13 +122,14 @@ export class PreparedStatement {
       this.#ctx.gate.checkStatement(snapshot, this.tenant)
       const view = snapshot
       if (access.kind === 'points') {
-        yield* readPoints(view, access.tree, access.keys, stages, ctx, examined).map((row) => shaped(row, columns))
+        yield* readPoints(view, access.tree, access.keys, stages, ctx, examined).map((row) => raw ? values(row, columns) : shaped(row, columns))
         return
       }
       if (access.kind !== 'range') throw notSynchronous(checked.statement)
       const read = { view, tree: access.tree, range: access.range, stages, columns, eval: ctx, examined, batch: 1000 }
-      for (const batch of streamBatches(read, (row) => shaped(row, columns))) {
-        for (let i = 0; i < batch.length; i += 1) yield batch[i] as ResultRow
+      const batches = raw ? streamRawBatches(read) : streamBatches(read, (row) => shaped(row, columns))
+      for (const batch of batches) {
+        for (let i = 0; i < batch.length; i += 1) yield batch[i] as ResultRow | Value[]
       }
     } finally {
       committer.unlease(snapshot)
@@ -244,6 +259,12 @@ const transient = {
   get(tree: string, key: Buffer): Buffer | null {
     return (this.snapshot as Snapshot).getTransient(tree, key)
   },
+}
+
+function values(row: Row, columns: readonly string[]): Value[] {
+  const out = new Array<Value>(columns.length)
+  for (let j = 0; j < columns.length; j += 1) out[j] = row[columns[j] as string] ?? null
+  return out
 }
 
 function shaped(row: Row, columns: readonly string[]): ResultRow {

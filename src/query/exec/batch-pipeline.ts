@@ -74,13 +74,7 @@ export const paced_batch_ends = { count: 0 }
 export async function readBatches(read: BatchRead & { pace: Pace }): Promise<{ rows: Value[][]; truncated: boolean }> {
   batch_pipeline_runs.count += 1
   const out: Value[][] = []
-  const { columns } = read
-  const shape = (row: Row): Value[] => {
-    const values = new Array<Value>(columns.length)
-    for (let j = 0; j < columns.length; j += 1) values[j] = row[columns[j] as string] ?? null
-    return values
-  }
-  for (const state of batchSteps(read, out, shape, selectColumns(read), passedAsStored(read))) {
+  for (const state of batchSteps(read, out, columnValues(read.columns), selectColumns(read), passedAsStored(read))) {
     if (state !== 'next') return { rows: out, truncated: state === 'truncated' }
     await read.pace.yield()
   }
@@ -115,6 +109,31 @@ export function* streamBatches<T>(read: Omit<BatchRead, 'rows_max' | 'deadline_m
     if (out.length > 0) yield out
     out.length = 0
     if (state !== 'next') return
+  }
+}
+
+/**
+ * `streamBatches` of rows as arrays of the output columns' values (a prepared
+ * statement's `iterate({raw: true})`): made as readBatches makes its rows, so a row
+ * read in place and passed as stored is decoded straight into its array.
+ */
+export function* streamRawBatches(read: Omit<BatchRead, 'rows_max' | 'deadline_ms'>): Generator<Value[][]> {
+  batch_pipeline_runs.count += 1
+  const whole: BatchRead = { ...read, rows_max: Infinity, deadline_ms: Infinity }
+  const out: Value[][] = []
+  for (const state of batchSteps(whole, out, columnValues(read.columns), selectColumns(whole), passedAsStored(whole))) {
+    if (out.length > 0) yield out
+    out.length = 0
+    if (state !== 'next') return
+  }
+}
+
+/** A row's output columns' values, in order. */
+function columnValues(columns: readonly string[]): (row: Row) => Value[] {
+  return (row) => {
+    const values = new Array<Value>(columns.length)
+    for (let j = 0; j < columns.length; j += 1) values[j] = row[columns[j] as string] ?? null
+    return values
   }
 }
 
