@@ -134,18 +134,17 @@ export class Governor {
 
   /** Charges and counts what a statement of `tenant` used. */
   settle(tenant: string, limits: TenantLimits, spent: Spent): void {
-    this.usage.add(tenant, {
-      statements: 1, rows_examined: spent.rows_examined, rows_written: spent.rows_written, bytes_written: spent.bytes_written,
-      commits: spent.commits, statement_ms: spent.ms, budget_wait_ms: spent.waited_ms,
-    })
-    const now = nowUs()
+    this.usage.addStatement(tenant, spent.rows_examined, spent.rows_written, spent.bytes_written, spent.commits, spent.ms, spent.waited_ms)
+    let now = -1 // read once, and only when a budget is charged
     for (const b of budgets) {
       const cost = b.kind === 'rows_examined' ? spent.rows_examined : b.kind === 'write_bytes' ? spent.bytes_written : spent.commits
       if (cost <= 0) continue
       const per_s = limits[b.ceiling]
+      const reserved = limits[b.reserved]
+      if (per_s === undefined && reserved === undefined) continue
+      if (now < 0) now = nowUs()
       // The commit itself was taken at admission.
       if (per_s !== undefined && b.kind !== 'commits') this.table.charge(tenant, b.kind, cost, per_s, burstUs(per_s), Infinity, now)
-      const reserved = limits[b.reserved]
       if (reserved !== undefined) this.table.charge(tenant, b.reservedKind, cost, reserved, burstUs(reserved), Infinity, now)
     }
   }
