@@ -1,6 +1,6 @@
 // No panic crosses the binding (docs/architecture.md, "The binding"): a panic in the
 // real engine, in an async task, a synchronous call, a snapshot read, the delivery of
-// commit completions or an open, rejects that call with `internal`; the process lives
+// commit completions, a synchronous commit or an open, rejects that call with `internal`; the process lives
 // on; the engine stops writing (`fail_stopped`, naming the panic) and reads go on;
 // reopening the directory recovers. Without the binding's catch, the first of these
 // panics aborts this process ("panic in a function that cannot unwind").
@@ -13,8 +13,9 @@ import { join } from 'node:path'
 import t from 'tap'
 import { tempDir } from './helpers/temp-dir.js'
 
-process.env.TENANTDB_TEST_PANIC = 'open,commit,settle,snapshot.range,checkpoint'
+process.env.TENANTDB_TEST_PANIC = 'open,commit,settle,snapshot.range,checkpoint,commitSync'
 const { Engine } = await import('../src/engine/index.js')
+const { encodeCommit } = await import('../src/engine/commit-writer.js')
 
 const bytes = (text: string) => Buffer.from(text)
 const put = (key: string, value: string) => ({ op: 'put' as const, tree: 't', key: bytes(key), value: bytes(value) })
@@ -107,5 +108,24 @@ t.test('a panic in an async task (checkpoint) rejects it with internal; the proc
   t.same(reopened.snapshot().get('t', bytes('b')), bytes('2'), 'every commit is there')
   t.equal(await reopened.commit([put('c', '3')]), lsn + 1, 'it writes again')
   t.match(await reopened.checkpoint(), { checkpoint_lsn: lsn + 1 }, 'and checkpoints')
+  await reopened.close()
+})
+
+t.test('a panic in a synchronous commit (commitSync) throws internal; the engine stops writing; reopening recovers', async (t) => {
+  const dir = tempDir(t)
+  const engine = await Engine.open(dir)
+  const payload = (key: string) => encodeCommit({ meta: new Uint8Array(0), ops: [put(key, 'v')] })
+  let delivered = 0
+  t.throws(() => engine.commitPayloadSync(payload('a'), () => { delivered += 1 }), internal('commitSync'))
+  t.match(engine.failStopped(), /^a panic in commitSync: a test panic \(TENANTDB_TEST_PANIC\) in commitSync$/)
+  t.throws(() => engine.commitPayloadSync(payload('b'), () => { delivered += 1 }), stopped('commitSync'), 'a later synchronous commit is refused')
+  await t.rejects(engine.commit([put('c', 'v')]), stopped('commitSync'), 'and an asynchronous one')
+  t.equal(engine.headLsn(), 0, 'nothing was written')
+  await t.rejects(engine.close(), stopped('commitSync'))
+  t.equal(delivered, 0, 'no refused commit was delivered')
+  const reopened = await Engine.open(dir)
+  t.equal(reopened.failStopped(), null)
+  t.equal(reopened.commitPayloadSync(payload('a'), () => {}), 1, 'it commits on the caller\'s thread again')
+  t.same(reopened.snapshot().get('t', bytes('a')), bytes('v'))
   await reopened.close()
 })
