@@ -11,8 +11,8 @@
 // `write`): a cache of what the catalog says (the HTTP layer's verified tokens) is
 // good while the number stays the one it was filled at.
 import { performance } from 'node:perf_hooks'
-import { CodedError } from '../coded-error.js'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { CodedError } from '../coded-error.js'
 import { commitMeta, type CloseReport, type Engine, type Snapshot } from '../engine/index.js'
 import { ConflictError, ConflictLog } from '../mvcc/index.js'
 import { AutoIds } from './auto-ids.js'
