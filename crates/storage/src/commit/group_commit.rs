@@ -37,15 +37,8 @@
 //! test-only trigger (`panics/test_panic.rs`) panics at `sync.apply`, `sync.write` (after the
 //! write, before the publish) and `sync.checkpoint`.
 //!
-//! Committing on the caller's thread (`commit_here`). An embedder that can wait (a
-//! synchronous durable write, docs/architecture.md "Synchronous commits") applies,
-//! writes and syncs its commit on its own thread, with no hand-off to the sync thread
-//! and back. One batch is worked on at a time (`GroupCommit::working`, held by the sync
-//! thread for each of its batches and by such a caller), and the caller takes every
-//! commit queued before its own into its batches, ahead of its own: queue order stays
-//! LSN order, and commits of concurrent asynchronous writers share the caller's fsync
-//! and are completed by it. The automatic checkpoint such a batch makes due is left to
-//! the sync thread (woken for it), so the caller pays for its commit only.
+//! Committing on the caller's thread is `commit_here.rs`: it takes the same right to
+//! work on a batch (`GroupCommit::working`) and runs its batches as the sync thread does.
 //!
 //! Polling before sleeping. A caller that awaits each commit before the next (P1 in
 //! docs/performance.md) finds the sync thread asleep on the condition variable every
@@ -72,7 +65,8 @@ use std::time::{Duration, Instant};
 use super::payload::CommitPayload;
 use crate::panics::panic_message;
 use crate::error::{Error, Result};
-use crate::limits::{COMMIT_POLL_MICROS_MAX, WAL_BATCH_BYTES_MAX};
+use crate::limits::WAL_BATCH_BYTES_MAX;
+use super::pacing::Pacing;
 use crate::test_panic;
 
 pub type Completion = Box<dyn FnOnce(Result<u64>) + Send>;
@@ -87,7 +81,7 @@ pub struct Pending {
 }
 
 /// A commit applied in memory, waiting for its fsync.
-struct Applied {
+pub(super) struct Applied {
     lsn: u64,
     payload: CommitPayload,
     done: Completion,
@@ -99,10 +93,10 @@ pub struct Queue {
     pub closing: bool,
     /// The sync thread waits on `ready`: a push must wake it. While it polls or works,
     /// a push wakes nobody (no futex call).
-    sleeping: bool,
+    pub(super) sleeping: bool,
     /// A batch written on a caller's thread made the automatic checkpoint due: the sync
     /// thread runs it (`BatchSink::after_batch`) the next time it looks for work.
-    after_batch_due: bool,
+    pub(super) after_batch_due: bool,
 }
 
 pub struct GroupCommit {
@@ -216,7 +210,7 @@ impl GroupCommit {
 
 /// How many of the commits at the front of a queue go into one batch: in order, until
 /// their payloads would pass `bytes_max` (at least one).
-fn batch_len<'a>(pending: impl ExactSizeIterator<Item = &'a Pending>, bytes_max: usize) -> usize {
+pub(super) fn batch_len<'a>(pending: impl ExactSizeIterator<Item = &'a Pending>, bytes_max: usize) -> usize {
     let queued = pending.len();
     let mut bytes = 0usize;
     let take = pending
@@ -228,104 +222,6 @@ fn batch_len<'a>(pending: impl ExactSizeIterator<Item = &'a Pending>, bytes_max:
         .max(1);
     assert!(take >= 1 && take <= queued, "a batch takes one queued commit or more");
     take
-}
-
-/// Commits `mine` on the calling thread (see the module's comment): waits for a batch
-/// the sync thread is working on, takes every commit queued before it, and applies,
-/// writes and syncs them and `mine` in batches of at most `bytes_max`, completing each
-/// (`mine` too) as the sync thread would. Returns `mine`'s result. A panic is contained
-/// as on the sync thread: the database fail-stops and each commit is answered once.
-pub fn commit_here(group: &GroupCommit, sink: &dyn BatchSink, mine: Pending, bytes_max: usize) -> Result<u64> {
-    let result = std::sync::Arc::new(Mutex::new(None::<Result<u64>>));
-    let done = mine.done;
-    let slot = result.clone();
-    let mine = Pending {
-        commit: mine.commit,
-        lsn: mine.lsn,
-        done: Box::new(move |answer: Result<u64>| {
-            let kept = match &answer {
-                Ok(lsn) => Ok(*lsn),
-                Err(err) => Err(err.duplicate()),
-            };
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(kept);
-            done(answer)
-        }),
-    };
-    let working = group.working();
-    let mut queued: VecDeque<Pending> = {
-        let mut queue = group.queue.lock().expect("commit queue lock");
-        if queue.closing {
-            drop(queue);
-            (mine.done)(Err(Error::Closed));
-            return Err(Error::Closed);
-        }
-        std::mem::take(&mut queue.pending).into()
-    };
-    queued.push_back(mine);
-    let mut wrote = false;
-    while !queued.is_empty() {
-        let take = batch_len(queued.iter(), bytes_max);
-        let batch: VecDeque<Pending> = queued.drain(..take).collect();
-        let mut work = BatchWork { applied: VecDeque::with_capacity(batch.len()), queued: batch, may_be_durable: false };
-        match catch_unwind(AssertUnwindSafe(|| run_batch(sink, &mut work))) {
-            Ok(written) => wrote |= written,
-            Err(payload) => {
-                let cause = panicked(payload);
-                sink.fail_stop(cause.clone());
-                work.answer_after_panic(&cause);
-            }
-        }
-    }
-    drop(working);
-    if wrote && sink.after_batch_due() {
-        let mut queue = group.queue.lock().expect("commit queue lock");
-        queue.after_batch_due = true;
-        let sleeping = queue.sleeping;
-        drop(queue);
-        if sleeping {
-            group.ready.notify_one();
-        }
-    }
-    let answer = result.lock().unwrap_or_else(PoisonError::into_inner).take();
-    answer.expect("every commit of a batch is answered, the caller's too")
-}
-
-/// The sync thread's record of how soon commits follow a batch's completion.
-pub struct Pacing {
-    /// When the last batch's commits were completed; `None` while a batch is worked on.
-    done_at: Option<Instant>,
-    /// How many commits that batch held.
-    batch_len: usize,
-    /// Moving average of those gaps (a quarter weight to each new one).
-    gap_average: Duration,
-}
-
-impl Pacing {
-    pub fn new() -> Pacing {
-        // Starts as after a long idle gap: nothing polls until commits come back to back.
-        Pacing { done_at: None, batch_len: 0, gap_average: Duration::from_secs(1) }
-    }
-
-    /// A batch of `batch_len` commits was completed.
-    pub fn done(&mut self, batch_len: usize) {
-        self.done_at = Some(Instant::now());
-        self.batch_len = batch_len;
-    }
-
-    /// A commit was found queued: the gap since the last completion counts.
-    fn arrived(&mut self) {
-        if let Some(done_at) = self.done_at.take() {
-            // Capped, so one long idle gap is forgotten after a few short ones.
-            let gap = done_at.elapsed().min(Duration::from_millis(10));
-            self.gap_average = (self.gap_average * 3 + gap) / 4;
-        }
-    }
-
-    /// How long to poll before sleeping, if at all.
-    fn poll(&self) -> Option<Duration> {
-        let max = Duration::from_micros(COMMIT_POLL_MICROS_MAX);
-        (self.done_at.is_some() && self.batch_len == 1 && self.gap_average < max).then(|| (self.gap_average * 2).min(max))
-    }
 }
 
 /// What the sync thread needs from the database.
@@ -386,20 +282,20 @@ pub fn run_sync_thread(group: &GroupCommit, sink: &dyn BatchSink) {
 }
 
 /// The commits of the batch being worked on that are not answered yet.
-struct BatchWork {
+pub(super) struct BatchWork {
     /// Taken from the queue, not applied yet: the front is the one being applied.
-    queued: VecDeque<Pending>,
+    pub(super) queued: VecDeque<Pending>,
     /// Applied, waiting for their write; the front is the next answered.
-    applied: VecDeque<Applied>,
+    pub(super) applied: VecDeque<Applied>,
     /// Whether the write of `applied` began (and did not fail before its bytes went out).
-    may_be_durable: bool,
+    pub(super) may_be_durable: bool,
 }
 
 impl BatchWork {
     /// After a panic: each commit not answered yet is answered now, `OutcomeUnknown`
     /// once its write began, else `FailStopped`. A completion that panics in turn is
     /// skipped; the others are answered all the same.
-    fn answer_after_panic(&mut self, cause: &str) {
+    pub(super) fn answer_after_panic(&mut self, cause: &str) {
         let may_be_durable = self.may_be_durable;
         let applied = self.applied.drain(..).map(|a| (a.done, may_be_durable));
         let queued = self.queued.drain(..).map(|p| (p.done, false));
@@ -414,7 +310,7 @@ impl BatchWork {
 
 /// Applies, writes and publishes the batch and answers its commits, each taken from
 /// `work` only as it is answered (or applied). Returns whether a batch was written.
-fn run_batch(sink: &dyn BatchSink, work: &mut BatchWork) -> bool {
+pub(super) fn run_batch(sink: &dyn BatchSink, work: &mut BatchWork) -> bool {
     while let Some(pending) = work.queued.front() {
         if let Some(cause) = sink.failed() {
             let pending = work.queued.pop_front().expect("the front was just seen");
@@ -476,239 +372,12 @@ fn run_batch(sink: &dyn BatchSink, work: &mut BatchWork) -> bool {
 /// dropped: its Drop could panic again, outside any catch.
 #[cold]
 #[inline(never)]
-fn panicked(payload: Box<dyn Any + Send>) -> String {
+pub(super) fn panicked(payload: Box<dyn Any + Send>) -> String {
     let message = panic_message(&*payload);
     std::mem::forget(payload);
     format!("the storage core's sync thread panicked: {message}")
 }
 
+// Its tests, of the sync thread's pacing, batching and panic containment.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::commit::{Commit, Op, OpRef};
-    use std::sync::Arc as StdArc;
-
-    fn queued(group: &GroupCommit, value_bytes: usize) {
-        let commit = Commit {
-            meta: Vec::new(),
-            ops: vec![Op::Put { tree: StdArc::from(&b"t"[..]), key: StdArc::from(&b"k"[..]), value: StdArc::from(vec![0u8; value_bytes]) }],
-        };
-        assert!(group.push(vec![Pending { commit: commit.to_payload().unwrap(), lsn: None, done: Box::new(|_| {}) }]).is_ok());
-    }
-
-    /// Commits pushed at every pace the sync thread meets (back to back, within its
-    /// polling budget, just past it, and long after it went to sleep) are each taken:
-    /// a push that finds it polling wakes nobody, and one that finds it asleep wakes it.
-    #[test]
-    fn no_commit_waits_unseen_whether_the_sync_thread_polls_or_sleeps() {
-        let group = StdArc::new(GroupCommit::new());
-        let (taken_send, taken) = std::sync::mpsc::channel();
-        let consumer = {
-            let group = group.clone();
-            std::thread::spawn(move || {
-                let mut pacing = Pacing::new();
-                while let Some((batch, _working)) = group.next_batch(usize::MAX, &mut pacing) {
-                    for _ in &batch {
-                        taken_send.send(()).unwrap();
-                    }
-                    pacing.done(batch.len());
-                }
-            })
-        };
-        let gaps_micros = [0u64, 5, 20, 100, COMMIT_POLL_MICROS_MAX / 2, COMMIT_POLL_MICROS_MAX * 3, 3_000];
-        let mut pushed = 0;
-        for round in 0..40 {
-            for (i, gap) in gaps_micros.iter().enumerate() {
-                // Each pace held for a while, so the average follows it both ways.
-                for _ in 0..(1 + (round + i) % 4) {
-                    queued(&group, 10);
-                    pushed += 1;
-                    // Each commit is taken before the next is pushed: none rides along
-                    // with a later push's wake-up. The bound only guards against a hang.
-                    taken.recv_timeout(std::time::Duration::from_secs(60)).expect("a queued commit is taken");
-                    std::thread::sleep(std::time::Duration::from_micros(*gap));
-                }
-            }
-        }
-        group.close();
-        consumer.join().unwrap();
-        assert!(taken.try_recv().is_err(), "nothing was taken twice");
-        assert!(pushed > 500);
-    }
-
-    #[test]
-    fn a_batch_stops_before_its_bytes_pass_the_bound_and_keeps_queue_order() {
-        let group = GroupCommit::new();
-        for size in [100, 100, 100, 500, 10] {
-            queued(&group, size);
-        }
-        let sizes = |batch: Vec<Pending>| -> Vec<usize> {
-            batch.iter().map(|p| match p.commit.ops().next() { Some(OpRef::Put { value, .. }) => value.len(), _ => 0 }).collect()
-        };
-        // Each commit encodes to its value plus ~30 bytes of framing.
-        let pacing = &mut Pacing::new();
-        assert_eq!(sizes(group.next_batch(400, pacing).unwrap().0), vec![100, 100, 100]);
-        // A single commit over the bound still goes, alone.
-        assert_eq!(sizes(group.next_batch(400, pacing).unwrap().0), vec![500]);
-        assert_eq!(sizes(group.next_batch(400, pacing).unwrap().0), vec![10]);
-        group.close();
-        assert!(group.next_batch(400, pacing).is_none());
-    }
-
-    /// A database as the sync thread sees it, which panics at one step (`panic_at`:
-    /// `apply#N` for the N-th apply, `write`, `publish`, `roll_back`, `after_batch`).
-    #[derive(Default)]
-    struct PanickingSink {
-        panic_at: Mutex<Option<&'static str>>,
-        /// `write_batch` fails with this instead of writing.
-        write_fails: Option<fn() -> Error>,
-        applied: Mutex<u64>,
-        written: Mutex<Vec<u64>>,
-        failed: Mutex<Option<String>>,
-    }
-
-    impl PanickingSink {
-        fn reach(&self, step: &str) {
-            let mut panic_at = self.panic_at.lock().unwrap();
-            if *panic_at == Some(step) {
-                *panic_at = None;
-                drop(panic_at);
-                panic!("a fake panic in {step}");
-            }
-        }
-    }
-
-    impl BatchSink for PanickingSink {
-        fn apply(&self, _: &CommitPayload, _: Option<u64>) -> Result<u64> {
-            let lsn = {
-                let mut applied = self.applied.lock().unwrap();
-                *applied += 1;
-                *applied
-            };
-            self.reach(&format!("apply#{lsn}"));
-            Ok(lsn)
-        }
-        fn write_batch(&self, frames: &[(u64, &[u8])]) -> Result<u64> {
-            if let Some(error) = self.write_fails {
-                return Err(error());
-            }
-            self.written.lock().unwrap().extend(frames.iter().map(|f| f.0));
-            self.reach("write");
-            Ok(1)
-        }
-        fn publish(&self, _: u64) {
-            self.reach("publish");
-        }
-        fn roll_back(&self) {
-            self.reach("roll_back");
-        }
-        fn after_batch(&self) {
-            self.reach("after_batch");
-        }
-        fn after_batch_due(&self) -> bool {
-            false
-        }
-        fn fail_stop(&self, cause: String) {
-            self.failed.lock().unwrap().get_or_insert(cause);
-        }
-        fn failed(&self) -> Option<String> {
-            self.failed.lock().unwrap().clone()
-        }
-    }
-
-    /// What each commit of a batch was answered, as `Ok(lsn)` or the error's code.
-    type Answers = Vec<std::result::Result<u64, &'static str>>;
-
-    /// Queues `commits` commits (the `panicking_completion`-th completion, from 1,
-    /// panics instead of answering), then runs the sync thread: they are one batch.
-    /// Returns their answers, that of a commit queued after them, and the sink.
-    fn one_batch(sink: PanickingSink, commits: usize, panicking_completion: Option<usize>) -> (Answers, &'static str, StdArc<PanickingSink>) {
-        let group = StdArc::new(GroupCommit::new());
-        let sink = StdArc::new(sink);
-        let (send, answers) = std::sync::mpsc::channel();
-        let push = |i: usize| {
-            let send = send.clone();
-            let commit = Commit { meta: Vec::new(), ops: vec![Op::Delete { tree: b"t".to_vec(), key: b"k".to_vec() }] };
-            let done: Completion = Box::new(move |result: Result<u64>| {
-                if panicking_completion == Some(i) {
-                    panic!("a fake panic in completion {i}");
-                }
-                send.send((i, result.map_err(|e| e.code()))).unwrap();
-            });
-            assert!(group.push(vec![Pending { commit: commit.to_payload().unwrap(), lsn: None, done }]).is_ok());
-        };
-        (1..=commits).for_each(push);
-        let thread = {
-            let (group, sink) = (group.clone(), sink.clone());
-            std::thread::spawn(move || run_sync_thread(&group, &*sink))
-        };
-        let wait = std::time::Duration::from_secs(60);
-        let answered = commits - usize::from(panicking_completion.is_some());
-        let mut got: Vec<(usize, std::result::Result<u64, &'static str>)> =
-            (0..answered).map(|_| answers.recv_timeout(wait).expect("every commit of the batch is answered")).collect();
-        got.sort_by_key(|a| a.0);
-        push(commits + 1);
-        let (later_i, later) = answers.recv_timeout(wait).expect("a later commit is answered");
-        assert_eq!(later_i, commits + 1);
-        group.close();
-        thread.join().expect("the sync thread ends as usual: it contained the panic");
-        assert!(answers.try_recv().is_err(), "each commit is answered once");
-        let later = later.expect_err("the database stopped: a later commit is refused");
-        (got.into_iter().map(|(_, a)| a).collect(), later, sink)
-    }
-
-    fn panicking_at(step: &'static str) -> PanickingSink {
-        PanickingSink { panic_at: Mutex::new(Some(step)), ..PanickingSink::default() }
-    }
-
-    fn stopped_by(sink: &PanickingSink, what: &str) {
-        assert_eq!(sink.failed().as_deref(), Some(&*format!("the storage core's sync thread panicked: a fake panic in {what}")));
-    }
-
-    #[test]
-    fn a_panic_applying_a_batch_answers_each_of_its_commits_not_written() {
-        let (answers, later, sink) = one_batch(panicking_at("apply#2"), 3, None);
-        // The first was applied before the panic, the third never: none was written.
-        assert_eq!(answers, [Err("fail_stopped"); 3]);
-        assert_eq!(later, "fail_stopped");
-        assert!(sink.written.lock().unwrap().is_empty());
-        stopped_by(&sink, "apply#2");
-    }
-
-    #[test]
-    fn a_panic_once_the_batch_was_written_answers_its_commits_outcome_unknown() {
-        for step in ["write", "publish"] {
-            let (answers, later, sink) = one_batch(panicking_at(step), 3, None);
-            assert_eq!(answers, [Err("outcome_unknown"); 3], "{step}");
-            assert_eq!(later, "fail_stopped");
-            assert_eq!(*sink.written.lock().unwrap(), [1, 2, 3]);
-            stopped_by(&sink, step);
-        }
-    }
-
-    #[test]
-    fn a_panic_after_a_write_that_failed_before_its_bytes_went_out_answers_not_written() {
-        let sink = PanickingSink { write_fails: Some(|| Error::StorageFull { op: "zero-fill", path: "wal".into(), detail: "full".into() }), ..panicking_at("roll_back") };
-        let (answers, later, sink) = one_batch(sink, 2, None);
-        assert_eq!(answers, [Err("fail_stopped"); 2]);
-        assert_eq!(later, "fail_stopped");
-        stopped_by(&sink, "roll_back");
-    }
-
-    #[test]
-    fn a_panic_in_a_completion_leaves_the_batch_s_others_answered() {
-        let (answers, later, sink) = one_batch(PanickingSink::default(), 3, Some(2));
-        // The first was answered before; the third, written, may be durable.
-        assert_eq!(answers, [Ok(1), Err("outcome_unknown")]);
-        assert_eq!(later, "fail_stopped");
-        stopped_by(&sink, "completion 2");
-    }
-
-    #[test]
-    fn a_panic_in_the_checkpoint_after_a_batch_stops_only_later_commits() {
-        let (answers, later, sink) = one_batch(panicking_at("after_batch"), 3, None);
-        assert_eq!(answers, [Ok(1), Ok(2), Ok(3)], "the batch was durable and answered first");
-        assert_eq!(later, "fail_stopped");
-        stopped_by(&sink, "after_batch");
-    }
-}
+mod tests;

@@ -317,7 +317,7 @@ impl Database {
     }
 
     /// Commits `commit` on the calling thread and returns once it is durable, with its
-    /// LSN (`commit/group_commit.rs`, "Committing on the caller's thread"): no hand-off
+    /// LSN (`commit/commit_here.rs`): no hand-off
     /// to the sync thread. Commits queued before it go first, in the same batch, and are
     /// completed here. `done` is called too, with the same result, as for a queued
     /// commit. Blocks for the write and its fdatasync: for callers that may wait.
