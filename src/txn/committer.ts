@@ -50,6 +50,11 @@ export class SyncCommitRefusedError extends CodedError<'not_allowed_here'> {
   }
 }
 
+/** What a commit grew its tenant by, once counted (undone if it is not written). */
+interface Growth { stored: Stored | undefined }
+
+type Accepted = ReturnType<ConflictLog['accept']>
+
 /** Told of every commit made here once it settles. Must not throw. */
 export type CommitObserver = (settled: CommitSettled) => void
 
@@ -196,9 +201,7 @@ export class Committer {
     const started = performance.now()
     let accepted
     try {
-      this.admit()
-      if (view.snapshot.lsn < this.#writable_from) throw new ConflictError('the data (this node became the primary after the transaction began)')
-      accepted = this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
+      accepted = this.#accept(view, tenant)
     } catch (err) {
       this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started, view.rowWrites)
       // A conflict is found without any I/O; a client retrying at once would spin on
@@ -207,25 +210,17 @@ export class Committer {
       await yieldToLoop()
       throw err
     }
+    const growth: Growth = { stored: undefined }
     let lsn: number
     let payload: Buffer
-    let growth: Stored | undefined
     try {
-      // Still in the validating step: the marks reach the engine in commit order, and a
-      // commit over its tenant's quota is refused before anything is queued.
-      if (kind !== 'catalog') growth = this.live.apply(view, tenant, quota)
-      this.autoIds.persist(view, tenant)
-      payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
+      payload = this.#payload(view, tenant, kind, at, quota, growth)
       lsn = await this.#engine.commitPayload(payload)
     } catch (err) {
-      this.conflicts.settle(accepted, null)
-      // A commit refused by its quota counted nothing; one that failed after was not written.
-      if (growth !== undefined) this.live.undo(tenant, growth)
-      this.#settled(kind, 'failed', started, view.rowWrites)
+      this.#failed(accepted, tenant, growth, kind, started, view)
       throw err
     }
-    this.conflicts.settle(accepted, lsn)
-    if (kind !== 'write') this.#catalogChanged()
+    this.#durable(accepted, lsn, kind)
     for (const listener of this.#listeners) listener.committed(lsn, payload)
     if (this.#gate !== null) {
       try {
@@ -251,33 +246,60 @@ export class Committer {
     const started = performance.now()
     let accepted
     try {
-      this.admit()
-      if (this.#gate !== null) throw new SyncCommitRefusedError()
-      if (view.snapshot.lsn < this.#writable_from) throw new ConflictError('the data (this node became the primary after the transaction began)')
-      accepted = this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
+      if (this.#gate !== null) {
+        this.admit()
+        throw new SyncCommitRefusedError()
+      }
+      accepted = this.#accept(view, tenant)
     } catch (err) {
       this.#settled(kind, err instanceof ConflictError ? 'conflict' : 'failed', started, view.rowWrites)
       throw err
     }
+    const growth: Growth = { stored: undefined }
     let lsn: number
-    let growth: Stored | undefined
     try {
-      if (kind !== 'catalog') growth = this.live.apply(view, tenant, quota)
-      this.autoIds.persist(view, tenant)
-      const payload = view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
+      const payload = this.#payload(view, tenant, kind, at, quota, growth)
       lsn = this.#engine.commitPayloadSync(payload, (durable) => {
         for (const listener of this.#listeners) listener.committed(durable, payload)
       })
     } catch (err) {
-      this.conflicts.settle(accepted, null)
-      if (growth !== undefined) this.live.undo(tenant, growth)
-      this.#settled(kind, 'failed', started, view.rowWrites)
+      this.#failed(accepted, tenant, growth, kind, started, view)
       throw err
     }
-    this.conflicts.settle(accepted, lsn)
-    if (kind !== 'write') this.#catalogChanged()
+    this.#durable(accepted, lsn, kind)
     this.#settled(kind, 'committed', started, view.rowWrites)
     return lsn
+  }
+
+  /** The validating step: the gate, commits begun before this node was primary, first-committer-wins. */
+  #accept(view: TxnView, tenant: string): Accepted {
+    this.admit()
+    if (view.snapshot.lsn < this.#writable_from) throw new ConflictError('the data (this node became the primary after the transaction began)')
+    return this.conflicts.accept(view.snapshot.lsn, () => view.conflictKeys(), new Set([tenantStateKey(tenant), ...view.dependencies()]))
+  }
+
+  /**
+   * Still in the validating step: the tenant's usage (a commit over its quota is
+   * refused before anything is queued; what it grew by is kept in `growth`) and the
+   * auto-id marks, which reach the engine in commit order; then the payload.
+   */
+  #payload(view: TxnView, tenant: string, kind: CommitKind, at: Date, quota: StorageQuota | undefined, growth: Growth): Buffer {
+    if (kind !== 'catalog') growth.stored = this.live.apply(view, tenant, quota)
+    this.autoIds.persist(view, tenant)
+    return view.payload(encodeCommitHeader(tenant, at, kind, view.opKinds(), view.restored))
+  }
+
+  /** A commit that was accepted and then not written: its conflict entry and usage go back. */
+  #failed(accepted: Accepted, tenant: string, growth: Growth, kind: CommitKind, started: number, view: TxnView): void {
+    this.conflicts.settle(accepted, null)
+    // A commit refused by its quota counted nothing; one that failed after was not written.
+    if (growth.stored !== undefined) this.live.undo(tenant, growth.stored)
+    this.#settled(kind, 'failed', started, view.rowWrites)
+  }
+
+  #durable(accepted: Accepted, lsn: number, kind: CommitKind): void {
+    this.conflicts.settle(accepted, lsn)
+    if (kind !== 'write') this.#catalogChanged()
   }
 
   /** Throws NotPrimaryError when the gate does not admit commits now (a tenant operation asks before any work). */

@@ -155,14 +155,7 @@ export class QueryRunner {
       turns.end()
       release?.()
       if (leased !== undefined) committer.unlease(leased)
-      governor.settle(tenant, limits, {
-        rows_examined: context?.examined.rows ?? 0,
-        rows_written: lsn === undefined ? 0 : view?.rowWrites ?? 0,
-        bytes_written: lsn === undefined ? 0 : view?.payloadBytes ?? 0,
-        commits: lsn === undefined ? 0 : 1,
-        ms: Date.now() - started - budget_wait_ms - turns.waited_ms,
-        waited_ms: budget_wait_ms,
-      })
+      settleStatement(governor, tenant, limits, context?.examined.rows ?? 0, lsn === undefined ? undefined : view, Date.now() - started - budget_wait_ms - turns.waited_ms, budget_wait_ms)
     }
   }
 
@@ -193,6 +186,7 @@ export class QueryRunner {
       release = committer.begin(snapshot.lsn)
       view = new TxnView(snapshot)
       context = this.#context(tenant, checked, view, started, options.now ?? new Date(started), options, limits)
+      context.pace.check()
       const result = executeInsert(statement, context)
       context.pace.check()
       lsn = view.opCount > 0 ? committer.commitSync(view, tenant, 'write', context.eval.now, limits) : undefined
@@ -204,14 +198,7 @@ export class QueryRunner {
     } finally {
       release?.()
       committer.unlease(snapshot)
-      governor.settle(tenant, limits, {
-        rows_examined: context?.examined.rows ?? 0,
-        rows_written: lsn === undefined ? 0 : view?.rowWrites ?? 0,
-        bytes_written: lsn === undefined ? 0 : view?.payloadBytes ?? 0,
-        commits: lsn === undefined ? 0 : 1,
-        ms: Date.now() - started,
-        waited_ms: 0,
-      })
+      settleStatement(governor, tenant, limits, context?.examined.rows ?? 0, lsn === undefined ? undefined : view, Date.now() - started, 0)
     }
   }
 
@@ -266,10 +253,7 @@ export class QueryRunner {
       release()
       committer.unlease(snapshot)
       const written = lsn !== undefined && view !== undefined
-      governor.settle(tenant, limits, {
-        rows_examined: examined.rows, rows_written: written ? view!.rowWrites : 0, bytes_written: written ? view!.payloadBytes : 0,
-        commits: written ? 1 : 0, ms: Date.now() - started - budget_wait_ms, waited_ms: budget_wait_ms,
-      })
+      settleStatement(governor, tenant, limits, examined.rows, written ? view : undefined, Date.now() - started - budget_wait_ms, budget_wait_ms)
     }
   }
 
@@ -321,6 +305,18 @@ export class QueryRunner {
       memory: tenant_memory !== undefined && tenant_memory < memory_max ? new StatementMemory(tenant_memory, true) : new StatementMemory(memory_max),
     }
   }
+}
+
+/** What a statement used, charged to its tenant; `committed`: its view, when its writes were committed. */
+function settleStatement(governor: Governor, tenant: string, limits: TenantLimits, rows_examined: number, committed: TxnView | undefined, ms: number, waited_ms: number): void {
+  governor.settle(tenant, limits, {
+    rows_examined,
+    rows_written: committed?.rowWrites ?? 0,
+    bytes_written: committed?.payloadBytes ?? 0,
+    commits: committed === undefined ? 0 : 1,
+    ms,
+    waited_ms,
+  })
 }
 
 /** A statement stopped by one of its tenant's limits, counted in its usage. */

@@ -75,9 +75,8 @@ export async function execute(statement: CheckedStatement, ctx: ExecuteContext):
 }
 
 /** `affected`, or with `returning` the written rows (after the write; a delete's as they were) projected. */
-/** An insert or upsert, which runs synchronously (a prepared statement's `runSync`). */
+/** An insert or upsert, which runs synchronously (a prepared statement's `runSync`); the caller checks the pace first, as `execute` does. */
 export function executeInsert(statement: Extract<CheckedStatement, { kind: 'insert' | 'upsert' }>, ctx: ExecuteContext): StatementResult {
-  ctx.pace.check()
   const value = evaluate(statement.rows, {}, ctx.eval)
   const records: Value[] = Array.isArray(value) ? value : [value]
   const written: Row[] | undefined = statement.returning === null ? undefined : []
